@@ -1,0 +1,33 @@
+// ModelBuilder: looks up and validates tensors while an architecture's loader fills ModelWeights.
+// Every problem is an error naming the file and the tensor; nothing is trusted from the GGUF.
+#pragma once
+
+#include <string>
+
+#include "core/model/model.h"
+
+namespace ox {
+
+struct ModelBuilder {
+  Model& model;
+
+  const gguf::GgufFile& file() const { return *model.file_; }
+  const HParams& hp() const { return model.hparams_; }
+  ModelWeights& weights() { return model.weights_; }
+
+  // A matrix of `rows` rows of `cols` elements (GGUF dims {cols, rows}) in a format we can multiply.
+  Result<Tensor> matrix(const std::string& name, int64_t cols, int64_t rows);
+  // A vector of n elements as F32 (converted once at load if stored otherwise).
+  Result<Tensor> vector(const std::string& name, int64_t n);
+  // Same, but an absent tensor yields an empty Tensor instead of an error.
+  Result<Tensor> optional_matrix(const std::string& name, int64_t cols, int64_t rows);
+  Result<Tensor> optional_vector(const std::string& name, int64_t n);
+  bool has(const std::string& name) const { return file().find_tensor(name) != nullptr; }
+
+  void set_forward(Model::ForwardFn fn) { model.forward_ = fn; }
+};
+
+// Block-tensor name: layer_name(3, "attn_q") == "blk.3.attn_q.weight".
+std::string layer_name(int layer, const char* base, const char* suffix = "weight");
+
+}  // namespace ox

@@ -1,0 +1,36 @@
+// HParams: a model's shape and numeric settings, read from the GGUF `<arch>.*` keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/base/status.h"
+#include "core/gguf/gguf.h"
+
+namespace ox {
+
+struct HParams {
+  std::string arch;           // general.architecture
+  int n_vocab = 0;
+  int n_ctx_train = 0;        // <arch>.context_length
+  int n_embd = 0;             // <arch>.embedding_length
+  int n_layer = 0;            // <arch>.block_count
+  int n_ff = 0;               // <arch>.feed_forward_length
+  int n_head = 0;             // <arch>.attention.head_count
+  int n_head_kv = 0;          // <arch>.attention.head_count_kv (GQA; = n_head if absent)
+  int head_dim_k = 0;         // <arch>.attention.key_length (n_embd / n_head if absent)
+  int head_dim_v = 0;         // <arch>.attention.value_length
+  int n_rot = 0;              // <arch>.rope.dimension_count (head_dim_k if absent)
+  float rope_freq_base = 10000.0f;
+  float rope_freq_scale = 1.0f;  // 1 / <arch>.rope.scaling.factor for linear scaling
+  float rms_eps = 1e-5f;      // <arch>.attention.layer_norm_rms_epsilon
+  float norm_eps = 1e-5f;     // <arch>.attention.layer_norm_epsilon
+  int n_expert = 0;
+  int n_expert_used = 0;
+};
+
+// Reads and validates the hyperparameters (counts positive, heads divide evenly, ...).
+// Errors name the file and the key.
+Result<HParams> read_hparams(const gguf::GgufFile& file);
+
+}  // namespace ox

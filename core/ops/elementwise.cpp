@@ -1,0 +1,104 @@
+// Element-wise ops and normalisations. Plain loops in a fixed order: they are a small share of
+// the time, and a fixed order keeps native and wasm results identical.
+#include <cmath>
+
+#include "core/ops/ops.h"
+
+namespace ox {
+
+void rms_norm(const float* x, const float* weight, int64_t n, int64_t n_rows, float eps, float* out) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const float* xr = x + r * n;
+    float* o = out + r * n;
+    double sum_sq = 0;  // double: the mean of squares of a 4096-wide row loses bits in float
+    for (int64_t i = 0; i < n; ++i) sum_sq += static_cast<double>(xr[i]) * xr[i];
+    const float inv = static_cast<float>(1.0 / std::sqrt(sum_sq / static_cast<double>(n) + eps));
+    for (int64_t i = 0; i < n; ++i) o[i] = xr[i] * inv * weight[i];
+  }
+}
+
+void layer_norm(const float* x, const float* weight, const float* bias, int64_t n, int64_t n_rows, float eps,
+                float* out) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const float* xr = x + r * n;
+    float* o = out + r * n;
+    double mean = 0;
+    for (int64_t i = 0; i < n; ++i) mean += xr[i];
+    mean /= static_cast<double>(n);
+    double var = 0;
+    for (int64_t i = 0; i < n; ++i) var += (xr[i] - mean) * (xr[i] - mean);
+    var /= static_cast<double>(n);
+    const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    const float m = static_cast<float>(mean);
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = (xr[i] - m) * inv * weight[i] + (bias != nullptr ? bias[i] : 0.0f);
+    }
+  }
+}
+
+void silu_mul(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i])) * y[i];
+}
+
+namespace {
+inline float gelu_tanh(float v) {
+  constexpr float kSqrt2OverPi = 0.7978845608028654f;
+  return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * v * (1.0f + 0.044715f * v * v)));
+}
+}  // namespace
+
+void gelu_mul(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = gelu_tanh(x[i]) * y[i];
+}
+
+void gelu(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = gelu_tanh(x[i]);
+}
+
+void add(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+void add_bias(float* x, const float* bias, int64_t n, int64_t n_rows) {
+  for (int64_t r = 0; r < n_rows; ++r) add(x + r * n, bias, n);
+}
+
+void scale(float* x, float s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void softmax(float* x, int64_t n) {
+  float max_v = -INFINITY;
+  for (int64_t i = 0; i < n; ++i) max_v = x[i] > max_v ? x[i] : max_v;
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max_v);
+    sum += x[i];
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p) {
+  const int half = p.n_rot / 2;
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const double pos = static_cast<double>(pos0 + t) * p.freq_scale;
+    for (int i = 0; i < half; ++i) {
+      // theta_i = pos * base^(-2i/n_rot), divided by the llama3 frequency factor when present.
+      double theta = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+      if (p.freq_factors != nullptr) theta /= p.freq_factors[i];
+      const float c = static_cast<float>(std::cos(theta));
+      const float s = static_cast<float>(std::sin(theta));
+      for (int h = 0; h < n_heads; ++h) {
+        float* head = x + (t * n_heads + h) * static_cast<int64_t>(head_dim);
+        const int a = p.style == RopeStyle::kNorm ? 2 * i : i;
+        const int b = p.style == RopeStyle::kNorm ? 2 * i + 1 : i + half;
+        const float x0 = head[a], x1 = head[b];
+        head[a] = x0 * c - x1 * s;
+        head[b] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+}  // namespace ox

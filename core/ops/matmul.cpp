@@ -1,0 +1,73 @@
+// matmul: weights (any format) times f32 activations through the KernelTable.
+// Activations are converted once per call to the weight format's activation format, then each
+// thread takes a contiguous range of weight rows, so each weight byte is read once per call.
+#include <cstring>
+
+#include "core/ops/ops.h"
+#include "core/quant/traits.h"
+
+namespace ox {
+namespace {
+// Rows per work unit: keeps threads on separate cache lines of y and amortises the split.
+constexpr int64_t kRowGranule = 16;
+}  // namespace
+
+void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride) {
+  const kernels::KernelTable& k = *ctx.kernels;
+  const uint32_t wt = static_cast<uint32_t>(w.type);
+  const DType act_type = quant_traits(w.type).vec_dot_type;
+  const VecDotFn dot = k.vec_dot[wt];
+  OX_CHECK(dot != nullptr);
+  if (y_stride == 0) y_stride = w.rows;
+  const int64_t cols = w.cols;
+
+  // Activations in the format the dot product wants.
+  const uint8_t* act = reinterpret_cast<const uint8_t*>(x);
+  uint64_t act_row_bytes = static_cast<uint64_t>(cols) * sizeof(float);
+  if (act_type != DType::F32) {
+    act_row_bytes = dtype_row_bytes(act_type, static_cast<uint64_t>(cols));
+    const uint64_t need = act_row_bytes * static_cast<uint64_t>(n_tokens);
+    if (ctx.act_scratch.size() < need) ctx.act_scratch.resize(need);
+    uint8_t* dst = ctx.act_scratch.data();
+    const FromFloatFn quantize = k.quantize_row[static_cast<uint32_t>(act_type)];
+    OX_CHECK(quantize != nullptr);
+    auto quantize_rows = [&](int index, int count) {
+      int64_t b, e;
+      split_range(n_tokens, index, count, 1, &b, &e);
+      for (int64_t t = b; t < e; ++t) quantize(x + t * cols, dst + static_cast<uint64_t>(t) * act_row_bytes, cols);
+    };
+    if (n_tokens == 1) {
+      quantize_rows(0, 1);
+    } else {
+      ctx.pool->run(quantize_rows);
+    }
+    act = dst;
+  }
+
+  auto dot_rows = [&](int index, int count) {
+    int64_t b, e;
+    split_range(w.rows, index, count, kRowGranule, &b, &e);
+    for (int64_t r = b; r < e; ++r) {
+      const uint8_t* wr = w.row(r);
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        dot(cols, y + t * y_stride + r, wr, act + static_cast<uint64_t>(t) * act_row_bytes);
+      }
+    }
+  };
+  ctx.pool->run(dot_rows);
+}
+
+void get_row(const Tensor& w, int64_t index, float* out) {
+  const QuantTraits& tr = quant_traits(w.type);
+  OX_CHECK(tr.to_float != nullptr);
+  tr.to_float(w.row(index), out, w.cols);
+}
+
+std::vector<float> to_f32(const Tensor& t) {
+  std::vector<float> out(static_cast<size_t>(t.cols * t.rows * t.n_mats));
+  const int64_t total_rows = t.rows * t.n_mats;
+  for (int64_t r = 0; r < total_rows; ++r) get_row(t, r, out.data() + r * t.cols);
+  return out;
+}
+
+}  // namespace ox

@@ -1,0 +1,64 @@
+// Ops: the numeric building blocks of a forward pass. They know tensors and kernels, not models.
+// Every op that touches weights goes through the KernelTable and splits work over the ThreadPool.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/base/thread_pool.h"
+#include "core/tensor/tensor.h"
+#include "kernels/kernels.h"
+
+namespace ox {
+
+// What an op needs besides its operands: the kernels, the threads and reusable scratch memory
+// (grown on demand, never shrunk, so steady-state decode allocates nothing).
+struct OpContext {
+  const kernels::KernelTable* kernels = nullptr;
+  ThreadPool* pool = nullptr;
+  std::vector<uint8_t> act_scratch;  // activations quantized for matmul
+  std::vector<float> float_scratch;  // per-thread temporaries (attention scores, ...)
+};
+
+// y[t, r] = sum_k w[r, k] * x[t, k] for t < n_tokens, r < w.rows.
+// x: [n_tokens, w.cols] f32, y: [n_tokens, w.rows] f32 (row stride y_stride, default w.rows).
+void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride = 0);
+
+// Row `index` of an embedding table, dequantized: out[w.cols].
+void get_row(const Tensor& w, int64_t index, float* out);
+
+// out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i]   (n_rows rows of n)
+void rms_norm(const float* x, const float* weight, int64_t n, int64_t n_rows, float eps, float* out);
+// out[i] = (x[i] - mean) / sqrt(var + eps) * weight[i] + bias[i]; bias may be null.
+void layer_norm(const float* x, const float* weight, const float* bias, int64_t n, int64_t n_rows, float eps,
+                float* out);
+
+enum class RopeStyle { kNorm, kNeox };  // adjacent pairs (x0,x1) / halves (x_i, x_{i+d/2})
+struct RopeParams {
+  RopeStyle style = RopeStyle::kNorm;
+  int n_rot = 0;          // rotated dims per head (<= head_dim)
+  float freq_base = 10000.0f;
+  float freq_scale = 1.0f;
+  const float* freq_factors = nullptr;  // [n_rot/2] divisors (llama3 rope_freqs), or null
+};
+// Rotates n_heads heads of head_dim for each of n_tokens rows (row stride = n_heads*head_dim),
+// token t at position pos0 + t.
+void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p);
+
+// x[i] = silu(x[i]) * y[i]
+void silu_mul(float* x, const float* y, int64_t n);
+// x[i] = gelu(x[i]) * y[i] (tanh approximation)
+void gelu_mul(float* x, const float* y, int64_t n);
+void gelu(float* x, int64_t n);
+// x[i] += y[i]
+void add(float* x, const float* y, int64_t n);
+// x[r, i] += bias[i] for n_rows rows
+void add_bias(float* x, const float* bias, int64_t n, int64_t n_rows);
+void scale(float* x, float s, int64_t n);
+// In-place softmax of n values.
+void softmax(float* x, int64_t n);
+
+// Dequantizes a whole small tensor (norm weights, biases) to f32.
+std::vector<float> to_f32(const Tensor& t);
+
+}  // namespace ox

@@ -1,0 +1,84 @@
+// Scalar reference of Q5_K: Q4_K's layout plus a 5th bit per element, x = d * sc * q - dmin * m
+// with q in 0..31. Element 64*c + l has its 5th bit in bit 2c of qh[l], element 64*c + 32 + l in
+// bit 2c + 1 of qh[l].
+#include <cmath>
+
+#include "core/base/status.h"
+#include "core/quant/blocks.h"
+#include "core/quant/k_pack.h"
+#include "core/quant/reference.h"
+
+namespace ox::quant {
+namespace {
+
+int q5_k_value(const BlockQ5_K& b, int i) {
+  const int c = i / 64, r = i % 64;
+  const int bit = 2 * c + (r < 32 ? 0 : 1);
+  return q4_k_nibble(b.qs, i) | (((b.qh[r % 32] >> bit) & 1) << 4);
+}
+
+}  // namespace
+
+void dequantize_q5_k(const void* vx, float* y, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    const float d = fp16_to_f32(x[b].d);
+    const float dmin = fp16_to_f32(x[b].dmin);
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      unpack_scale_min_k4(j, x[b].scales, &sc, &m);
+      const float dl = d * static_cast<float>(sc), ml = dmin * static_cast<float>(m);
+      for (int l = 0; l < 32; ++l) {
+        y[b * kQK_K + 32 * j + l] = dl * static_cast<float>(q5_k_value(x[b], 32 * j + l)) - ml;
+      }
+    }
+  }
+}
+
+void quantize_q5_k(const float* x, void* vy, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  BlockQ5_K* y = static_cast<BlockQ5_K*>(vy);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    const float* xb = x + b * kQK_K;
+    BlockQ5_K& out = y[b];
+    uint8_t L[kQK_K];
+    float d, dmin;
+    fit_k_scales_mins(xb, 31, -0.5f, 0.1f, 15, L, out.scales, &d, &dmin);
+    out.d = fp16_saturate(d);
+    out.dmin = fp16_saturate(dmin);
+    requantize_k_levels(xb, 31, fp16_to_f32(out.d), fp16_to_f32(out.dmin), out.scales, L);
+    for (int l = 0; l < 32; ++l) out.qh[l] = 0;
+    for (int c = 0; c < 4; ++c) {
+      for (int l = 0; l < 32; ++l) {
+        const int lo = L[64 * c + l], hi = L[64 * c + 32 + l];
+        out.qs[32 * c + l] = static_cast<uint8_t>((lo & 0xF) | ((hi & 0xF) << 4));
+        out.qh[l] |= static_cast<uint8_t>(((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1)));
+      }
+    }
+  }
+}
+
+void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  float sum = 0.0f;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int32_t isum = 0, msum = 0;  // as Q4_K: scaled integer sums, and the min term from bsums
+    for (int j = 0; j < 8; ++j) {
+      uint8_t sc, m;
+      unpack_scale_min_k4(j, x[b].scales, &sc, &m);
+      int32_t sub = 0;
+      for (int l = 0; l < 32; ++l) sub += q5_k_value(x[b], 32 * j + l) * y[b].qs[32 * j + l];
+      isum += sc * sub;
+      msum += m * (y[b].bsums[2 * j] + y[b].bsums[2 * j + 1]);
+    }
+    const float dall = fp16_to_f32(x[b].d) * y[b].d;
+    const float dmin = fp16_to_f32(x[b].dmin) * y[b].d;
+    sum += dall * static_cast<float>(isum) - dmin * static_cast<float>(msum);
+  }
+  *s = sum;
+}
+
+}  // namespace ox::quant

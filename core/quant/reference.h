@@ -1,0 +1,104 @@
+// The scalar reference functions of every format, one family per .cpp in core/quant/.
+// quant_traits() (traits.cpp) is the public way in; SIMD kernels name the function they must match.
+//
+// Dot product contract (vec_dot_*): per block, an exact integer sum of weight quant times
+// activation quant (with the block's sub-block scales folded in as integers); then one float
+// term per block, `(d_w * d_a) * (float)isum` (minus the min term for the asymmetric formats),
+// added to a float accumulator in block order, starting from 0. SIMD versions may only change
+// that final float summation order (and may fuse multiply-adds).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/quant/traits.h"
+
+namespace ox::quant {
+
+// f32_to_fp16 that clamps to +-65504 first: a scale too large for fp16 clips the block's values
+// instead of turning them into Inf (or NaN where a quant is 0). Identical below 65520.
+inline uint16_t fp16_saturate(float f) { return f32_to_fp16(std::fmin(65504.0f, std::fmax(-65504.0f, f))); }
+
+// (int)v clamped to [lo, hi], truncating toward zero like a C cast; NaN gives lo (a bare cast of
+// NaN or of an out-of-range float is undefined behaviour).
+inline int trunc_clamp(float v, int lo, int hi) {
+  if (!(v > static_cast<float>(lo))) return lo;
+  if (v >= static_cast<float>(hi)) return hi;
+  return static_cast<int>(v);
+}
+
+// nearbyintf(v) (ties to even) clamped to [lo, hi]; NaN gives lo.
+inline int round_clamp(float v, int lo, int hi) { return trunc_clamp(std::nearbyintf(v), lo, hi); }
+
+// ---- plain float formats (float_formats.cpp)
+void dequantize_f32(const void* x, float* y, int64_t n);
+void quantize_f32(const float* x, void* y, int64_t n);
+void vec_dot_f32_f32(int64_t n, float* s, const void* x, const void* y);
+void dequantize_f16(const void* x, float* y, int64_t n);
+void quantize_f16(const float* x, void* y, int64_t n);
+void vec_dot_f16_f16(int64_t n, float* s, const void* x, const void* y);
+void dequantize_bf16(const void* x, float* y, int64_t n);
+void quantize_bf16(const float* x, void* y, int64_t n);
+void vec_dot_bf16_bf16(int64_t n, float* s, const void* x, const void* y);
+
+// ---- 32-element legacy formats (q4.cpp, q5.cpp, q8.cpp)
+void dequantize_q4_0(const void* x, float* y, int64_t n);
+void quantize_q4_0(const float* x, void* y, int64_t n);
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q4_1(const void* x, float* y, int64_t n);
+void quantize_q4_1(const float* x, void* y, int64_t n);
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q5_0(const void* x, float* y, int64_t n);
+void quantize_q5_0(const float* x, void* y, int64_t n);
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q5_1(const void* x, float* y, int64_t n);
+void quantize_q5_1(const float* x, void* y, int64_t n);
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q8_0(const void* x, float* y, int64_t n);
+void quantize_q8_0(const float* x, void* y, int64_t n);  // the activation recipe (also weights)
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q8_1(const void* x, float* y, int64_t n);
+void quantize_q8_1(const float* x, void* y, int64_t n);
+void dequantize_q8_k(const void* x, float* y, int64_t n);
+void quantize_q8_k(const float* x, void* y, int64_t n);
+
+// ---- K-quants (q2_k.cpp .. q6_k.cpp); activations are Q8_K
+void dequantize_q2_k(const void* x, float* y, int64_t n);
+void quantize_q2_k(const float* x, void* y, int64_t n);
+void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q3_k(const void* x, float* y, int64_t n);
+void quantize_q3_k(const float* x, void* y, int64_t n);
+void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q4_k(const void* x, float* y, int64_t n);
+void quantize_q4_k(const float* x, void* y, int64_t n);
+void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q5_k(const void* x, float* y, int64_t n);
+void quantize_q5_k(const float* x, void* y, int64_t n);
+void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_q6_k(const void* x, float* y, int64_t n);
+void quantize_q6_k(const float* x, void* y, int64_t n);
+void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+
+// ---- non-linear 4-bit formats (iq4.cpp)
+void dequantize_iq4_nl(const void* x, float* y, int64_t n);
+void quantize_iq4_nl(const float* x, void* y, int64_t n);
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq4_xs(const void* x, float* y, int64_t n);
+void quantize_iq4_xs(const float* x, void* y, int64_t n);
+void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+
+// Packed 6-bit scale/min pair `j` (0..7) of Q4_K/Q5_K's 12-byte scales field.
+inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m) {
+  if (j < 4) {
+    *sc = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *sc = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+  }
+}
+
+// Q3_K's 16 signed 6-bit scales (stored +32) unpacked from its 12-byte field, in -32..31.
+void unpack_q3_k_scales(const uint8_t* packed, int8_t out[16]);
+
+}  // namespace ox::quant

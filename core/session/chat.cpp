@@ -1,0 +1,44 @@
+// LoadedModel::apply_chat_template: the model's Jinja chat template (or a built-in one) applied
+// to OpenAI-style messages, with the model's BOS/EOS texts.
+#include <nlohmann/json.hpp>
+
+#include "core/chat/template.h"
+#include "core/session/session.h"
+
+namespace ox {
+namespace {
+
+// True if `text` is a single special token of this vocabulary.
+bool has_special_token(const tok::Tokenizer& t, std::string_view text) {
+  Result<std::vector<int32_t>> ids = t.encode(text, /*add_special=*/false, /*parse_special=*/true);
+  return ids.ok() && ids.value().size() == 1;
+}
+
+// For GGUFs without tokenizer.chat_template: pick the built-in template whose markers the
+// vocabulary has (as llama.cpp does), chatml otherwise.
+std::string_view guess_template_name(const tok::Tokenizer& t) {
+  if (has_special_token(t, "<|start_header_id|>")) return "llama-3";
+  if (has_special_token(t, "<start_of_turn>")) return "gemma";
+  if (has_special_token(t, "<|user|>") && has_special_token(t, "<|end|>")) return "phi-3";
+  if (has_special_token(t, "[INST]")) return "mistral";
+  if (has_special_token(t, "<|im_start|>")) return "chatml";
+  return "chatml";
+}
+
+}  // namespace
+
+Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const {
+  nlohmann::json messages = nlohmann::json::parse(messages_json, nullptr, false);
+  if (messages.is_discarded() || !messages.is_array()) {
+    return error(ErrorCode::kInvalidArgument, "messages must be a JSON array of {role, content} objects");
+  }
+  const tok::Tokenizer& t = *tokenizer_;
+  std::string bos, eos;
+  if (t.bos_id() >= 0) OX_ASSIGN_OR_RETURN(bos, t.token_to_piece(t.bos_id(), true));
+  if (t.eos_id() >= 0) OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
+  std::string_view source = t.chat_template();
+  if (source.empty()) source = chat::builtin_template(guess_template_name(t));
+  return chat::apply_chat_template(source, messages, add_generation_prompt, bos, eos);
+}
+
+}  // namespace ox

@@ -1,0 +1,121 @@
+// The engine's public C++ API, shared by the native CLI and the wasm bindings.
+//   LoadedModel: weights + tokenizer + chat template of one GGUF (immutable, shareable).
+//   Session:     a context (KV cache) over a model: low-level eval/logits/KV access and
+//                high-level generate() with sampling, stop strings and streaming text.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/base/thread_pool.h"
+#include "core/gguf/gguf.h"
+#include "core/model/model.h"
+#include "core/sampler/sampler.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace ox {
+
+class LoadedModel {
+ public:
+  // Opens (maps) a GGUF file: validates it, the architecture, every tensor and the tokenizer.
+  static Result<std::shared_ptr<const LoadedModel>> open(const std::string& path);
+  // Same from bytes held by the caller (wasm: the buffer JS filled); `owner` keeps them alive.
+  static Result<std::shared_ptr<const LoadedModel>> from_bytes(std::span<const uint8_t> bytes, std::string name,
+                                                                std::shared_ptr<const void> owner);
+
+  const gguf::GgufFile& file() const { return *file_; }
+  const Model& model() const { return *model_; }
+  const tok::Tokenizer& tokenizer() const { return *tokenizer_; }
+  const HParams& hparams() const { return model_->hparams(); }
+
+  // Renders chat messages (JSON array of {role, content}) with the model's chat template, or a
+  // built-in one guessed from the model when the GGUF carries none.
+  Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
+
+ private:
+  static Result<std::shared_ptr<const LoadedModel>> build(std::shared_ptr<const gguf::GgufFile> file);
+  std::shared_ptr<const gguf::GgufFile> file_;
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<tok::Tokenizer> tokenizer_;
+};
+
+struct SessionOptions {
+  int n_ctx = 0;      // 0: the model's training context, capped at kDefaultMaxContext
+  int n_threads = 1;  // threads of this session's pool, the caller's thread included
+  int n_batch = 512;  // prompt tokens evaluated per forward pass
+  static constexpr int kDefaultMaxContext = 4096;
+};
+
+struct GenerateOptions {
+  int max_tokens = -1;            // -1: until end of generation or the context is full
+  SamplerParams sampling;
+  std::vector<std::string> stop;  // stop strings, matched across token boundaries
+  bool ignore_eos = false;
+  bool render_special = false;    // print control tokens' text
+  const std::atomic<bool>* abort = nullptr;  // set from another thread to stop early
+};
+
+// One step of a generation: the token and the text that became complete with it (may be empty
+// while a UTF-8 character or a possible stop string is pending).
+struct GenerateEvent {
+  int32_t token;
+  std::string_view text;
+};
+
+struct GenerateStats {
+  int n_prompt = 0;        // prompt tokens evaluated (after reusing the cached prefix)
+  int n_prompt_cached = 0; // prompt tokens found already in the KV cache
+  int n_generated = 0;
+  double prompt_ms = 0;
+  double generate_ms = 0;  // time of the generated tokens' forward passes and sampling
+  std::string finish_reason;  // "stop" (EOG or stop string), "length", "abort"
+  std::vector<int32_t> tokens;  // generated ids
+  std::string text;             // generated text (stop string excluded)
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> create(std::shared_ptr<const LoadedModel> model,
+                                                 const SessionOptions& options);
+
+  const LoadedModel& model() const { return *model_; }
+  int n_ctx() const { return n_ctx_; }
+  int n_threads() const { return pool_.n_threads(); }
+  int n_past() const { return static_cast<int>(tokens_.size()); }
+  const std::vector<int32_t>& tokens() const { return tokens_; }  // what the KV cache holds
+
+  Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;
+
+  // Appends tokens to the context (prompt processing in batches of n_batch). Errors if an id is
+  // out of range or the context would overflow; the session is unchanged then.
+  Status eval(std::span<const int32_t> tokens);
+  // Logits of the next-token distribution after the last eval ([n_vocab]); empty before any eval.
+  std::span<const float> logits() const;
+  // Drops every position >= n_keep from the KV cache (n_keep <= n_past).
+  Status truncate(int n_keep);
+  void reset() { (void)truncate(0); }
+
+  // Reuses the longest cached prefix of `prompt`, evaluates the rest, then samples up to
+  // max_tokens, calling on_event for each token (return false to stop).
+  Result<GenerateStats> generate(std::span<const int32_t> prompt, const GenerateOptions& options,
+                                 FunctionRef<bool(const GenerateEvent&)> on_event);
+
+ private:
+  Session(std::shared_ptr<const LoadedModel> model, int n_threads);
+  std::shared_ptr<const LoadedModel> model_;
+  ThreadPool pool_;
+  std::unique_ptr<ForwardState> state_;
+  int n_ctx_ = 0;
+  int n_batch_ = 512;
+  std::vector<int32_t> tokens_;
+  std::vector<float> logits_;
+  bool logits_valid_ = false;
+};
+
+}  // namespace ox

@@ -1,0 +1,47 @@
+// The one kernel interface. The scalar table (built from core/quant's references) fills every
+// slot; each ISA's patch() overwrites the slots it implements. Callers hold a
+// `const KernelTable*` chosen once; hot loops never test CPU features.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/quant/dtype.h"
+#include "core/quant/traits.h"
+
+namespace ox::kernels {
+
+struct KernelTable {
+  const char* isa = "scalar";  // "scalar", "avx2", "avx512", "simd128", "neon", "neon-dotprod"
+  // vec_dot[W]: one row of weight format W against one row of activations already
+  // converted to quant_traits(W).vec_dot_type. Index = DType id; null if unsupported.
+  VecDotFn vec_dot[kDTypeCount] = {};
+  // quantize_row[A]: converts f32 activations to activation format A (Q8_0, Q8_1, Q8_K, F16...).
+  // ISA versions must produce bytes identical to the scalar reference.
+  FromFloatFn quantize_row[kDTypeCount] = {};
+};
+
+namespace scalar {
+// Every slot filled from core/quant's scalar references.
+const KernelTable& table();
+}  // namespace scalar
+
+// Every table this CPU can run, scalar first, best last (for tests and benchmarks).
+const std::vector<const KernelTable*>& all_kernels();
+
+// The best table for this CPU, unless OXIDIZE_ISA names another one (set_isa_override wins over both).
+const KernelTable& best_kernels();
+
+// Finds a runnable table by name ("scalar", "avx2", ...); error naming the choices if absent.
+Result<const KernelTable*> kernels_by_name(std::string_view isa);
+
+// Forces best_kernels() to a named table (the CLI's --isa flag). Call before any compute.
+Status set_isa_override(std::string_view isa);
+
+// Implemented once per platform (kernels/x86/select.cpp, kernels/simd128/select.cpp,
+// kernels/neon/select.cpp, kernels/scalar_only.cpp): the runnable tables, scalar first.
+std::vector<const KernelTable*> platform_tables();
+
+}  // namespace ox::kernels

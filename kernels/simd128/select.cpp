@@ -1,0 +1,8 @@
+// Runnable kernel tables on this platform (simd128), scalar first, best last.
+#include "kernels/kernels.h"
+
+namespace ox::kernels {
+
+std::vector<const KernelTable*> platform_tables() { return {&scalar::table()}; }
+
+}  // namespace ox::kernels

@@ -1,0 +1,115 @@
+// AVX2 dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL)
+// against their Q8_0 / Q8_1 activations.
+// Reference: quant_traits(W).vec_dot_ref. Integer block sums are exact; the float
+// accumulation (8 lanes x 2 accumulators, FMA) differs from the scalar order only by rounding.
+#include <cstring>
+
+#include "core/quant/blocks.h"
+#include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/util.h"
+
+namespace ox::kernels::avx2 {
+namespace {
+
+// Runs `block(i, acc)` over nb blocks, two independent accumulators so FMA latency overlaps.
+template <typename Block>
+inline float sum_blocks(int64_t nb, Block block) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 1 < nb; i += 2) {
+    acc0 = block(i, acc0);
+    acc1 = block(i + 1, acc1);
+  }
+  if (i < nb) acc0 = block(i, acc0);
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+}  // namespace
+
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const __m256i eight = _mm256_set1_epi8(8);
+  *s = sum_blocks(n / kQK4_0, [&](int64_t i, __m256 acc) {
+    const __m256i w = unpack_nibbles(x[i].qs);  // 0..15
+    const __m256i a = load256(y[i].qs);
+    // sum (w - 8) * a = sum w*a - sum 8*a, both pair sums within i16 for any activation byte.
+    const __m256i p = _mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(eight, a));
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ4_1* x = static_cast<const BlockQ4_1*>(vx);
+  const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
+  const int64_t nb = n / kQK4_1;
+  // x = d*q + m, so dot = d*dy*sum(q*a) + m*s where s = dy*sum(a) is stored in the Q8_1 block.
+  float sum_m = 0.0f;
+  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
+    const __m256i p = mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs));
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ5_0* x = static_cast<const BlockQ5_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const __m256i sixteen = _mm256_set1_epi8(16);
+  *s = sum_blocks(n / kQK5_0, [&](int64_t i, __m256 acc) {
+    const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
+    const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);  // 0..31
+    const __m256i a = load256(y[i].qs);
+    const __m256i p = _mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(sixteen, a));  // (w - 16) * a
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ5_1* x = static_cast<const BlockQ5_1*>(vx);
+  const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
+  const int64_t nb = n / kQK5_1;
+  const __m256i sixteen = _mm256_set1_epi8(16);
+  float sum_m = 0.0f;
+  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
+    const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
+    const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
+    const __m256i p = mul_u8s8(w, load256(y[i].qs));
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  *s = sum_blocks(n / kQK8_0, [&](int64_t i, __m256 acc) {
+    const __m256i p = mul_s8s8(load256(x[i].qs), load256(y[i].qs));
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
+  *s = sum_blocks(n / kQK4_NL, [&](int64_t i, __m256 acc) {
+    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));  // -127..113
+    const __m256i p = mul_s8s8(w, load256(y[i].qs));
+    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+  });
+}
+
+}  // namespace ox::kernels::avx2

@@ -1,0 +1,118 @@
+// Small AVX2 building blocks shared by the kernel files of this folder. Everything is `static
+// inline`: each ISA's files are compiled with different -m flags, so helpers must never become
+// one shared (COMDAT) copy that the linker might take from an AVX-512 object.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace ox::kernels::avx2 {
+
+static inline float fp16(uint16_t h) { return _cvtsh_ss(h); }
+
+static inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+static inline int32_t hsum_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+static inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+static inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+
+// 16 packed bytes -> 32 nibbles in element order: low nibbles (elements 0..15) in the low
+// lane, high nibbles (elements 16..31) in the high lane, as Q4_0/IQ4_NL store a block.
+static inline __m256i unpack_nibbles(const uint8_t* p) {
+  const __m128i q = load128(p);
+  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1);
+  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
+}
+
+// Byte i = 0xFF if bit i of `bits` is set, else 0 (the 5th-bit planes of Q5_0/Q5_1).
+static inline __m256i expand_bits(uint32_t bits) {
+  // Byte i takes byte i/8 of `bits`, then tests bit i%8 of it.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(static_cast<int32_t>(bits)),
+      _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+  const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
+  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+}
+
+// i16 pair sums of u8 x s8 products (no saturation while |a| * |b| * 2 < 2^15).
+static inline __m256i mul_u8s8(__m256i a, __m256i b) { return _mm256_maddubs_epi16(a, b); }
+
+// i32 lanes = sums of 4 adjacent i16 pairs.
+static inline __m256i sum_pairs_i16(__m256i v) { return _mm256_madd_epi16(v, _mm256_set1_epi16(1)); }
+
+// s8 x s8 through the sign trick: |a| * sign(b, a). Exact when b never holds -128, which our
+// activation quantizers guarantee (they clamp to [-127, 127]); a may be any byte.
+static inline __m256i mul_s8s8(__m256i a, __m256i b) {
+  return _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+}
+
+// Q4_K / Q5_K: 12 bytes -> eight 6-bit scales and eight 6-bit mins, four per u32 (byte j = value j).
+// Values 0..3 sit in the low 6 bits of bytes 0..3 (scales) and 4..7 (mins); values 4..7 keep
+// their low 4 bits in bytes 8..11 (scale low nibble, min high nibble) and their top 2 bits in
+// the spare top bits of bytes 0..3 (scales) and 4..7 (mins).
+struct KScales {
+  uint32_t scales[2];
+  uint32_t mins[2];
+};
+static inline KScales unpack_k4_scales(const uint8_t* p) {
+  uint32_t a[3];
+  std::memcpy(a, p, 12);
+  KScales k;
+  k.scales[0] = a[0] & 0x3f3f3f3fu;
+  k.mins[0] = a[1] & 0x3f3f3f3fu;
+  k.scales[1] = (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4);
+  k.mins[1] = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
+  return k;
+}
+
+// Q3_K: 12 bytes -> sixteen 6-bit scales (0..63, bias 32 not removed), byte j of word j/4.
+// Scales 0..7 keep their low nibble in the low nibbles of bytes 0..7, scales 8..15 in the high
+// nibbles; the top 2 bits of scale j sit in byte 8 + j%4 at bit 2*(j/4).
+static inline void unpack_q3_k_scales(const uint8_t* p, uint32_t out[4]) {
+  uint32_t a[3];
+  std::memcpy(a, p, 12);
+  out[0] = (a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4);
+  out[1] = (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4);
+  out[2] = ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4);
+  out[3] = ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4);
+}
+
+// IQ4_XS: 6-bit scale of sub-block ib (bias 32 not removed).
+static inline int iq4_xs_scale(const uint8_t* scales_l, uint16_t scales_h, int ib) {
+  return ((scales_l[ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+}
+
+// Shuffle controls that repeat i16 word `lo` of the low lane across the low lane and word `hi`
+// of the high lane across the high lane (per-sub-block scales for madd). A table, so callers
+// get a memory operand rather than a constant built at run time.
+struct alignas(32) WordSplatTable {
+  uint8_t mask[8][8][32];
+};
+static constexpr WordSplatTable make_word_splat() {
+  WordSplatTable t{};
+  for (int lo = 0; lo < 8; ++lo) {
+    for (int hi = 0; hi < 8; ++hi) {
+      for (int b = 0; b < 32; ++b) t.mask[lo][hi][b] = static_cast<uint8_t>(2 * (b < 16 ? lo : hi) + (b & 1));
+    }
+  }
+  return t;
+}
+static constexpr WordSplatTable kWordSplat = make_word_splat();
+static inline __m256i word_splat_mask(int lo, int hi) {
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(kWordSplat.mask[lo][hi]));
+}
+
+}  // namespace ox::kernels::avx2

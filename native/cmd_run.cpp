@@ -1,0 +1,128 @@
+// `oxidize run` (streamed generation) and `oxidize logits` (top-K next-token logits).
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/kernels.h"
+#include "native/commands.h"
+
+namespace ox::cli {
+
+Result<LoadedSession> open_session(Args& args) {
+  OX_ASSIGN_OR_RETURN(std::string path, args.string({"-m", "--model"}, ""));
+  if (path.empty()) return error(ErrorCode::kInvalidArgument, "no model given: pass -m MODEL.gguf");
+  OX_ASSIGN_OR_RETURN(std::string isa, args.string({"--isa"}, ""));
+  if (!isa.empty()) OX_TRY(kernels::set_isa_override(isa));
+  SessionOptions options;
+  OX_ASSIGN_OR_RETURN(int64_t n_ctx, args.integer({"-c", "--ctx-size"}, 0, 0, 1 << 24));
+  OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 1, 1, 256));
+  OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
+  options.n_ctx = static_cast<int>(n_ctx);
+  options.n_threads = static_cast<int>(n_threads);
+  options.n_batch = static_cast<int>(n_batch);
+  LoadedSession out;
+  OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(path));
+  OX_ASSIGN_OR_RETURN(out.session, Session::create(out.model, options));
+  return out;
+}
+
+Result<std::string> prompt_text(Args& args) {
+  OX_ASSIGN_OR_RETURN(std::string prompt, args.string({"-p", "--prompt"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string file, args.string({"-f", "--file"}, ""));
+  const bool from_stdin = args.flag({"--stdin"});
+  if (!file.empty()) {
+    if (!prompt.empty()) return error(ErrorCode::kInvalidArgument, "give either -p or -f, not both");
+    return read_text_file(file);
+  }
+  if (from_stdin) return read_stdin();
+  return prompt;
+}
+
+namespace {
+
+// Prompt tokens for run/logits: BOS (as the vocabulary wants) + the prompt, special tokens parsed;
+// with --chat the prompt becomes a user message rendered by the model's chat template.
+Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls) {
+  const bool chat = args.flag({"--chat", "-cnv"});
+  OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
+  if (!chat) return ls.session->tokenize(text, /*add_special=*/true, /*parse_special=*/true);
+  nlohmann::json messages = nlohmann::json::array();
+  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
+  messages.push_back({{"role", "user"}, {"content", text}});
+  OX_ASSIGN_OR_RETURN(std::string rendered, ls.model->apply_chat_template(messages.dump(), true));
+  // Templates write BOS themselves; adding another would double it.
+  return ls.session->tokenize(rendered, /*add_special=*/false, /*parse_special=*/true);
+}
+
+}  // namespace
+
+Status cmd_run(Args& args) {
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  GenerateOptions gen;
+  OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, -1, -1, 1 << 24));
+  OX_ASSIGN_OR_RETURN(double temp, args.number({"--temp"}, 0.8));
+  OX_ASSIGN_OR_RETURN(int64_t top_k, args.integer({"--top-k"}, 40, 0, 1 << 24));
+  OX_ASSIGN_OR_RETURN(double top_p, args.number({"--top-p"}, 0.95));
+  OX_ASSIGN_OR_RETURN(double min_p, args.number({"--min-p"}, 0.05));
+  OX_ASSIGN_OR_RETURN(double repeat_penalty, args.number({"--repeat-penalty"}, 1.0));
+  OX_ASSIGN_OR_RETURN(int64_t repeat_last_n, args.integer({"--repeat-last-n"}, 64, -1, 1 << 24));
+  OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 0xFFFFFFFFll, 0, INT64_MAX));
+  OX_ASSIGN_OR_RETURN(gen.stop, args.strings({"--stop"}));
+  const bool print_ids = args.flag({"--ids"});
+  gen.ignore_eos = args.flag({"--ignore-eos"});
+  gen.max_tokens = static_cast<int>(n_predict);
+  gen.sampling.temperature = static_cast<float>(temp);
+  gen.sampling.top_k = static_cast<int>(top_k);
+  gen.sampling.top_p = static_cast<float>(top_p);
+  gen.sampling.min_p = static_cast<float>(min_p);
+  gen.sampling.repeat_penalty = static_cast<float>(repeat_penalty);
+  gen.sampling.repeat_last_n = static_cast<int>(repeat_last_n);
+  gen.sampling.seed = static_cast<uint64_t>(seed);
+  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls));
+  OX_TRY(args.finish());
+
+  bool first = true;
+  auto on_event = [&](const GenerateEvent& e) {
+    if (print_ids) {
+      if (e.token >= 0) std::printf(first ? "%d" : " %d", e.token);
+      first = false;
+    } else {
+      std::fwrite(e.text.data(), 1, e.text.size(), stdout);
+    }
+    std::fflush(stdout);
+    return true;
+  };
+  OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(prompt, gen, on_event));
+  std::printf("\n");
+  std::fflush(stdout);
+  std::fprintf(stderr, "prompt: %d tokens in %.1f ms (%.1f t/s) | generation: %d tokens in %.1f ms (%.1f t/s) | "
+               "threads %d, kernels %s, finish: %s\n",
+               stats.n_prompt, stats.prompt_ms, stats.prompt_ms > 0 ? stats.n_prompt * 1000.0 / stats.prompt_ms : 0.0,
+               stats.n_generated, stats.generate_ms,
+               stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0, ls.session->n_threads(),
+               kernels::best_kernels().isa, stats.finish_reason.c_str());
+  return Status::ok();
+}
+
+Status cmd_logits(Args& args) {
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  OX_ASSIGN_OR_RETURN(int64_t top, args.integer({"--top"}, 5, 1, 1 << 24));
+  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls));
+  OX_TRY(args.finish());
+  if (prompt.empty()) return error(ErrorCode::kInvalidArgument, "the prompt is empty and the vocabulary adds no BOS");
+  OX_TRY(ls.session->eval(prompt));
+  std::span<const float> logits = ls.session->logits();
+  std::vector<int32_t> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  const size_t k = std::min(order.size(), static_cast<size_t>(top));
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int32_t a, int32_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  });
+  for (size_t i = 0; i < k; ++i) std::printf("%d %.6f\n", order[i], logits[order[i]]);
+  return Status::ok();
+}
+
+}  // namespace ox::cli

@@ -1,0 +1,28 @@
+// The CLI's subcommands. Each parses its own flags and returns a Status; main() prints errors.
+#pragma once
+
+#include <memory>
+
+#include "core/session/session.h"
+#include "native/args.h"
+
+namespace ox::cli {
+
+Status cmd_run(Args& args);
+Status cmd_logits(Args& args);
+Status cmd_inspect(Args& args);
+Status cmd_tokenize(Args& args);
+Status cmd_template(Args& args);
+Status cmd_quantize(Args& args);
+Status cmd_synth(Args& args);
+
+// Shared by run/logits/bench: -m, -c, -t, -b, --isa.
+struct LoadedSession {
+  std::shared_ptr<const LoadedModel> model;
+  std::unique_ptr<Session> session;
+};
+Result<LoadedSession> open_session(Args& args);
+// Prompt text from -p, -f or --stdin (empty if none).
+Result<std::string> prompt_text(Args& args);
+
+}  // namespace ox::cli
