@@ -15,6 +15,7 @@ Status cmd_tokenize(Args& args);
 Status cmd_template(Args& args);
 Status cmd_quantize(Args& args);
 Status cmd_synth(Args& args);
+Status cmd_bench(Args& args);
 
 // Shared by run/logits/bench: -m, -c, -t, -b, --isa.
 struct LoadedSession {

@@ -87,6 +87,7 @@ class Value {
     return static_cast<T*>(obj_.get());
   }
   const Object* identity() const { return obj_.get(); }
+  const std::shared_ptr<Object>& object_ptr() const { return obj_; }
   uint32_t depth() const;
 
  private:

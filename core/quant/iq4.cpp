@@ -44,11 +44,13 @@ void quantize_iq4_nl(const float* x, void* vy, int64_t n) {
   BlockIQ4_NL* y = static_cast<BlockIQ4_NL*>(vy);
   for (int64_t b = 0; b < n / kQK4_NL; ++b) {
     const float* xb = x + b * kQK4_NL;
-    float w[kQK4_NL];
+    const int e = group_exponent(xb, kQK4_NL);
+    float xn[kQK4_NL], w[kQK4_NL];
     uint8_t idx[kQK4_NL];
-    square_weights(xb, w, kQK4_NL);
-    const float d = fit_nonlinear(kQK4_NL, kIQ4NLValues, xb, w, idx, 7);
-    y[b].d = fp16_saturate(d);
+    scale_pow2(xb, xn, kQK4_NL, e);
+    square_weights(xn, w, kQK4_NL);
+    const float d = fit_nonlinear(kQK4_NL, kIQ4NLValues, xn, w, idx, 7);
+    y[b].d = fp16_saturate(std::ldexp(d, e));
     pack_iq4(idx, y[b].qs);
   }
 }
@@ -86,25 +88,27 @@ void quantize_iq4_xs(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockIQ4_XS& out = y[b];
-    float w[kQK_K], scales[8];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K], w[kQK_K], scales[8];
     uint8_t idx[kQK_K];
-    square_weights(xb, w, kQK_K);
+    scale_pow2(xb, xn, kQK_K, e);
+    square_weights(xn, w, kQK_K);
     float max_scale = 0.0f, amax_scale = 0.0f;
     for (int ib = 0; ib < 8; ++ib) {
-      scales[ib] = fit_nonlinear(32, kIQ4NLValues, xb + 32 * ib, w + 32 * ib, idx + 32 * ib, 7);
+      scales[ib] = fit_nonlinear(32, kIQ4NLValues, xn + 32 * ib, w + 32 * ib, idx + 32 * ib, 7);
       if (std::fabs(scales[ib]) > amax_scale) {
         amax_scale = std::fabs(scales[ib]);
         max_scale = scales[ib];
       }
     }
     // Sub-block scales become 6-bit signed integers (stored +32) times d; the largest maps to -32.
-    out.d = fp16_saturate(-max_scale / 32.0f);
+    out.d = fp16_saturate(std::ldexp(-max_scale / 32.0f, e));
     const float d = fp16_to_f32(out.d);
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     out.scales_h = 0;
     for (int k = 0; k < 4; ++k) out.scales_l[k] = 0;
     for (int ib = 0; ib < 8; ++ib) {
-      const int l = round_clamp(id * scales[ib], -32, 31);
+      const int l = round_clamp(id * std::ldexp(scales[ib], e), -32, 31);
       const int stored = l + 32;
       out.scales_l[ib / 2] |= static_cast<uint8_t>((stored & 0xF) << (4 * (ib % 2)));
       out.scales_h |= static_cast<uint16_t>((stored >> 4) << (2 * ib));

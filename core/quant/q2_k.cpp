@@ -38,13 +38,16 @@ void quantize_q2_k(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockQ2_K& out = y[b];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K];
+    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float scales[16], mins[16], w[16];
     float max_scale = 0.0f, max_min = 0.0f;
     for (int j = 0; j < 16; ++j) {
       // Weights |x| and absolute error: with only 4 levels, the large elements decide the fit.
-      for (int l = 0; l < 16; ++l) w[l] = std::fabs(xb[16 * j + l]);
-      scales[j] = fit_scale_min(16, 3, xb + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, true);
+      for (int l = 0; l < 16; ++l) w[l] = std::fabs(xn[16 * j + l]);
+      scales[j] = fit_scale_min(16, 3, xn + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, true);
       max_scale = std::fmax(max_scale, scales[j]);
       max_min = std::fmax(max_min, mins[j]);
     }
@@ -56,8 +59,8 @@ void quantize_q2_k(const float* x, void* vy, int64_t n) {
       const int lm = round_clamp(imin * mins[j], 0, 15);
       out.scales[j] = static_cast<uint8_t>(ls | (lm << 4));
     }
-    out.d = fp16_saturate(max_scale / 15.0f);
-    out.dmin = fp16_saturate(max_min / 15.0f);
+    out.d = fp16_saturate(std::ldexp(max_scale / 15.0f, e));
+    out.dmin = fp16_saturate(std::ldexp(max_min / 15.0f, e));
     // Re-pick the levels against the scales as stored.
     const float d = fp16_to_f32(out.d), dmin = fp16_to_f32(out.dmin);
     for (int j = 0; j < 16; ++j) {

@@ -49,11 +49,14 @@ void quantize_q3_k(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockQ3_K& out = y[b];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K];
+    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float scales[16];
     float max_scale = 0.0f, amax_scale = 0.0f;
     for (int j = 0; j < 16; ++j) {
-      scales[j] = fit_symmetric_refined(16, 4, xb + 16 * j, L + 16 * j);
+      scales[j] = fit_symmetric_refined(16, 4, xn + 16 * j, L + 16 * j);
       if (std::fabs(scales[j]) > amax_scale) {
         amax_scale = std::fabs(scales[j]);
         max_scale = scales[j];
@@ -69,7 +72,7 @@ void quantize_q3_k(const float* x, void* vy, int64_t n) {
         else out.scales[j - 8] |= static_cast<uint8_t>((l & 0xF) << 4);
         out.scales[8 + j % 4] |= static_cast<uint8_t>((l >> 4) << (2 * (j / 4)));
       }
-      out.d = fp16_saturate(1.0f / iscale);
+      out.d = fp16_saturate(std::ldexp(1.0f / iscale, e));
     } else {
       out.d = 0;
     }

@@ -34,11 +34,14 @@ void quantize_q4_k(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockQ4_K& out = y[b];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K];
+    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float d, dmin;
-    fit_k_scales_mins(xb, 15, -1.0f, 0.1f, 20, L, out.scales, &d, &dmin);
-    out.d = fp16_saturate(d);
-    out.dmin = fp16_saturate(dmin);
+    fit_k_scales_mins(xn, 15, -1.0f, 0.1f, 20, L, out.scales, &d, &dmin);
+    out.d = fp16_saturate(std::ldexp(d, e));
+    out.dmin = fp16_saturate(std::ldexp(dmin, e));
     requantize_k_levels(xb, 15, fp16_to_f32(out.d), fp16_to_f32(out.dmin), out.scales, L);
     for (int c = 0; c < 4; ++c) {
       for (int l = 0; l < 32; ++l) {

@@ -7,6 +7,7 @@
 #include "core/quant/blocks.h"
 #include "core/quant/k_pack.h"
 #include "core/quant/reference.h"
+#include "core/quant/scale_search.h"
 
 namespace ox::quant {
 namespace {
@@ -42,11 +43,14 @@ void quantize_q5_k(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockQ5_K& out = y[b];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K];
+    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float d, dmin;
-    fit_k_scales_mins(xb, 31, -0.5f, 0.1f, 15, L, out.scales, &d, &dmin);
-    out.d = fp16_saturate(d);
-    out.dmin = fp16_saturate(dmin);
+    fit_k_scales_mins(xn, 31, -0.5f, 0.1f, 15, L, out.scales, &d, &dmin);
+    out.d = fp16_saturate(std::ldexp(d, e));
+    out.dmin = fp16_saturate(std::ldexp(dmin, e));
     requantize_k_levels(xb, 31, fp16_to_f32(out.d), fp16_to_f32(out.dmin), out.scales, L);
     for (int l = 0; l < 32; ++l) out.qh[l] = 0;
     for (int c = 0; c < 4; ++c) {

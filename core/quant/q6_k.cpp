@@ -39,11 +39,14 @@ void quantize_q6_k(const float* x, void* vy, int64_t n) {
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
     BlockQ6_K& out = y[b];
+    const int e = group_exponent(xb, kQK_K);
+    float xn[kQK_K];
+    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float scales[16];
     float max_scale = 0.0f, amax_scale = 0.0f;
     for (int j = 0; j < 16; ++j) {
-      scales[j] = fit_symmetric(16, 32, xb + 16 * j, nullptr, L + 16 * j);
+      scales[j] = fit_symmetric(16, 32, xn + 16 * j, nullptr, L + 16 * j);
       if (std::fabs(scales[j]) > amax_scale) {
         amax_scale = std::fabs(scales[j]);
         max_scale = scales[j];
@@ -56,7 +59,7 @@ void quantize_q6_k(const float* x, void* vy, int64_t n) {
     } else {
       // The sub-block scale of largest magnitude maps to -128 (the wide end of int8).
       const float iscale = -128.0f / max_scale;
-      out.d = fp16_saturate(1.0f / iscale);
+      out.d = fp16_saturate(std::ldexp(1.0f / iscale, e));
       for (int j = 0; j < 16; ++j) out.scales[j] = static_cast<int8_t>(round_clamp(iscale * scales[j], -128, 127));
       const float d = fp16_to_f32(out.d);
       for (int j = 0; j < 16; ++j) {

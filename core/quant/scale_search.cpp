@@ -27,6 +27,19 @@ void signed_max(int n, const float* x, float* vmax, float* amax) {
 
 }  // namespace
 
+int group_exponent(const float* x, int n) {
+  float amax = 0.0f;
+  for (int i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+  if (!(amax > 0.0f) || !std::isfinite(amax)) return 0;
+  int e = 0;
+  std::frexp(amax, &e);
+  return e;
+}
+
+void scale_pow2(const float* x, float* out, int n, int e) {
+  for (int i = 0; i < n; ++i) out[i] = std::ldexp(x[i], -e);
+}
+
 float fit_symmetric(int n, int nmax, const float* x, const float* w, uint8_t* L) {
   float vmax, amax;
   signed_max(n, x, &vmax, &amax);

@@ -7,6 +7,12 @@
 
 namespace ox::quant {
 
+// Power-of-two normalisation: the searches square and cube values, which overflows float for
+// |x| beyond ~1e12 and underflows for tiny ones. Quantizers fit x * 2^-e (exact) with e from
+// group_exponent, then multiply the scales by 2^e: results are unchanged for ordinary data.
+int group_exponent(const float* x, int n);              // max|x| * 2^-e in [0.5, 1); 0 if all zero
+void scale_pow2(const float* x, float* out, int n, int e);  // out[i] = x[i] * 2^-e
+
 // Below this magnitude a group is treated as all zeros (its scale would be meaningless).
 inline constexpr float kGroupMaxEps = 1e-15f;
 

@@ -8,9 +8,17 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/quant/traits.h"
+
 namespace ox::kernels::avx2 {
 
 static inline float fp16(uint16_t h) { return _cvtsh_ss(h); }
+
+// ox::quant::fp16_saturate (core/quant/reference.h), restated with internal linkage: clamp to
+// +-65504 with fmin/fmax (NaN gives -65504 like the reference), then round to nearest even.
+static inline uint16_t fp16_saturate(float f) {
+  return f32_to_fp16(__builtin_fminf(65504.0f, __builtin_fmaxf(-65504.0f, f)));
+}
 
 static inline float hsum(__m256 v) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

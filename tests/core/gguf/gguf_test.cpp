@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
+#include "core/base/mapped_file.h"
+
 #include "tests/support/shared_data.h"
 
 namespace ox::gguf {
@@ -58,9 +63,76 @@ TEST(GgufFile, Stories260KTensors) {
   EXPECT_EQ(emb->dims[1], 512u);
   EXPECT_EQ(emb->rows(), 512u);
   EXPECT_EQ(f->find_tensor("no.such.tensor"), nullptr);
-  // Karpathy's 260K model: 260K parameters give or take the norms.
-  EXPECT_GT(params, 250000u);
-  EXPECT_LT(params, 300000u);
+  // From the hyperparameters: embeddings and output 2 * 512 * 64; per layer q 64x64, k and v
+  // 64x32, o 64x64, three FFN matrices 64x172, two norms of 64; plus the output norm.
+  const uint64_t per_layer = 64 * 64 + 2 * 64 * 32 + 64 * 64 + 3 * 64 * 172 + 2 * 64;
+  EXPECT_EQ(params, 2u * 512 * 64 + 5 * per_layer + 64);
+  // The data section starts at the first multiple of 32 after the tensor infos, and the last
+  // tensor ends exactly at the end of the file.
+  uint64_t end = 0;
+  for (const TensorInfo& t : f->tensors()) end = std::max(end, t.offset + t.n_bytes);
+  EXPECT_EQ(f->data_offset() + end, f->bytes().size());
+}
+
+TEST(GgufFile, LlamaTinyRandomF16AndBigVocab) {
+  auto f = open_shared("models/llama-2-tiny-random.gguf");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->version(), 3u);
+  auto tokens = f->get_string_array("tokenizer.ggml.tokens");
+  ASSERT_TRUE(tokens.ok()) << tokens.status().message();
+  ASSERT_EQ((*tokens)->size(), 32000u);
+  EXPECT_EQ((**tokens)[1], "<s>");
+  EXPECT_EQ((**tokens)[2], "</s>");
+  auto scores = f->get_array("tokenizer.ggml.scores");
+  ASSERT_TRUE(scores.ok());
+  EXPECT_EQ((*scores)->elem_type, ValueType::FLOAT32);
+  EXPECT_EQ((*scores)->count, 32000u);
+  auto types = f->get_array("tokenizer.ggml.token_type");
+  ASSERT_TRUE(types.ok());
+  EXPECT_EQ((*types)->count, 32000u);
+  EXPECT_EQ((*types)->integer_at(0), 2);  // <unk> is UNKNOWN (2) in llama.cpp's token types
+  EXPECT_EQ((*types)->integer_at(1), 3);  // <s> is CONTROL (3)
+  EXPECT_EQ(f->get_u32("llama.embedding_length").value(), 8u);
+  size_t n_f16 = 0;
+  for (const TensorInfo& t : f->tensors()) {
+    if (t.type == DType::F16) {
+      ++n_f16;
+      EXPECT_EQ(t.n_bytes, t.n_elements * 2) << t.name;
+    }
+  }
+  EXPECT_GT(n_f16, 0u);
+  const TensorInfo* emb = f->find_tensor("token_embd.weight");
+  ASSERT_NE(emb, nullptr);
+  EXPECT_EQ(emb->type, DType::F16);
+  EXPECT_EQ(emb->dims, (std::vector<uint64_t>{8, 32000}));
+}
+
+TEST(GgufFile, OpenErrorsNameThePath) {
+  auto missing = GgufFile::open("/nonexistent/dir/model.gguf");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), ErrorCode::kIo);
+  EXPECT_NE(missing.status().message().find("/nonexistent/dir/model.gguf"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("No such file"), std::string::npos) << missing.status().message();
+
+  const std::string empty = testing::TempDir() + "oxidize_gguf_empty.gguf";
+  FILE* out = std::fopen(empty.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  std::fclose(out);
+  auto r = GgufFile::open(empty);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidFile);
+  EXPECT_EQ(r.status().message().rfind(empty + ": offset 0: ", 0), 0u) << r.status().message();
+  std::remove(empty.c_str());
+}
+
+TEST(MappedFile, MapsWholeFile) {
+  const std::string path = ox::test::shared_path("models/stories260K.gguf");
+  auto m = MappedFile::open(path);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const std::vector<uint8_t> expected = ox::test::read_file_bytes(path);
+  ASSERT_EQ((*m)->size(), expected.size());
+  EXPECT_EQ(std::memcmp((*m)->bytes().data(), expected.data(), expected.size()), 0);
+  EXPECT_EQ((*m)->path(), path);
 }
 
 }  // namespace

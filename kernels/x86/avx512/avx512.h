@@ -1,0 +1,38 @@
+// AVX-512 kernels (x86-64: F, BW, VL, DQ, VNNI; BF16 optional). Each function matches the scalar reference named in
+// core/quant/traits.h (vec_dot_ref / from_float_ref of the same format); patch() installs them.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace ox::kernels::avx512 {
+
+void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
+
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
+
+void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+
+// BF16 x BF16 through vdpbf16ps (AVX512_BF16 only; see float_dot.cpp for its denormal caveat).
+void vec_dot_bf16_dpbf16(int64_t n, float* s, const void* x, const void* y);
+
+// Overwrites the slots above in `t`, which starts as the AVX2 table (the activation quantizers
+// stay AVX2: they are a small share of the work).
+void patch(KernelTable& t);
+// Adds the AVX512_BF16 kernels; call only when the CPU reports AVX512_BF16.
+void patch_bf16(KernelTable& t);
+
+}  // namespace ox::kernels::avx512

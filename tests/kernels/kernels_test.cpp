@@ -1,0 +1,459 @@
+// Every kernel table this build can run, checked against the scalar references of core/quant:
+// vec_dot per weight format on random, unit-scale (exact) and edge-case rows; activation
+// quantizers byte for byte, ties and zeros included; and that SIMD tables are really chosen.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/quant/blocks.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+#include "tests/kernels/kernel_test_fixture.h"
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
+namespace ox::kernels {
+namespace {
+
+constexpr DType kWeightFormats[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
+                                    DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
+                                    DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS};
+constexpr DType kActivationFormats[] = {DType::Q8_0, DType::Q8_1, DType::Q8_K, DType::F32, DType::F16, DType::BF16};
+
+uint32_t id(DType t) { return static_cast<uint32_t>(t); }
+bool is_float_format(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+int64_t block_size(DType t) { return dtype_facts(t).block_size; }
+
+// How block scales (and the element values of float formats) are drawn.
+enum class Mode {
+  kRealistic,  // scales like real models; activations from the reference quantizer
+  kUnit,       // every scale 1 and small integer values: all float arithmetic is exact
+  kExtreme,    // fp16 scales at 65504, subnormal, zero and -0 mixed; huge and tiny activations
+  kZero,       // all-zero rows
+};
+
+// Bytes at an odd address (offset 1 into the allocation), so kernels see unaligned rows.
+class Bytes {
+ public:
+  explicit Bytes(uint64_t size) : buf_(static_cast<size_t>(size) + 64, 0), size_(size) {}
+  uint8_t* data() { return buf_.data() + 1; }
+  const uint8_t* data() const { return buf_.data() + 1; }
+  uint64_t size() const { return size_; }
+
+ private:
+  std::vector<uint8_t> buf_;
+  uint64_t size_;
+};
+
+// Byte offsets of a block's fp16 multiplier fields: d, and the additive m / dmin (-1 if none).
+struct ScaleFields {
+  int d = -1;
+  int min = -1;
+};
+ScaleFields scale_fields(DType w) {
+  switch (w) {
+    case DType::Q4_0: return {static_cast<int>(offsetof(BlockQ4_0, d)), -1};
+    case DType::Q4_1: return {static_cast<int>(offsetof(BlockQ4_1, d)), static_cast<int>(offsetof(BlockQ4_1, m))};
+    case DType::Q5_0: return {static_cast<int>(offsetof(BlockQ5_0, d)), -1};
+    case DType::Q5_1: return {static_cast<int>(offsetof(BlockQ5_1, d)), static_cast<int>(offsetof(BlockQ5_1, m))};
+    case DType::Q8_0: return {static_cast<int>(offsetof(BlockQ8_0, d)), -1};
+    case DType::IQ4_NL: return {static_cast<int>(offsetof(BlockIQ4_NL, d)), -1};
+    case DType::Q2_K: return {static_cast<int>(offsetof(BlockQ2_K, d)), static_cast<int>(offsetof(BlockQ2_K, dmin))};
+    case DType::Q3_K: return {static_cast<int>(offsetof(BlockQ3_K, d)), -1};
+    case DType::Q4_K: return {static_cast<int>(offsetof(BlockQ4_K, d)), static_cast<int>(offsetof(BlockQ4_K, dmin))};
+    case DType::Q5_K: return {static_cast<int>(offsetof(BlockQ5_K, d)), static_cast<int>(offsetof(BlockQ5_K, dmin))};
+    case DType::Q6_K: return {static_cast<int>(offsetof(BlockQ6_K, d)), -1};
+    case DType::IQ4_XS: return {static_cast<int>(offsetof(BlockIQ4_XS, d)), -1};
+    default: return {};
+  }
+}
+
+void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
+
+class Gen {
+ public:
+  explicit Gen(uint32_t seed) : rng_(seed) {}
+  uint32_t u32() { return rng_(); }
+  int range(int lo, int hi) { return lo + static_cast<int>(rng_() % static_cast<uint32_t>(hi - lo + 1)); }
+  float uniform(float lo, float hi) { return lo + (hi - lo) * static_cast<float>(rng_() >> 8) * 0x1p-24f; }
+  float normal() { return dist_(rng_); }
+  template <typename T>
+  T pick(std::initializer_list<T> values) {
+    return values.begin()[rng_() % values.size()];
+  }
+
+ private:
+  std::mt19937 rng_;
+  std::normal_distribution<float> dist_{0.0f, 1.0f};
+};
+
+constexpr std::initializer_list<uint16_t> kExtremeHalves = {0x7BFF, 0xFBFF, 0x0001, 0x03FF, 0x0400,
+                                                            0x0000, 0x8000, 0x3C00, 0x1400};
+
+// One float value for a row of float format `t` in `mode`. Extreme values stay finite in `t`
+// (and their products in f32): subnormals, the largest values, signed zeros.
+float float_value(DType t, Mode mode, Gen& g) {
+  switch (mode) {
+    case Mode::kRealistic: return g.normal();
+    case Mode::kUnit: return static_cast<float>(g.range(-8, 8));
+    case Mode::kExtreme:
+      if (t == DType::F16) return g.pick({6e-8f, -1e-5f, 3e-4f, 65504.0f, -65504.0f, 0.0f, -0.0f, 1.5f});
+      return g.pick({1e-40f, -3e-39f, 1e-20f, 6e-8f, 65504.0f, -1e16f, 3e16f, 0.0f, -0.0f, 1.5f});
+    case Mode::kZero: return 0.0f;
+  }
+  return 0.0f;
+}
+
+Bytes make_float_row(DType t, int64_t n, Mode mode, Gen& g) {
+  Bytes b(dtype_row_bytes(t, static_cast<uint64_t>(n)));
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = float_value(t, mode, g);
+    if (t == DType::F32) std::memcpy(b.data() + 4 * i, &v, 4);
+    if (t == DType::F16) put_u16(b.data() + 2 * i, f32_to_fp16(v));
+    if (t == DType::BF16) put_u16(b.data() + 2 * i, f32_to_bf16(v));
+  }
+  return b;
+}
+
+// Weights: random bytes for the quants, then scales chosen by `mode`.
+Bytes make_weights(DType w, int64_t n, Mode mode, Gen& g) {
+  if (is_float_format(w)) return make_float_row(w, n, mode, g);
+  Bytes b(dtype_row_bytes(w, static_cast<uint64_t>(n)));
+  if (mode == Mode::kZero) return b;
+  for (uint64_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<uint8_t>(g.u32());
+  if (w == DType::Q8_0) {  // Q8_0 quants come from nearbyint(x / d) with |x / d| <= 127: never -128
+    for (uint64_t i = 0; i < b.size(); ++i) {
+      if (i % sizeof(BlockQ8_0) >= 2 && b.data()[i] == 0x80) b.data()[i] = 0x81;
+    }
+  }
+  const ScaleFields f = scale_fields(w);
+  const uint32_t type_size = dtype_facts(w).type_size;
+  for (int64_t blk = 0; blk < n / block_size(w); ++blk) {
+    uint8_t* p = b.data() + blk * type_size;
+    switch (mode) {
+      case Mode::kRealistic:
+        put_u16(p + f.d, f32_to_fp16(g.uniform(1e-4f, 2e-2f) * (w == DType::Q4_1 || w == DType::Q5_1 ? 1.0f : g.pick({1.0f, -1.0f}))));
+        if (f.min >= 0) put_u16(p + f.min, f32_to_fp16(g.uniform(-0.05f, 0.05f)));
+        break;
+      case Mode::kUnit:
+        put_u16(p + f.d, 0x3C00);
+        if (f.min >= 0) put_u16(p + f.min, g.pick<uint16_t>({0x3C00, 0xBC00}));
+        break;
+      case Mode::kExtreme:
+        put_u16(p + f.d, g.pick(kExtremeHalves));
+        if (f.min >= 0) put_u16(p + f.min, g.pick(kExtremeHalves));
+        break;
+      case Mode::kZero: break;
+    }
+  }
+  return b;
+}
+
+// Activations in format `a`. Unit mode builds the blocks by hand (quants in [-range, range],
+// scales 1, consistent sums); other modes run the scalar reference quantizer on random floats.
+Bytes make_activations(DType a, int64_t n, Mode mode, Gen& g, int range = 31) {
+  if (is_float_format(a)) return make_float_row(a, n, mode, g);
+  Bytes b(dtype_row_bytes(a, static_cast<uint64_t>(n)));
+  if (mode == Mode::kUnit) {
+    for (int64_t blk = 0; blk < n / block_size(a); ++blk) {
+      if (a == DType::Q8_K) {
+        BlockQ8_K q{};
+        q.d = 1.0f;
+        for (int j = 0; j < kQK_K; ++j) q.qs[j] = static_cast<int8_t>(g.range(-range, range));
+        for (int s = 0; s < kQK_K / 16; ++s) {
+          int sum = 0;
+          for (int j = 0; j < 16; ++j) sum += q.qs[16 * s + j];
+          q.bsums[s] = static_cast<int16_t>(sum);
+        }
+        std::memcpy(b.data() + blk * sizeof(q), &q, sizeof(q));
+      } else {
+        BlockQ8_1 q{};  // Q8_0 is the same minus `s`
+        q.d = 0x3C00;
+        int sum = 0;
+        for (int j = 0; j < 32; ++j) sum += q.qs[j] = static_cast<int8_t>(g.range(-range, range));
+        q.s = f32_to_fp16(static_cast<float>(sum));  // an integer (even above 2048): still exact
+        uint8_t* p = b.data() + blk * dtype_facts(a).type_size;
+        if (a == DType::Q8_1) {
+          std::memcpy(p, &q, sizeof(q));
+        } else {
+          std::memcpy(p, &q.d, 2);
+          std::memcpy(p + 2, q.qs, 32);
+        }
+      }
+    }
+    return b;
+  }
+  std::vector<float> x(static_cast<size_t>(n), 0.0f);
+  if (mode != Mode::kZero) {
+    for (int64_t blk = 0; blk < n / block_size(a); ++blk) {
+      const float amp = mode == Mode::kExtreme ? g.pick({0.0f, 1e-40f, 1e-30f, 1e-6f, 1.0f, 1e6f, 1e12f})
+                                               : g.pick({0.01f, 0.3f, 1.0f, 4.0f});
+      for (int64_t j = 0; j < block_size(a); ++j) x[blk * block_size(a) + j] = amp * g.normal();
+    }
+  }
+  scalar::table().quantize_row[id(a)](x.data(), b.data(), n);
+  return b;
+}
+
+std::vector<float> dequantize(DType t, const Bytes& b, int64_t n) {
+  std::vector<float> out(static_cast<size_t>(n));
+  quant_traits(t).to_float(b.data(), out.data(), n);
+  return out;
+}
+
+// sum |w_i * a_i| in double over the two parts the kernels sum separately (the d*q part and the
+// min / m part of the asymmetric formats), computed from dequantized values: the scale against
+// which float summation-order differences are measured.
+double magnitude(DType w, const Bytes& wb, DType a, const Bytes& ab, int64_t n) {
+  const std::vector<float> wf = dequantize(w, wb, n);
+  const std::vector<float> af = dequantize(a, ab, n);
+  std::vector<float> w_nomin = wf;
+  const ScaleFields f = scale_fields(w);
+  if (f.min >= 0) {
+    Bytes copy(wb.size());
+    std::memcpy(copy.data(), wb.data(), wb.size());
+    for (int64_t blk = 0; blk < n / block_size(w); ++blk) put_u16(copy.data() + blk * dtype_facts(w).type_size + f.min, 0);
+    w_nomin = dequantize(w, copy, n);
+  }
+  double mag = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    mag += std::fabs(static_cast<double>(w_nomin[i]) * af[i]);
+    mag += std::fabs((static_cast<double>(wf[i]) - w_nomin[i]) * af[i]);
+  }
+  return mag;
+}
+
+// Two float sums of the same N terms in different orders (and with or without FMA) differ by
+// at most about 2 N u sum|terms| (u = 2^-24, the standard bound gamma_N for each). N is the
+// number of float terms: elements for float formats, two per block for quantized ones; the
+// +16 covers the lane tree and per-term rounding, the absolute part subnormal underflow.
+double tolerance(DType w, int64_t n, double mag) {
+  const double terms = is_float_format(w) ? static_cast<double>(n) : 2.0 * static_cast<double>(n / block_size(w));
+  return (2.0 * terms + 16.0) * 0x1p-24 * mag + (terms + 16.0) * 0x1p-149;
+}
+
+float run_dot(const KernelTable& t, DType w, int64_t n, const Bytes& wb, const Bytes& ab) {
+  float s = std::nanf("");
+  t.vec_dot[id(w)](n, &s, wb.data(), ab.data());
+  return s;
+}
+
+std::string label(const KernelTable& t, DType w, int64_t n, const char* what) {
+  return std::string(t.isa) + " " + dtype_name(w) + " n=" + std::to_string(n) + " " + what;
+}
+
+std::vector<int64_t> row_lengths(DType w) {
+  if (is_float_format(w)) return {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4096, 4099};
+  const int64_t bs = block_size(w);
+  std::vector<int64_t> out;
+  for (int64_t nb : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33}) out.push_back(nb * bs);
+  out.push_back(bs == 32 ? 4096 : 4096 * 2);
+  return out;
+}
+
+TEST_P(KernelTableTest, VecDotMatchesReferenceOnRandomRows) {
+  Gen g(1234);
+  for (DType w : kWeightFormats) {
+    const DType a = quant_traits(w).vec_dot_type;
+    for (int64_t n : row_lengths(w)) {
+      for (Mode mode : {Mode::kRealistic, Mode::kExtreme}) {
+        for (int rep = 0; rep < 3; ++rep) {
+          const Bytes wb = make_weights(w, n, mode, g);
+          const Bytes ab = make_activations(a, n, mode, g);
+          const float want = run_dot(scalar::table(), w, n, wb, ab);
+          const float got = run_dot(table(), w, n, wb, ab);
+          const double tol = tolerance(w, n, magnitude(w, wb, a, ab, n));
+          ASSERT_NEAR(got, want, tol) << label(table(), w, n, mode == Mode::kExtreme ? "extreme" : "random");
+        }
+      }
+    }
+  }
+}
+
+// Scales of 1 and small integers make every float in both kernels an exact integer (all partial
+// sums are bounded by the magnitude, asserted below 2^24): results must agree to the bit, which
+// checks the integer paths (nibble order, bit planes, scale unpacking, i16 overflow) exactly.
+TEST_P(KernelTableTest, VecDotIsBitExactWithUnitScales) {
+  Gen g(99);
+  int exact_checks = 0;
+  for (DType w : kWeightFormats) {
+    const DType a = quant_traits(w).vec_dot_type;
+    for (int64_t n : row_lengths(w)) {
+      for (int range : {31, 127}) {
+        const Bytes wb = make_weights(w, n, Mode::kUnit, g);
+        const Bytes ab = make_activations(a, n, Mode::kUnit, g, range);
+        if (magnitude(w, wb, a, ab, n) >= 0x1p24) continue;  // partial sums could round
+        const float want = run_dot(scalar::table(), w, n, wb, ab);
+        const float got = run_dot(table(), w, n, wb, ab);
+        ASSERT_EQ(got, want) << label(table(), w, n, "unit scales") << " range " << range;
+        ++exact_checks;
+      }
+    }
+  }
+  EXPECT_GT(exact_checks, 250);  // most cases fit: the exact path is not vacuous
+}
+
+TEST_P(KernelTableTest, VecDotOfZeroRowsIsZero) {
+  Gen g(5);
+  for (DType w : kWeightFormats) {
+    const DType a = quant_traits(w).vec_dot_type;
+    for (int64_t n : row_lengths(w)) {
+      const Bytes zero_w = make_weights(w, n, Mode::kZero, g);
+      const Bytes zero_a = make_activations(a, n, Mode::kZero, g);
+      const Bytes wb = make_weights(w, n, Mode::kRealistic, g);
+      const Bytes ab = make_activations(a, n, Mode::kRealistic, g);
+      EXPECT_EQ(run_dot(table(), w, n, zero_w, ab), 0.0f) << label(table(), w, n, "zero weights");
+      EXPECT_EQ(run_dot(table(), w, n, wb, zero_a), 0.0f) << label(table(), w, n, "zero activations");
+    }
+  }
+}
+
+// A weight matrix as matmul walks it: many rows back to back (odd count, rows starting at
+// every alignment the block size produces), one activation row.
+TEST_P(KernelTableTest, VecDotOverManyRowsOfAMatrix) {
+  Gen g(77);
+  constexpr int64_t kRows = 37;
+  for (DType w : kWeightFormats) {
+    const DType a = quant_traits(w).vec_dot_type;
+    const int64_t n = 512;
+    const uint64_t row_bytes = dtype_row_bytes(w, n);
+    const Bytes matrix = make_weights(w, n * kRows, Mode::kRealistic, g);
+    const Bytes ab = make_activations(a, n, Mode::kRealistic, g);
+    for (int64_t r = 0; r < kRows; ++r) {
+      Bytes row(row_bytes);
+      std::memcpy(row.data(), matrix.data() + r * row_bytes, row_bytes);
+      float want = 0.0f, got = 0.0f;
+      scalar::table().vec_dot[id(w)](n, &want, matrix.data() + r * row_bytes, ab.data());
+      table().vec_dot[id(w)](n, &got, matrix.data() + r * row_bytes, ab.data());
+      ASSERT_NEAR(got, want, tolerance(w, n, magnitude(w, row, a, ab, n))) << label(table(), w, n, "row ") << r;
+    }
+  }
+}
+
+// ---- activation quantizers: byte-identical output
+
+std::vector<float> quantizer_input(int kind, int64_t n, int64_t bs, Gen& g) {
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t blk = 0; blk < n / bs; ++blk) {
+    float* xb = x.data() + blk * bs;
+    switch (kind) {
+      case 0:  // normal values at a per-block amplitude, including 0, subnormal and huge
+        for (int64_t j = 0; j < bs; ++j) {
+          xb[j] = g.pick({1e-3f, 1.0f, 7.0f, 300.0f}) * g.normal();
+        }
+        break;
+      case 1: {  // amplitudes where the scale underflows, saturates fp16 or is exactly zero
+        const float amp = g.pick({0.0f, 1e-44f, 1e-38f, 1e-36f, 2e-35f, 1e5f, 1e7f, 3e38f});
+        for (int64_t j = 0; j < bs; ++j) xb[j] = amp * g.uniform(-1.0f, 1.0f);
+        break;
+      }
+      case 2: {  // exact .5 ties: amax 127 (scale 1) or 63.5 (scale 1/2), values k + 1/2 scaled
+        const float unit = g.pick({1.0f, 0.5f});
+        xb[0] = g.pick({127.0f, -127.0f}) * unit;
+        for (int64_t j = 1; j < bs; ++j) xb[j] = (static_cast<float>(g.range(-127, 126)) + 0.5f) * unit;
+        break;
+      }
+      case 3:  // zeros, negative zeros, one negative maximum
+        for (int64_t j = 0; j < bs; ++j) xb[j] = (j % 3 == 0) ? -0.0f : 0.0f;
+        if (g.range(0, 1) == 1) xb[g.range(0, static_cast<int>(bs) - 1)] = -2.5f;
+        break;
+    }
+  }
+  return x;
+}
+
+TEST_P(KernelTableTest, QuantizeRowIsByteIdenticalToReference) {
+  Gen g(4321);
+  for (DType a : kActivationFormats) {
+    const int64_t bs = is_float_format(a) ? 32 : block_size(a);
+    for (int kind = 0; kind < 4; ++kind) {
+      for (int64_t nb : {1, 2, 3, 16, 33}) {
+        const int64_t n = nb * bs + (is_float_format(a) ? nb % 3 : 0);  // float rows: ragged tails
+        const std::vector<float> x = quantizer_input(kind, n - n % bs, bs, g);
+        std::vector<float> xn(x);
+        xn.resize(static_cast<size_t>(n), 0.25f);
+        const uint64_t bytes = dtype_row_bytes(a, n);
+        Bytes want(bytes), got(bytes);
+        scalar::table().quantize_row[id(a)](xn.data(), want.data(), n);
+        table().quantize_row[id(a)](xn.data(), got.data(), n);
+        for (uint64_t i = 0; i < bytes; ++i) {
+          ASSERT_EQ(got.data()[i], want.data()[i])
+              << table().isa << " " << dtype_name(a) << " kind " << kind << " n=" << n << " byte " << i;
+        }
+      }
+    }
+  }
+}
+
+// ---- the tables themselves
+
+TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
+  const KernelTable& ref = scalar::table();
+  for (DType w : kWeightFormats) ASSERT_NE(ref.vec_dot[id(w)], nullptr) << dtype_name(w);
+  if (std::string(table().isa) == "scalar") return;
+  for (DType w : kWeightFormats) {
+    EXPECT_NE(table().vec_dot[id(w)], ref.vec_dot[id(w)]) << table().isa << " leaves " << dtype_name(w) << " scalar";
+  }
+  for (DType a : {DType::Q8_0, DType::Q8_1, DType::Q8_K}) {
+    EXPECT_NE(table().quantize_row[id(a)], ref.quantize_row[id(a)]) << table().isa << " " << dtype_name(a);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, KernelTableTest, ::testing::ValuesIn(all_kernels()), table_param_name);
+
+bool has_table(const char* isa) {
+  for (const KernelTable* t : all_kernels()) {
+    if (std::string(t->isa) == isa) return true;
+  }
+  return false;
+}
+
+// Emscripten's CMake toolchain reports an x86 processor: a build that picked kernels from it
+// would silently run scalar code in the browser. This fails such a build.
+TEST(KernelSelection, BestTableIsThePlatformsSimdTable) {
+  const std::string best = best_kernels().isa;
+  EXPECT_EQ(std::string(all_kernels().front()->isa), "scalar");
+#if defined(__EMSCRIPTEN__)
+  EXPECT_EQ(best, "simd128");
+  EXPECT_TRUE(has_table("simd128"));
+#elif defined(__aarch64__)
+  EXPECT_TRUE(has_table("neon"));
+#if defined(__linux__)
+  if ((getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0) {
+    EXPECT_TRUE(has_table("neon-dotprod"));
+    EXPECT_EQ(best, "neon-dotprod");
+  }
+#endif
+#elif defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    EXPECT_TRUE(has_table("avx2"));
+    EXPECT_NE(best, "scalar");
+  }
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512vnni")) {
+    EXPECT_EQ(best, "avx512");
+  }
+#endif
+}
+
+TEST(KernelSelection, TablesCanBeChosenByName) {
+  for (const KernelTable* t : all_kernels()) {
+    Result<const KernelTable*> r = kernels_by_name(t->isa);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.value(), t);
+  }
+  EXPECT_FALSE(kernels_by_name("no-such-isa").ok());
+}
+
+}  // namespace
+}  // namespace ox::kernels

@@ -1,0 +1,308 @@
+// embind surface of the browser package: class Engine, called only from the worker thread that
+// created the module (emscripten::val lives on that thread). Every fallible call returns
+// {ok: true, ...} or {ok: false, code, message}; web/src/worker.ts turns the latter into EngineError.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "wasm/engine.h"
+#include "wasm/sha256.h"
+
+namespace ox::web {
+namespace {
+
+using emscripten::val;
+
+val ok_object() {
+  val out = val::object();
+  out.set("ok", true);
+  return out;
+}
+
+val error_object(const Status& status) {
+  val out = val::object();
+  out.set("ok", false);
+  out.set("code", std::string(error_code_name(status.code())));
+  out.set("message", status.message());
+  return out;
+}
+
+val error_object(ErrorCode code, const std::string& message) { return error_object(Status(code, message)); }
+
+// Reads a numeric option, or the fallback when it is absent; JS validated the types already,
+// and anything else (a string, NaN) falls back instead of trapping.
+double number_or(const val& options, const char* key, double fallback) {
+  if (options.isUndefined() || options.isNull()) return fallback;
+  val v = options[key];
+  if (!v.isNumber()) return fallback;
+  const double d = v.as<double>();
+  return std::isfinite(d) ? d : fallback;
+}
+
+bool bool_or(const val& options, const char* key, bool fallback) {
+  if (options.isUndefined() || options.isNull()) return fallback;
+  val v = options[key];
+  return v.isTrue() ? true : v.isFalse() ? false : fallback;
+}
+
+int int_option(const val& options, const char* key, int fallback, int lo, int hi) {
+  const double d = number_or(options, key, fallback);
+  if (d < lo) return lo;
+  if (d > hi) return hi;
+  return static_cast<int>(d);
+}
+
+// An Int32Array / array of numbers from JS as token ids (a copy in wasm memory).
+std::vector<int32_t> tokens_from_js(const val& tokens) {
+  if (tokens.isUndefined() || tokens.isNull()) return {};
+  return emscripten::convertJSArrayToNumberVector<int32_t>(tokens);
+}
+
+template <typename T>
+val copy_to_js(std::span<const T> values) {
+  // slice() copies out of wasm memory (a SharedArrayBuffer in the threaded build) into a fresh buffer.
+  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+val stats_object(const GenerateStats& s) {
+  val out = val::object();
+  out.set("n_prompt", s.n_prompt);
+  out.set("n_prompt_cached", s.n_prompt_cached);
+  out.set("n_generated", s.n_generated);
+  out.set("prompt_ms", s.prompt_ms);
+  out.set("generate_ms", s.generate_ms);
+  out.set("finish_reason", s.finish_reason);
+  return out;
+}
+
+val events_array(const std::vector<StepEvent>& events) {
+  val out = val::array();
+  for (const StepEvent& e : events) {
+    val item = val::object();
+    item.set("token", e.token);
+    item.set("text", e.text);
+    out.call<void>("push", item);
+  }
+  return out;
+}
+
+class JsEngine {
+ public:
+  // {ok, threaded, max_threads, kernels}: what this build can do.
+  val runtime() const {
+    val out = ok_object();
+#ifdef __EMSCRIPTEN_PTHREADS__
+    out.set("threaded", true);
+#else
+    out.set("threaded", false);
+#endif
+    out.set("kernels", std::string(kernels::best_kernels().isa));
+    out.set("max_memory", static_cast<double>(kMaxWasmMemory));
+    return out;
+  }
+
+  // size is a JS number (models can pass 2^31 bytes); {ok, ptr} or {ok: false, code: "too_large"}.
+  val reserve(double size) {
+    if (!(size >= 0) || size != std::floor(size) || size > 1e15) {
+      return error_object(ErrorCode::kInvalidArgument, strfmt("model size %.17g is not a byte count", size));
+    }
+    Result<uint8_t*> buffer = engine_.reserve_model_buffer(static_cast<uint64_t>(size));
+    if (!buffer.ok()) return error_object(buffer.status());
+    val out = ok_object();
+    out.set("ptr", static_cast<double>(reinterpret_cast<uintptr_t>(buffer.value())));
+    return out;
+  }
+
+  void release() { engine_.release_model_buffer(); }
+
+  // A Uint8Array over [offset, offset + length) of the reserved buffer, for JS to fill. Valid
+  // until the next call into the module (memory growth replaces the underlying buffer).
+  val buffer_view(double offset, double length) {
+    const double size = static_cast<double>(engine_.model_buffer_size());
+    if (engine_.model_buffer() == nullptr || offset < 0 || length < 0 || offset + length > size) return val::null();
+    return val(emscripten::typed_memory_view(static_cast<size_t>(length),
+                                             engine_.model_buffer() + static_cast<size_t>(offset)));
+  }
+
+  // Same over the loaded model's bytes (JS streams them into the cache after a successful load).
+  val model_view(double offset, double length) {
+    if (!engine_.loaded()) return val::null();
+    std::span<const uint8_t> bytes = engine_.model().file().bytes();
+    if (offset < 0 || length < 0 || offset + length > static_cast<double>(bytes.size())) return val::null();
+    return val(emscripten::typed_memory_view(static_cast<size_t>(length), bytes.data() + static_cast<size_t>(offset)));
+  }
+
+  // SHA-256 of the reserved buffer, as 64 hex digits (checked before parsing).
+  std::string buffer_sha256() const {
+    if (engine_.model_buffer() == nullptr) return "";
+    return sha256_hex(std::span<const uint8_t>(engine_.model_buffer(), static_cast<size_t>(engine_.model_buffer_size())));
+  }
+
+  val load(std::string name, val options) {
+    LoadOptions o;
+    o.n_ctx = int_option(options, "n_ctx", 0, 0, 1 << 24);
+    o.n_batch = int_option(options, "n_batch", 512, 1, 1 << 16);
+#ifdef __EMSCRIPTEN_PTHREADS__
+    o.n_threads = int_option(options, "n_threads", 1, 1, 256);
+#else
+    o.n_threads = 1;  // no pthreads in this build: a second thread would abort
+#endif
+    Status status = engine_.load_model(std::move(name), o);
+    if (!status.is_ok()) return error_object(status);
+    return info();
+  }
+
+  void unload() { engine_.unload(); }
+
+  val info() {
+    if (!engine_.loaded()) return error_object(ErrorCode::kInvalidArgument, "no model is loaded");
+    const LoadedModel& m = engine_.model();
+    const HParams& hp = m.hparams();
+    const tok::Tokenizer& t = m.tokenizer();
+    val out = ok_object();
+    out.set("name", m.file().name());
+    out.set("arch", hp.arch);
+    out.set("n_vocab", hp.n_vocab);
+    out.set("n_ctx_train", hp.n_ctx_train);
+    out.set("n_ctx", engine_.session().n_ctx());
+    out.set("n_embd", hp.n_embd);
+    out.set("n_layer", hp.n_layer);
+    out.set("n_head", hp.n_head);
+    out.set("n_head_kv", hp.n_head_kv);
+    out.set("n_threads", engine_.session().n_threads());
+    out.set("size_bytes", static_cast<double>(m.file().bytes().size()));
+    out.set("bos_id", t.bos_id());
+    out.set("eos_id", t.eos_id());
+    out.set("has_chat_template", !t.chat_template().empty());
+    out.set("kernels", std::string(kernels::best_kernels().isa));
+    return out;
+  }
+
+  val tokenize(std::string text, bool add_special, bool parse_special) {
+    Result<std::vector<int32_t>> ids = engine_.tokenize(text, add_special, parse_special);
+    if (!ids.ok()) return error_object(ids.status());
+    val out = ok_object();
+    out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
+    return out;
+  }
+
+  val detokenize(val tokens, bool render_special) {
+    const std::vector<int32_t> ids = tokens_from_js(tokens);
+    Result<std::string> text = engine_.detokenize(ids, render_special);
+    if (!text.ok()) return error_object(text.status());
+    val out = ok_object();
+    out.set("text", text.value());
+    return out;
+  }
+
+  val apply_chat_template(std::string messages_json, bool add_generation_prompt) {
+    Result<std::string> text = engine_.apply_chat_template(messages_json, add_generation_prompt);
+    if (!text.ok()) return error_object(text.status());
+    val out = ok_object();
+    out.set("text", text.value());
+    return out;
+  }
+
+  // options: {max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed,
+  // stop: string[], ignore_eos, render_special}.
+  val begin(val prompt, val options) {
+    GenerateOptions g;
+    g.max_tokens = int_option(options, "max_tokens", -1, -1, 1 << 24);
+    g.sampling.temperature = static_cast<float>(number_or(options, "temperature", g.sampling.temperature));
+    g.sampling.top_k = int_option(options, "top_k", g.sampling.top_k, 0, 1 << 24);
+    g.sampling.top_p = static_cast<float>(number_or(options, "top_p", g.sampling.top_p));
+    g.sampling.min_p = static_cast<float>(number_or(options, "min_p", g.sampling.min_p));
+    g.sampling.repeat_penalty = static_cast<float>(number_or(options, "repeat_penalty", g.sampling.repeat_penalty));
+    g.sampling.repeat_last_n = int_option(options, "repeat_last_n", g.sampling.repeat_last_n, -1, 1 << 24);
+    const double seed = number_or(options, "seed", static_cast<double>(g.sampling.seed));
+    if (seed >= 0 && seed <= 9007199254740991.0) g.sampling.seed = static_cast<uint64_t>(seed);
+    g.ignore_eos = bool_or(options, "ignore_eos", false);
+    g.render_special = bool_or(options, "render_special", false);
+    if (!options.isUndefined() && !options.isNull()) {
+      val stop = options["stop"];
+      if (val::global("Array").call<bool>("isArray", stop)) {
+        const int n = stop["length"].as<int>();
+        for (int i = 0; i < n; ++i) {
+          if (stop[i].isString()) g.stop.push_back(stop[i].as<std::string>());
+        }
+      }
+    }
+    Status status = engine_.begin_generation(tokens_from_js(prompt), g);
+    if (!status.is_ok()) return error_object(status);
+    val out = ok_object();
+    out.set("stats", stats_object(engine_.generation()->stats()));
+    return out;
+  }
+
+  // {ok, events: [{token, text}], done, stats}
+  val step(int max_events, double budget_ms) {
+    std::vector<StepEvent> events;
+    Status status = engine_.step(max_events, budget_ms, &events);
+    if (!status.is_ok()) return error_object(status);
+    return step_result(events);
+  }
+
+  val abort() {
+    std::vector<StepEvent> events;
+    engine_.abort_generation(&events);
+    if (engine_.generation() == nullptr) return error_object(ErrorCode::kInvalidArgument, "no generation is running");
+    return step_result(events);
+  }
+
+  val evaluate(val tokens, int n_keep) {
+    const std::vector<int32_t> ids = tokens_from_js(tokens);
+    Status status = engine_.evaluate(ids, n_keep);
+    if (!status.is_ok()) return error_object(status);
+    val out = ok_object();
+    out.set("n_past", engine_.session().n_past());
+    return out;
+  }
+
+  // Float32Array [n_vocab] (a copy), or null before anything was evaluated.
+  val logits() {
+    std::span<const float> l = engine_.logits();
+    if (l.empty()) return val::null();
+    return copy_to_js(l);
+  }
+
+ private:
+  val step_result(const std::vector<StepEvent>& events) {
+    const Generation* g = engine_.generation();
+    val out = ok_object();
+    out.set("events", events_array(events));
+    out.set("done", g->done());
+    out.set("stats", stats_object(g->stats()));
+    return out;
+  }
+
+  Engine engine_;
+};
+
+}  // namespace
+}  // namespace ox::web
+
+EMSCRIPTEN_BINDINGS(oxidize_web) {
+  emscripten::class_<ox::web::JsEngine>("Engine")
+      .constructor<>()
+      .function("runtime", &ox::web::JsEngine::runtime)
+      .function("reserve", &ox::web::JsEngine::reserve)
+      .function("release", &ox::web::JsEngine::release)
+      .function("bufferView", &ox::web::JsEngine::buffer_view)
+      .function("modelView", &ox::web::JsEngine::model_view)
+      .function("bufferSha256", &ox::web::JsEngine::buffer_sha256)
+      .function("load", &ox::web::JsEngine::load)
+      .function("unload", &ox::web::JsEngine::unload)
+      .function("info", &ox::web::JsEngine::info)
+      .function("tokenize", &ox::web::JsEngine::tokenize)
+      .function("detokenize", &ox::web::JsEngine::detokenize)
+      .function("applyChatTemplate", &ox::web::JsEngine::apply_chat_template)
+      .function("begin", &ox::web::JsEngine::begin)
+      .function("step", &ox::web::JsEngine::step)
+      .function("abort", &ox::web::JsEngine::abort)
+      .function("evaluate", &ox::web::JsEngine::evaluate)
+      .function("logits", &ox::web::JsEngine::logits);
+}

@@ -1,0 +1,75 @@
+// Engine: what the browser worker drives, one model and one session at a time. Plain C++ with
+// Status/Result; bindings.cpp turns it into JS values. The model's bytes are written by JS into a
+// buffer this class allocates, so a download is never held twice.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/session/session.h"
+#include "wasm/generation.h"
+
+namespace ox::web {
+
+// wasm32 addresses 4 GiB at most (-sMAXIMUM_MEMORY=4GB); no MEMORY64 on this toolchain.
+inline constexpr uint64_t kMaxWasmMemory = uint64_t{4} << 30;
+
+struct LoadOptions {
+  int n_ctx = 0;      // 0: the model's training context, capped by the session
+  int n_threads = 1;  // the worker's thread included
+  int n_batch = 512;
+};
+
+class Engine {
+ public:
+  Engine() = default;
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Allocates the buffer the next load_model() will parse; frees any previous unused one.
+  // kTooLarge if `size` cannot fit in wasm memory, checked before allocating.
+  Result<uint8_t*> reserve_model_buffer(uint64_t size);
+  void release_model_buffer();
+  uint8_t* model_buffer() const { return buffer_; }
+  uint64_t model_buffer_size() const { return buffer_size_; }
+
+  // Parses the reserved buffer (which the model then owns) and opens a session over it. The
+  // previous model is unloaded first; on error the engine is left with no model.
+  Status load_model(std::string name, const LoadOptions& options);
+  void unload();
+  bool loaded() const { return session_ != nullptr; }
+  const LoadedModel& model() const { return *model_; }
+  Session& session() { return *session_; }
+
+  Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;
+  Result<std::string> detokenize(std::span<const int32_t> tokens, bool render_special) const;
+  Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
+
+  // A generation in steps (see Generation); starting one ends the previous.
+  Status begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options);
+  Status step(int max_events, double budget_ms, std::vector<StepEvent>* events);
+  void abort_generation(std::vector<StepEvent>* events);
+  const Generation* generation() const { return generation_.get(); }
+
+  // Appends tokens to the context (after dropping positions >= n_keep when n_keep >= 0).
+  Status evaluate(std::span<const int32_t> tokens, int n_keep);
+  // Next-token logits after the last evaluated token: after a generation, the distribution the
+  // last generated token was sampled from (that token itself is not evaluated yet).
+  std::span<const float> logits() const;
+
+ private:
+  Status require_model() const;
+
+  uint8_t* buffer_ = nullptr;  // reserved, not yet handed to a model
+  uint64_t buffer_size_ = 0;
+  std::shared_ptr<const LoadedModel> model_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<Generation> generation_;
+  int n_batch_ = 512;
+};
+
+}  // namespace ox::web

@@ -1,0 +1,131 @@
+// Resumable generation over Session's low-level API (eval / logits / truncate). Mirrors
+// Session::generate step for step (same sampler calls, same history, same text stream) so a seed
+// gives the same tokens in the browser as in the CLI.
+#include "wasm/generation.h"
+
+#include <chrono>
+#include <utility>
+
+namespace ox::web {
+namespace {
+
+double now_ms() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOptions options, int n_batch)
+    : session_(session),
+      prompt_(std::move(prompt)),
+      options_(std::move(options)),
+      n_batch_(n_batch > 0 ? n_batch : 512),
+      sampler_(options_.sampling),
+      stream_(options_.stop) {}
+
+Status Generation::begin() {
+  OX_CHECK(!begun_);
+  begun_ = true;
+  stats_.finish_reason = "length";
+  if (prompt_.empty()) {
+    return error(ErrorCode::kInvalidArgument, "the prompt is empty and the vocabulary adds no BOS token");
+  }
+  const int n_vocab = session_.model().hparams().n_vocab;
+  for (size_t i = 0; i < prompt_.size(); ++i) {
+    if (prompt_[i] < 0 || prompt_[i] >= n_vocab) {
+      return error(ErrorCode::kInvalidArgument,
+                   strfmt("prompt token %d at index %zu is out of range (vocabulary has %d tokens)", prompt_[i], i,
+                          n_vocab));
+    }
+  }
+  if (prompt_.size() > static_cast<size_t>(session_.n_ctx())) {
+    return error(ErrorCode::kOutOfRange,
+                 strfmt("the prompt has %zu tokens but the context holds %d; load the model with a larger n_ctx "
+                        "or shorten the prompt",
+                        prompt_.size(), session_.n_ctx()));
+  }
+  // Reuse the cached prefix; at least one prompt token is evaluated so the logits are fresh.
+  const std::vector<int32_t>& cached = session_.tokens();
+  size_t common = 0;
+  while (common < prompt_.size() && common < cached.size() && cached[common] == prompt_[common]) ++common;
+  if (common == prompt_.size()) --common;
+  OX_TRY(session_.truncate(static_cast<int>(common)));
+  prompt_pos_ = common;
+  stats_.n_prompt_cached = static_cast<int>(common);
+  stats_.n_prompt = static_cast<int>(prompt_.size() - common);
+  return Status::ok();
+}
+
+Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>* events) {
+  OX_CHECK(begun_);
+  const double start = now_ms();
+  int produced = 0;
+  while (!done_ && produced < max_events) {
+    if (prompt_pos_ < prompt_.size()) {  // one batch of prompt processing per round
+      const size_t n = std::min(prompt_.size() - prompt_pos_, static_cast<size_t>(n_batch_));
+      const double t0 = now_ms();
+      OX_TRY(session_.eval(std::span<const int32_t>(prompt_).subspan(prompt_pos_, n)));
+      stats_.prompt_ms += now_ms() - t0;
+      prompt_pos_ += n;
+    } else {
+      if (options_.max_tokens >= 0 && stats_.n_generated >= options_.max_tokens) {
+        finish("length", events, /*flush=*/true);
+        break;
+      }
+      const double t0 = now_ms();
+      if (pending_ >= 0) {
+        if (session_.n_past() >= session_.n_ctx()) {  // context full
+          finish("length", events, /*flush=*/true);
+          break;
+        }
+        const int32_t one[1] = {pending_};
+        OX_TRY(session_.eval(one));
+      }
+      const int32_t token = sampler_.sample(session_.logits(), session_.tokens());
+      pending_ = token;
+      const tok::Tokenizer& tokenizer = session_.model().tokenizer();
+      if (!options_.ignore_eos && tokenizer.is_eog(token)) {
+        stats_.generate_ms += now_ms() - t0;
+        finish("stop", events, /*flush=*/true);
+        break;
+      }
+      stats_.tokens.push_back(token);
+      ++stats_.n_generated;
+      OX_ASSIGN_OR_RETURN(std::string piece, tokenizer.token_to_piece(token, options_.render_special));
+      const bool stopped = stream_.push(piece);
+      std::string_view released = stream_.take();
+      stats_.text += released;
+      events->push_back(StepEvent{token, std::string(released)});
+      stats_.generate_ms += now_ms() - t0;
+      ++produced;
+      if (stopped) {
+        finish("stop", events, /*flush=*/false);
+        break;
+      }
+    }
+    if (now_ms() - start >= budget_ms) break;
+  }
+  return Status::ok();
+}
+
+void Generation::abort(std::vector<StepEvent>* events) {
+  if (!done_) finish("abort", events, /*flush=*/true);
+}
+
+void Generation::finish(const char* reason, std::vector<StepEvent>* events, bool flush) {
+  done_ = true;
+  stats_.finish_reason = reason;
+  if (flush) {
+    // Release held-back text (a partial stop string or a truncated UTF-8 sequence). Unlike a stop
+    // string, an end-of-generation token leaves that text valid, so it is released too.
+    stream_.finish();
+    std::string_view rest = stream_.take();
+    if (!rest.empty()) {
+      stats_.text += rest;
+      events->push_back(StepEvent{-1, std::string(rest)});
+    }
+  }
+}
+
+}  // namespace ox::web

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Local server for the demo and the browser tests: serves web/ at / and the shared models at
+// /models/ on 127.0.0.1, once with COOP/COEP headers (cross-origin isolated: the threaded build)
+// and once without (the single-thread fallback). Usage:
+//   node web/scripts/serve.mjs [--port 8080] [--plain-port 8081 | --no-plain] [--test-routes]
+// The models folder is ../shared/models beside the repository, or $OXIDIZE_SHARED/models.
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(webDir, '..');
+
+export function sharedDir() {
+  return path.resolve(process.env.OXIDIZE_SHARED || path.join(repoRoot, '..', 'shared'));
+}
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.gguf': 'application/octet-stream',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+// Maps a URL path under `root` to a file, refusing anything that escapes it.
+function resolveUnder(root, urlPath) {
+  const file = path.resolve(root, '.' + path.posix.normalize('/' + urlPath));
+  return file === root || file.startsWith(root + path.sep) ? file : null;
+}
+
+function sendFile(res, file, headers) {
+  fs.stat(file, (err, st) => {
+    if (err || !st.isFile()) {
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain' });
+      res.end('not found\n');
+      return;
+    }
+    res.writeHead(200, {
+      ...headers,
+      'content-type': MIME[path.extname(file)] || 'application/octet-stream',
+      'content-length': st.size,
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+}
+
+// Routes only the browser tests use: downloads that fail in the ways real networks do.
+function testRoute(req, res, urlPath, headers, state) {
+  const models = path.join(sharedDir(), 'models');
+  let m = urlPath.match(/^\/__test\/truncate-once\/([\w.-]+)$/);
+  if (m) {
+    // First request for a name: announce the full length, send half, then cut the connection.
+    const file = path.join(models, m[1]);
+    if (state.truncated.has(m[1]) || !fs.existsSync(file)) return sendFile(res, file, headers);
+    state.truncated.add(m[1]);
+    const bytes = fs.readFileSync(file);
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+    res.write(bytes.subarray(0, bytes.length >> 1), () => setTimeout(() => res.socket?.destroy(), 50));
+    return true;
+  }
+  if (urlPath === '/__test/huge.gguf') {
+    // 5 GiB announced: the engine must refuse before downloading anything.
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': 5 * 2 ** 30 });
+    res.write(Buffer.from('GGUF'));
+    req.on('close', () => res.destroy());
+    return true;
+  }
+  m = urlPath.match(/^\/__test\/head\/(\d+)\/([\w.-]+)$/);
+  if (m) {
+    // The first N bytes of a model: a well-formed header whose tensor data is missing.
+    const bytes = fs.readFileSync(path.join(models, m[2])).subarray(0, Number(m[1]));
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+    res.end(bytes);
+    return true;
+  }
+  m = urlPath.match(/^\/__test\/slow\/([\w.-]+)$/);
+  if (m) {
+    // Trickles the file out in 16 KiB pieces (for aborting a download half-way).
+    const bytes = fs.readFileSync(path.join(models, m[1]));
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
+    let off = 0;
+    const timer = setInterval(() => {
+      if (off >= bytes.length) {
+        clearInterval(timer);
+        res.end();
+        return;
+      }
+      res.write(bytes.subarray(off, off + 16384));
+      off += 16384;
+    }, 20);
+    req.on('close', () => clearInterval(timer));
+    return true;
+  }
+  return false;
+}
+
+/** Starts one server; resolves with {url, port, close()}. port 0 picks a free port. */
+export function startServer({ port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true } = {}) {
+  const headers = { 'cache-control': 'no-cache' };
+  if (isolated) {
+    headers['cross-origin-opener-policy'] = 'same-origin';
+    headers['cross-origin-embedder-policy'] = 'require-corp';
+    headers['cross-origin-resource-policy'] = 'same-origin';
+  }
+  const state = { truncated: new Set() };
+  const server = http.createServer((req, res) => {
+    let urlPath;
+    try {
+      urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (!quiet) console.log(`${req.method} ${urlPath}`);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, headers).end();
+      return;
+    }
+    if (urlPath === '/') {
+      res.writeHead(302, { ...headers, location: '/demo/' }).end();
+      return;
+    }
+    if (testRoutes && urlPath.startsWith('/__test/') && testRoute(req, res, urlPath, headers, state)) return;
+    let file;
+    if (urlPath.startsWith('/models/')) file = resolveUnder(path.join(sharedDir(), 'models'), urlPath.slice('/models'.length));
+    else file = resolveUnder(webDir, urlPath);
+    if (file !== null && urlPath.endsWith('/')) file = path.join(file, 'index.html');
+    if (file === null) {
+      res.writeHead(403, headers).end();
+      return;
+    }
+    sendFile(res, file, headers);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const actual = server.address().port;
+      resolve({
+        port: actual,
+        url: `http://${host}:${actual}`,
+        close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+      });
+    });
+  });
+}
+
+async function main(argv) {
+  const args = { port: 8080, plainPort: null, plain: true, testRoutes: false, host: '127.0.0.1', verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--port') args.port = Number(argv[++i]);
+    else if (a === '--plain-port') args.plainPort = Number(argv[++i]);
+    else if (a === '--no-plain') args.plain = false;
+    else if (a === '--no-isolation') args.isolatedOff = true;
+    else if (a === '--test-routes') args.testRoutes = true;
+    else if (a === '--verbose') args.verbose = true;
+    else if (a === '--help' || a === '-h') {
+      console.log('usage: serve.mjs [--port N] [--plain-port N | --no-plain] [--no-isolation] [--test-routes] [--verbose]');
+      return;
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (!fs.existsSync(path.join(webDir, 'dist', 'index.js'))) {
+    console.warn('warning: web/dist is missing; run scripts/build-web first');
+  }
+  console.log(`models from ${path.join(sharedDir(), 'models')}`);
+  const quiet = !args.verbose;
+  if (!args.isolatedOff) {
+    const s = await startServer({ port: args.port, isolated: true, testRoutes: args.testRoutes, quiet });
+    console.log(`cross-origin isolated (threads):        ${s.url}/demo/`);
+  }
+  if (args.plain || args.isolatedOff) {
+    const port = args.isolatedOff ? args.port : args.plainPort ?? (args.port === 0 ? 0 : args.port + 1);
+    const s = await startServer({ port, isolated: false, testRoutes: args.testRoutes, quiet });
+    console.log(`not isolated (single-thread fallback):  ${s.url}/demo/`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).catch((e) => {
+    console.error(e.message);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,616 @@
+// oxidize's browser API (main thread). Everything runs in a Web Worker (worker.ts); this side only
+// posts messages and turns the answers into promises and async iterators, OpenAI-style:
+//   const engine = await createEngine();
+//   await engine.load('/models/stories260K.gguf', { onProgress: (p) => console.log(p.loaded, p.total) });
+//   for await (const chunk of await engine.chat.completions.create({ messages, stream: true }))
+//     out.textContent += chunk.choices[0]?.delta.content ?? '';
+import { EngineError } from './errors.js';
+import type {
+  ChatMessage,
+  FinishReason,
+  GenerationResult,
+  LoadParams,
+  ModelInfo,
+  ModelSource,
+  PromptSpec,
+  RequestBody,
+  RequestType,
+  Response,
+  ResultMap,
+  RuntimeInfo,
+  SamplingParams,
+  TokenEvent,
+} from './protocol.js';
+
+export { EngineError } from './errors.js';
+export type {
+  ChatMessage,
+  ErrorCode,
+  FinishReason,
+  GenerationResult,
+  ModelInfo,
+  RuntimeInfo,
+  SamplingParams,
+  TokenEvent,
+} from './protocol.js';
+
+export interface EngineOptions {
+  /** Folder holding oxidize-mt.* and oxidize-st.*; default: `wasm/` beside this module. */
+  wasmBaseUrl?: string | URL;
+  /** The worker script; default: `worker.js` beside this module. */
+  workerUrl?: string | URL;
+  /** Threads of the multi-thread build; default: navigator.hardwareConcurrency (at most 16). */
+  threads?: number;
+  /** Use the single-thread build even when the page is cross-origin isolated. */
+  forceSingleThread?: boolean;
+  /** Where the worker's notes go (which build and why, cache problems); default: console. */
+  onLog?: (level: 'info' | 'warn', message: string) => void;
+}
+
+export interface LoadProgress {
+  loaded: number;
+  /** 0 when the server did not announce a length. */
+  total: number;
+  source: ModelInfo['source'];
+}
+
+export interface LoadOptions extends LoadParams {
+  onProgress?: (progress: LoadProgress) => void;
+  signal?: AbortSignal;
+  /** URL sources: reuse and fill the model cache (default true). */
+  cache?: boolean;
+  /** Blob / ArrayBuffer sources: the name used in messages (a File's own name otherwise). */
+  name?: string;
+}
+
+/** A URL (relative ones resolve against the page), a File/Blob, or bytes. An ArrayBuffer is
+ * transferred to the worker (it is detached here) so the model is never held twice. */
+export type ModelInput = string | URL | Blob | ArrayBuffer;
+
+interface RequestCommon extends SamplingParams {
+  /** Stops the generation; a stream then ends with finish_reason "abort". */
+  signal?: AbortSignal;
+  /** Accepted for OpenAI compatibility; the loaded model is always used. */
+  model?: string;
+}
+export interface ChatCompletionRequestStreaming extends RequestCommon {
+  messages: ChatMessage[];
+  stream: true;
+}
+export interface ChatCompletionRequestNonStreaming extends RequestCommon {
+  messages: ChatMessage[];
+  stream?: false | null;
+}
+export type ChatCompletionRequest = ChatCompletionRequestStreaming | ChatCompletionRequestNonStreaming;
+
+export interface CompletionRequestStreaming extends RequestCommon {
+  prompt: string | number[];
+  stream: true;
+}
+export interface CompletionRequestNonStreaming extends RequestCommon {
+  prompt: string | number[];
+  stream?: false | null;
+}
+export type CompletionRequest = CompletionRequestStreaming | CompletionRequestNonStreaming;
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Not in OpenAI's API: where the time went. */
+export interface Timings {
+  prompt_tokens: number;
+  prompt_tokens_cached: number;
+  prompt_ms: number;
+  generated_tokens: number;
+  generate_ms: number;
+  prompt_tokens_per_second: number;
+  tokens_per_second: number;
+  threads: number;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: { role?: 'assistant'; content?: string };
+    finish_reason: FinishReason | null;
+    logprobs: null;
+  }[];
+  /** Set on the last chunk only. */
+  usage?: CompletionUsage;
+  timings?: Timings;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    message: { role: 'assistant'; content: string };
+    finish_reason: FinishReason;
+    logprobs: null;
+  }[];
+  usage: CompletionUsage;
+  timings: Timings;
+}
+
+export interface CompletionChunk {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: { index: number; text: string; finish_reason: FinishReason | null; logprobs: null }[];
+  usage?: CompletionUsage;
+  timings?: Timings;
+}
+
+export interface Completion {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: { index: number; text: string; finish_reason: FinishReason; logprobs: null }[];
+  usage: CompletionUsage;
+  timings: Timings;
+}
+
+/** An async iterable of chunks; breaking out of the loop or calling abort() stops generation. */
+export interface ChunkStream<T> extends AsyncIterable<T> {
+  abort(): void;
+  /** Resolves with the whole result once the stream has ended. */
+  readonly result: Promise<GenerationResult>;
+}
+
+// ---- transport ------------------------------------------------------------------------------
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: EngineError) => void;
+  onProgress?: (p: LoadProgress) => void;
+  onDelta?: (events: TokenEvent[]) => void;
+}
+
+class Transport {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private dead: EngineError | null = null;
+
+  constructor(
+    private readonly worker: Worker,
+    private readonly onLog: (level: 'info' | 'warn', message: string) => void,
+  ) {
+    worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault?.();
+      this.fail(new EngineError('internal', `the engine worker failed: ${event.message || 'could not start it (check workerUrl)'}`));
+    };
+  }
+
+  send<T extends RequestType>(
+    body: Extract<RequestBody, { type: T }>,
+    handlers: Omit<Pending, 'resolve' | 'reject'> = {},
+    transfer: Transferable[] = [],
+  ): { id: number; promise: Promise<ResultMap[T]> } {
+    const id = this.nextId++;
+    const promise = new Promise<ResultMap[T]>((resolve, reject) => {
+      if (this.dead !== null) {
+        reject(this.dead);
+        return;
+      }
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, ...handlers });
+      this.worker.postMessage({ ...body, id }, transfer);
+    });
+    return { id, promise };
+  }
+
+  abort(target: number): void {
+    if (this.dead === null && this.pending.has(target)) {
+      this.worker.postMessage({ id: this.nextId++, type: 'abort', target });
+    }
+  }
+
+  fail(error: EngineError): void {
+    this.dead = error;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+
+  private receive(msg: Response): void {
+    if (msg.type === 'log') {
+      this.onLog(msg.level, msg.message);
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (p === undefined) return;  // an abort's own answer
+    switch (msg.type) {
+      case 'progress':
+        p.onProgress?.({ loaded: msg.loaded, total: msg.total, source: msg.source });
+        break;
+      case 'delta':
+        p.onDelta?.(msg.events);
+        break;
+      case 'result':
+        this.pending.delete(msg.id);
+        p.resolve(msg.value);
+        break;
+      case 'error':
+        this.pending.delete(msg.id);
+        p.reject(EngineError.fromWire(msg.error));
+        break;
+    }
+  }
+}
+
+// ---- streams --------------------------------------------------------------------------------
+
+/** A push queue read by one async iterator. */
+class Channel<T> implements AsyncIterator<T> {
+  private readonly items: T[] = [];
+  private waiter: ((r: IteratorResult<T>) => void) | null = null;
+  private failer: ((e: unknown) => void) | null = null;
+  private closed = false;
+  private error: unknown = null;
+
+  constructor(private readonly onReturn: () => void) {}
+
+  push(item: T): void {
+    if (this.waiter !== null) {
+      const w = this.waiter;
+      this.waiter = this.failer = null;
+      w({ value: item, done: false });
+    } else {
+      this.items.push(item);
+    }
+  }
+
+  close(error: unknown = null): void {
+    this.closed = true;
+    this.error = error;
+    if (this.waiter !== null) {
+      const w = this.waiter, f = this.failer!;
+      this.waiter = this.failer = null;
+      if (error !== null) f(error);
+      else w({ value: undefined, done: true });
+    }
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+    if (this.closed) return this.error !== null ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiter = resolve;
+      this.failer = reject;
+    });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    if (!this.closed) this.onReturn();
+    this.closed = true;
+    this.items.length = 0;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+}
+
+function timings(r: GenerationResult): Timings {
+  return {
+    prompt_tokens: r.n_prompt,
+    prompt_tokens_cached: r.n_prompt_cached,
+    prompt_ms: r.prompt_ms,
+    generated_tokens: r.n_generated,
+    generate_ms: r.generate_ms,
+    prompt_tokens_per_second: r.prompt_ms > 0 ? (r.n_prompt * 1000) / r.prompt_ms : 0,
+    tokens_per_second: r.generate_ms > 0 ? (r.n_generated * 1000) / r.generate_ms : 0,
+    threads: r.threads,
+  };
+}
+
+function usage(r: GenerationResult): CompletionUsage {
+  const prompt = r.n_prompt + r.n_prompt_cached;
+  return { prompt_tokens: prompt, completion_tokens: r.n_generated, total_tokens: prompt + r.n_generated };
+}
+
+function samplingOf(req: RequestCommon): SamplingParams {
+  const keys: (keyof SamplingParams)[] = [
+    'max_tokens', 'temperature', 'top_p', 'top_k', 'min_p', 'repeat_penalty', 'repeat_last_n', 'seed', 'stop', 'ignore_eos',
+  ];
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = req[k];
+    if (v === undefined || v === null) continue;
+    if (k === 'stop') {
+      const stop = typeof v === 'string' ? [v] : v;
+      if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) {
+        throw new EngineError('invalid_argument', 'stop must be a string or an array of strings');
+      }
+      out[k] = stop;
+    } else if (k === 'ignore_eos') {
+      out[k] = Boolean(v);
+    } else {
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new EngineError('invalid_argument', `${k} must be a finite number`);
+      out[k] = v;
+    }
+  }
+  return out as SamplingParams;
+}
+
+let completionCounter = 0;
+
+// ---- the engine -----------------------------------------------------------------------------
+
+export class Engine {
+  /** Which wasm build runs, with how many threads, and why. */
+  readonly runtime: RuntimeInfo;
+  readonly chat: {
+    completions: {
+      create(request: ChatCompletionRequestStreaming): Promise<ChunkStream<ChatCompletionChunk>>;
+      create(request: ChatCompletionRequestNonStreaming): Promise<ChatCompletion>;
+      create(request: ChatCompletionRequest): Promise<ChunkStream<ChatCompletionChunk> | ChatCompletion>;
+    };
+  };
+  readonly completions: {
+    create(request: CompletionRequestStreaming): Promise<ChunkStream<CompletionChunk>>;
+    create(request: CompletionRequestNonStreaming): Promise<Completion>;
+    create(request: CompletionRequest): Promise<ChunkStream<CompletionChunk> | Completion>;
+  };
+  /** The model cache (Cache API) of this origin. */
+  readonly cache: {
+    list(): Promise<string[]>;
+    delete(url: string | URL): Promise<void>;
+    clear(): Promise<void>;
+  };
+
+  private readonly generations = new Set<number>();
+  private modelInfo: ModelInfo | null = null;
+
+  /** Use createEngine(). */
+  constructor(private readonly transport: Transport, private readonly worker: Worker, runtime: RuntimeInfo) {
+    this.runtime = runtime;
+    const chatCreate = (req: ChatCompletionRequest) => this.createChat(req);
+    const textCreate = (req: CompletionRequest) => this.createCompletion(req);
+    this.chat = { completions: { create: chatCreate as Engine['chat']['completions']['create'] } };
+    this.completions = { create: textCreate as Engine['completions']['create'] };
+    this.cache = {
+      list: () => this.transport.send({ type: 'cache', action: { op: 'list' } }).promise,
+      delete: async (url) => {
+        await this.transport.send({ type: 'cache', action: { op: 'delete', url: new URL(url, location.href).href } }).promise;
+      },
+      clear: async () => {
+        await this.transport.send({ type: 'cache', action: { op: 'clear' } }).promise;
+      },
+    };
+  }
+
+  /** The loaded model, or null. */
+  get model(): ModelInfo | null {
+    return this.modelInfo;
+  }
+
+  /**
+   * Loads a GGUF model, replacing the current one. Rejects with EngineError: "io" (download),
+   * "invalid_file" (malformed, or sha256 mismatch), "unsupported" (architecture), "too_large" (does
+   * not fit in wasm memory), "aborted". After an error the engine has no model and can load another.
+   */
+  async load(input: ModelInput, options: LoadOptions = {}): Promise<ModelInfo> {
+    const params: LoadParams = {};
+    if (options.n_ctx !== undefined) params.n_ctx = options.n_ctx;
+    if (options.n_batch !== undefined) params.n_batch = options.n_batch;
+    if (options.sha256 !== undefined) params.sha256 = options.sha256;
+    let source: ModelSource;
+    const transfer: Transferable[] = [];
+    if (typeof input === 'string' || input instanceof URL) {
+      source = { kind: 'url', url: new URL(input, location.href).href, cache: options.cache ?? true };
+    } else if (input instanceof Blob) {
+      const name = options.name ?? (input instanceof File ? input.name : 'model.gguf');
+      source = { kind: 'blob', blob: input, name };
+    } else if (input instanceof ArrayBuffer) {
+      source = { kind: 'buffer', buffer: input, name: options.name ?? 'model.gguf' };
+      transfer.push(input);
+    } else {
+      throw new EngineError('invalid_argument', 'load() takes a URL, a File/Blob or an ArrayBuffer');
+    }
+    this.modelInfo = null;
+    const handlers = options.onProgress ? { onProgress: options.onProgress } : {};
+    const { id, promise } = this.transport.send({ type: 'load', source, params }, handlers, transfer);
+    const onAbort = () => this.transport.abort(id);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.modelInfo = await promise;
+      return this.modelInfo;
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async unload(): Promise<void> {
+    this.abort();
+    await this.transport.send({ type: 'unload' }).promise;
+    this.modelInfo = null;
+  }
+
+  /** Token ids of `text`; add_special adds BOS as the vocabulary wants, parse_special reads "<s>" etc. as control tokens. */
+  tokenize(text: string, options: { add_special?: boolean; parse_special?: boolean } = {}): Promise<number[]> {
+    return this.transport.send({
+      type: 'tokenize',
+      text,
+      add_special: options.add_special ?? true,
+      parse_special: options.parse_special ?? true,
+    }).promise;
+  }
+
+  detokenize(tokens: ArrayLike<number>, options: { render_special?: boolean } = {}): Promise<string> {
+    return this.transport.send({ type: 'detokenize', tokens: Array.from(tokens), render_special: options.render_special ?? false }).promise;
+  }
+
+  /** The prompt text the model's chat template makes of `messages`. */
+  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt = true): Promise<string> {
+    return this.transport.send({ type: 'apply_chat_template', messages, add_generation_prompt: addGenerationPrompt }).promise;
+  }
+
+  /** Low level: appends tokens to the context (after keeping only its first `keep` positions, if given). */
+  evaluate(tokens: ArrayLike<number>, options: { keep?: number } = {}): Promise<{ n_past: number }> {
+    return this.transport.send({ type: 'evaluate', tokens: Array.from(tokens), n_keep: options.keep ?? -1 }).promise;
+  }
+
+  /**
+   * Logits [n_vocab] of the last step: after a generation, the distribution its last token was
+   * sampled from; after evaluate(), the next-token distribution. Null before either.
+   */
+  getLogits(): Promise<Float32Array | null> {
+    return this.transport.send({ type: 'logits' }).promise;
+  }
+
+  /** Stops every running generation (they end with finish_reason "abort"). */
+  abort(): void {
+    for (const id of this.generations) this.transport.abort(id);
+  }
+
+  /** Stops the worker; the engine is unusable afterwards. */
+  terminate(): void {
+    this.worker.terminate();
+    this.transport.fail(new EngineError('aborted', 'the engine was terminated'));
+  }
+
+  private createChat(req: ChatCompletionRequest): Promise<ChunkStream<ChatCompletionChunk> | ChatCompletion> {
+    if (!Array.isArray(req.messages)) throw new EngineError('invalid_argument', 'messages must be an array');
+    const prompt: PromptSpec = { kind: 'chat', messages: req.messages.map((m) => ({ role: m.role, content: m.content })) };
+    const id = `chatcmpl-${Date.now().toString(36)}-${++completionCounter}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = this.modelInfo?.name ?? '';
+    if (req.stream) {
+      let first = true;
+      return Promise.resolve(
+        this.stream<ChatCompletionChunk>(prompt, req, (text, finish, result) => {
+          const delta: { role?: 'assistant'; content?: string } = {};
+          if (first) delta.role = 'assistant';
+          if (text !== null) delta.content = text;
+          first = false;
+          const chunk: ChatCompletionChunk = {
+            id, object: 'chat.completion.chunk', created, model,
+            choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+          };
+          if (result !== null) {
+            chunk.usage = usage(result);
+            chunk.timings = timings(result);
+          }
+          return chunk;
+        }),
+      );
+    }
+    return this.run(prompt, req).then((r) => ({
+      id, object: 'chat.completion', created, model,
+      choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish_reason, logprobs: null }],
+      usage: usage(r),
+      timings: timings(r),
+    }));
+  }
+
+  private createCompletion(req: CompletionRequest): Promise<ChunkStream<CompletionChunk> | Completion> {
+    const prompt: PromptSpec =
+      typeof req.prompt === 'string' ? { kind: 'text', text: req.prompt } : { kind: 'tokens', tokens: Array.from(req.prompt) };
+    const id = `cmpl-${Date.now().toString(36)}-${++completionCounter}`;
+    const created = Math.floor(Date.now() / 1000);
+    const model = this.modelInfo?.name ?? '';
+    if (req.stream) {
+      return Promise.resolve(
+        this.stream<CompletionChunk>(prompt, req, (text, finish, result) => {
+          const chunk: CompletionChunk = {
+            id, object: 'text_completion', created, model,
+            choices: [{ index: 0, text: text ?? '', finish_reason: finish, logprobs: null }],
+          };
+          if (result !== null) {
+            chunk.usage = usage(result);
+            chunk.timings = timings(result);
+          }
+          return chunk;
+        }),
+      );
+    }
+    return this.run(prompt, req).then((r) => ({
+      id, object: 'text_completion', created, model,
+      choices: [{ index: 0, text: r.text, finish_reason: r.finish_reason, logprobs: null }],
+      usage: usage(r),
+      timings: timings(r),
+    }));
+  }
+
+  private start(prompt: PromptSpec, req: RequestCommon, onDelta?: (events: TokenEvent[]) => void) {
+    const params = samplingOf(req);
+    const { id, promise } = this.transport.send({ type: 'generate', prompt, params }, onDelta ? { onDelta } : {});
+    this.generations.add(id);
+    const onAbort = () => this.transport.abort(id);
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    const done = promise.finally(() => {
+      this.generations.delete(id);
+      req.signal?.removeEventListener('abort', onAbort);
+    });
+    return { id, done };
+  }
+
+  private run(prompt: PromptSpec, req: RequestCommon): Promise<GenerationResult> {
+    return this.start(prompt, req).done;
+  }
+
+  private stream<T>(
+    prompt: PromptSpec,
+    req: RequestCommon,
+    make: (text: string | null, finish: FinishReason | null, result: GenerationResult | null) => T,
+  ): ChunkStream<T> {
+    let id = -1;
+    const channel = new Channel<T>(() => this.transport.abort(id));
+    const started = this.start(prompt, req, (events) => {
+      for (const e of events) if (e.text !== '') channel.push(make(e.text, null, null));
+    });
+    id = started.id;
+    const result = started.done.then(
+      (r) => {
+        channel.push(make(null, r.finish_reason, r));
+        channel.close();
+        return r;
+      },
+      (e: unknown) => {
+        channel.close(e);
+        throw e;
+      },
+    );
+    result.catch(() => {});  // surfaced through the iterator; avoid an unhandled rejection here
+    return {
+      [Symbol.asyncIterator]: () => channel,
+      abort: () => this.transport.abort(id),
+      result,
+    };
+  }
+}
+
+/** Starts the worker and the wasm build this page can run (threads when cross-origin isolated). */
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
+  const wasmBaseUrl = new URL(options.wasmBaseUrl ?? new URL('./wasm/', import.meta.url), location.href).href;
+  const onLog =
+    options.onLog ?? ((level: 'info' | 'warn', message: string) => (level === 'warn' ? console.warn(message) : console.info(message)));
+  const worker = new Worker(workerUrl, { type: 'module', name: 'oxidize' });
+  const transport = new Transport(worker, onLog);
+  try {
+    const runtime = await transport.send({
+      type: 'init',
+      options: {
+        wasmBaseUrl: wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`,
+        threads: options.threads ?? 0,
+        forceSingleThread: options.forceSingleThread ?? false,
+      },
+    }).promise;
+    return new Engine(transport, worker, runtime);
+  } catch (e) {
+    worker.terminate();
+    throw e;
+  }
+}

@@ -1,0 +1,168 @@
+// The worker protocol: every message between the main thread (index.ts) and the engine worker
+// (worker.ts), as discriminated unions. Requests carry an id; the worker answers each with exactly
+// one `result` or `error`, after any number of `progress` / `delta` messages for that id.
+
+/** Error categories: the core's (core/base/status.h) plus none of our own. */
+export type ErrorCode =
+  | 'invalid_argument'
+  | 'invalid_file'
+  | 'unsupported'
+  | 'out_of_range'
+  | 'too_large'
+  | 'io'
+  | 'aborted'
+  | 'internal';
+
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** Where a model's bytes come from. Blobs are posted by reference, ArrayBuffers transferred. */
+export type ModelSource =
+  | { kind: 'url'; url: string; cache: boolean }
+  | { kind: 'blob'; blob: Blob; name: string }
+  | { kind: 'buffer'; buffer: ArrayBuffer; name: string };
+
+export interface InitOptions {
+  /** Absolute URL of the folder holding oxidize-mt.js / oxidize-st.js and their .wasm. */
+  wasmBaseUrl: string;
+  /** Threads of the multi-threaded build (the worker's own included); 0: from hardwareConcurrency. */
+  threads: number;
+  /** Use the single-thread build even when the page is cross-origin isolated. */
+  forceSingleThread: boolean;
+}
+
+export interface RuntimeInfo {
+  build: 'multi-thread' | 'single-thread';
+  /** Threads a session uses (1 in the single-thread build). */
+  threads: number;
+  /** Why this build was chosen (e.g. "the page is not cross-origin isolated: ..."). */
+  reason: string;
+  crossOriginIsolated: boolean;
+  /** Kernel family compiled in ("simd128"). */
+  kernels: string;
+  /** Upper bound of wasm memory in bytes (4 GiB for wasm32). */
+  maxMemory: number;
+}
+
+export interface LoadParams {
+  /** Context length; 0 or absent: the model's, capped at 4096. */
+  n_ctx?: number;
+  n_batch?: number;
+  /** Expected SHA-256 (hex) of the file; checked before parsing, and on every cache hit. */
+  sha256?: string;
+}
+
+export interface ModelInfo {
+  name: string;
+  arch: string;
+  n_vocab: number;
+  n_ctx_train: number;
+  n_ctx: number;
+  n_embd: number;
+  n_layer: number;
+  n_head: number;
+  n_head_kv: number;
+  n_threads: number;
+  size_bytes: number;
+  bos_id: number;
+  eos_id: number;
+  has_chat_template: boolean;
+  kernels: string;
+  /** Where the bytes came from this time. */
+  source: 'network' | 'cache' | 'blob' | 'buffer';
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | (string & {});
+  content: string;
+}
+
+/** Sampling and stopping, named as in OpenAI's API (plus llama.cpp's top_k / min_p / penalties). */
+export interface SamplingParams {
+  /** Tokens to generate at most; absent or -1: until end of generation or a full context. */
+  max_tokens?: number;
+  /** 0: greedy (argmax). Default 0.8. */
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  min_p?: number;
+  repeat_penalty?: number;
+  repeat_last_n?: number;
+  /** Same seed, same parameters, same prompt: same tokens (here and in the native CLI). */
+  seed?: number;
+  stop?: string[];
+  ignore_eos?: boolean;
+}
+
+export type PromptSpec =
+  | { kind: 'chat'; messages: ChatMessage[] }
+  | { kind: 'text'; text: string }
+  | { kind: 'tokens'; tokens: number[] };
+
+/** One generated token and the text it completed (may be empty while a character is pending). */
+export interface TokenEvent {
+  /** -1 for text released at the end (a held-back partial character or stop-string prefix). */
+  token: number;
+  text: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'abort';
+
+export interface GenerationResult {
+  text: string;
+  tokens: number[];
+  finish_reason: FinishReason;
+  n_prompt: number;
+  n_prompt_cached: number;
+  n_generated: number;
+  prompt_ms: number;
+  generate_ms: number;
+  threads: number;
+}
+
+export type CacheOp = { op: 'list' } | { op: 'delete'; url: string } | { op: 'clear' };
+
+/** Main thread -> worker. */
+export type Request =
+  | { id: number; type: 'init'; options: InitOptions }
+  | { id: number; type: 'load'; source: ModelSource; params: LoadParams }
+  | { id: number; type: 'unload' }
+  | { id: number; type: 'tokenize'; text: string; add_special: boolean; parse_special: boolean }
+  | { id: number; type: 'detokenize'; tokens: number[]; render_special: boolean }
+  | { id: number; type: 'apply_chat_template'; messages: ChatMessage[]; add_generation_prompt: boolean }
+  | { id: number; type: 'generate'; prompt: PromptSpec; params: SamplingParams }
+  | { id: number; type: 'evaluate'; tokens: number[]; n_keep: number }
+  | { id: number; type: 'logits' }
+  | { id: number; type: 'cache'; action: CacheOp }
+  /** Stops request `target` (a load or a generation); answered at once with result null. */
+  | { id: number; type: 'abort'; target: number };
+
+export type RequestType = Request['type'];
+
+/** What each request's `result` carries. */
+export interface ResultMap {
+  init: RuntimeInfo;
+  load: ModelInfo;
+  unload: null;
+  tokenize: number[];
+  detokenize: string;
+  apply_chat_template: string;
+  generate: GenerationResult;
+  evaluate: { n_past: number };
+  logits: Float32Array | null;
+  cache: string[];
+  abort: null;
+}
+
+/** Worker -> main thread. */
+export type Response =
+  | { id: number; type: 'result'; value: ResultMap[RequestType] }
+  | { id: number; type: 'error'; error: WireError }
+  | { id: number; type: 'progress'; loaded: number; total: number; source: ModelInfo['source'] }
+  | { id: number; type: 'delta'; events: TokenEvent[] }
+  | { id: -1; type: 'log'; level: 'info' | 'warn'; message: string };
+
+/** A request without its id, as the client builds it. */
+export type RequestBody = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;

@@ -1,0 +1,76 @@
+// Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
+import type { ErrorCode } from './protocol.js';
+
+export interface WasmError {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+}
+export type WasmResult<T> = ({ ok: true } & T) | WasmError;
+
+export interface WasmModelInfo {
+  name: string;
+  arch: string;
+  n_vocab: number;
+  n_ctx_train: number;
+  n_ctx: number;
+  n_embd: number;
+  n_layer: number;
+  n_head: number;
+  n_head_kv: number;
+  n_threads: number;
+  size_bytes: number;
+  bos_id: number;
+  eos_id: number;
+  has_chat_template: boolean;
+  kernels: string;
+}
+
+export interface WasmStats {
+  n_prompt: number;
+  n_prompt_cached: number;
+  n_generated: number;
+  prompt_ms: number;
+  generate_ms: number;
+  finish_reason: 'stop' | 'length' | 'abort';
+}
+
+export interface WasmStep {
+  events: { token: number; text: string }[];
+  done: boolean;
+  stats: WasmStats;
+}
+
+export interface WasmEngine {
+  runtime(): { ok: true; threaded: boolean; kernels: string; max_memory: number };
+  reserve(size: number): WasmResult<{ ptr: number }>;
+  release(): void;
+  bufferView(offset: number, length: number): Uint8Array | null;
+  modelView(offset: number, length: number): Uint8Array | null;
+  bufferSha256(): string;
+  load(name: string, options: { n_ctx: number; n_batch: number; n_threads: number }): WasmResult<WasmModelInfo>;
+  unload(): void;
+  info(): WasmResult<WasmModelInfo>;
+  tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): WasmResult<{ tokens: Int32Array }>;
+  detokenize(tokens: Int32Array, renderSpecial: boolean): WasmResult<{ text: string }>;
+  applyChatTemplate(messagesJson: string, addGenerationPrompt: boolean): WasmResult<{ text: string }>;
+  begin(prompt: Int32Array, options: Record<string, unknown>): WasmResult<{ stats: WasmStats }>;
+  step(maxEvents: number, budgetMs: number): WasmResult<WasmStep>;
+  abort(): WasmResult<WasmStep>;
+  evaluate(tokens: Int32Array, nKeep: number): WasmResult<{ n_past: number }>;
+  logits(): Float32Array | null;
+  delete(): void;
+}
+
+export interface OxidizeModule {
+  Engine: new () => WasmEngine;
+}
+
+export interface ModuleArgs {
+  /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt). */
+  oxidizePoolSize?: number;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+export type ModuleFactory = (args: ModuleArgs) => Promise<OxidizeModule>;

@@ -1,0 +1,475 @@
+// The engine worker: owns the wasm module and runs every engine call, so the page's thread only
+// posts messages. Requests run one at a time in arrival order; `abort` is handled at once.
+// Generation runs in short steps with a return to the event loop between them, which is how an
+// abort message gets through without SharedArrayBuffer (the single-thread build has none).
+import { EngineError, toWireError } from './errors.js';
+import type {
+  ChatMessage,
+  InitOptions,
+  LoadParams,
+  ModelInfo,
+  ModelSource,
+  PromptSpec,
+  Request,
+  RequestType,
+  Response,
+  ResultMap,
+  RuntimeInfo,
+  SamplingParams,
+  TokenEvent,
+  GenerationResult,
+} from './protocol.js';
+import * as modelCache from './cache.js';
+import type { ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
+
+interface WorkerScope {
+  postMessage(message: Response, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<Request>) => void) | null;
+  crossOriginIsolated?: boolean;
+}
+const scope = globalThis as unknown as WorkerScope;
+
+function post(message: Response, transfer: Transferable[] = []): void {
+  scope.postMessage(message, transfer);
+}
+
+function log(level: 'info' | 'warn', message: string): void {
+  post({ id: -1, type: 'log', level, message });
+}
+
+// ---- runtime: which build, how many threads -------------------------------------------------
+
+let initOptions: InitOptions | null = null;
+let runtime: RuntimeInfo | null = null;
+let wasm: OxidizeModule | null = null;
+let engine: WasmEngine | null = null;
+
+// A module using one SIMD128 instruction (i8x16.splat): validates only where wasm SIMD is supported.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+async function importFactory(file: string): Promise<ModuleFactory> {
+  const url = new URL(file, initOptions!.wasmBaseUrl).href;
+  const mod = (await import(/* @vite-ignore */ url)) as { default: ModuleFactory };
+  return mod.default;
+}
+
+async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
+  initOptions = options;
+  if (!WebAssembly.validate(SIMD_PROBE)) {
+    throw new EngineError('unsupported', 'this browser does not support WebAssembly SIMD128, which oxidize needs');
+  }
+  const isolated = scope.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+  let reason: string;
+  if (options.forceSingleThread) {
+    reason = 'single-thread build requested (forceSingleThread)';
+  } else if (!isolated) {
+    reason =
+      'the page is not cross-origin isolated, so SharedArrayBuffer and threads are unavailable; serve it with ' +
+      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' to use threads";
+  } else {
+    const hardware = typeof navigator !== 'undefined' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 4;
+    const threads = options.threads > 0 ? Math.min(options.threads, 64) : Math.min(hardware, 16);
+    try {
+      const factory = await importFactory('oxidize-mt.js');
+      wasm = await factory({ oxidizePoolSize: threads - 1, printErr: (t) => log('warn', t) });
+      engine = new wasm.Engine();
+      const r = engine.runtime();
+      return finishRuntime({
+        build: 'multi-thread',
+        threads,
+        reason: `cross-origin isolated: ${threads} threads (navigator.hardwareConcurrency = ${hardware})`,
+        crossOriginIsolated: true,
+        kernels: r.kernels,
+        maxMemory: r.max_memory,
+      });
+    } catch (e) {
+      wasm = null;
+      engine = null;
+      reason = `the multi-thread build failed to start (${toWireError(e).message})`;
+    }
+  }
+  const factory = await importFactory('oxidize-st.js');
+  wasm = await factory({ printErr: (t) => log('warn', t) });
+  engine = new wasm.Engine();
+  const r = engine.runtime();
+  log('info', `oxidize: using the single-thread build: ${reason}`);
+  return finishRuntime({
+    build: 'single-thread',
+    threads: 1,
+    reason,
+    crossOriginIsolated: isolated,
+    kernels: r.kernels,
+    maxMemory: r.max_memory,
+  });
+}
+
+function finishRuntime(info: RuntimeInfo): RuntimeInfo {
+  runtime = info;
+  if (info.build === 'multi-thread') log('info', `oxidize: using the multi-thread build: ${info.reason}`);
+  return info;
+}
+
+// A trap or abort inside wasm leaves the module unusable: drop it and start a fresh one next time.
+async function ensureEngine(): Promise<WasmEngine> {
+  if (engine !== null) return engine;
+  if (initOptions === null) throw new EngineError('internal', 'the worker was not initialised');
+  await startRuntime(initOptions);
+  return engine!;
+}
+
+function call<T>(fn: (e: WasmEngine) => WasmResult<T>): { ok: true } & T {
+  if (engine === null) throw new EngineError('internal', 'the engine is not running');
+  let result: WasmResult<T>;
+  try {
+    result = fn(engine);
+  } catch (e) {
+    engine = null;
+    wasm = null;
+    currentModel = null;
+    throw new EngineError(
+      'internal',
+      `the engine crashed (${toWireError(e).message}); it will restart on the next call and the model must be loaded again`,
+    );
+  }
+  if (!result.ok) throw new EngineError(result.code, result.message);
+  return result;
+}
+
+// ---- model loading --------------------------------------------------------------------------
+
+let currentModel: ModelInfo | null = null;
+
+function reportProgress(id: number, source: ModelInfo['source']) {
+  let last = 0;
+  return (loaded: number, total: number, force = false) => {
+    const now = Date.now();
+    if (force || now - last >= 50) {
+      last = now;
+      post({ id, type: 'progress', loaded, total, source });
+    }
+  };
+}
+
+/** Copies a byte stream into the reserved wasm buffer of `total` bytes (known in advance). */
+async function writeStream(
+  eng: WasmEngine,
+  total: number,
+  stream: ReadableStream<Uint8Array>,
+  what: string,
+  signal: AbortSignal,
+  progress: (loaded: number, total: number, force?: boolean) => void,
+): Promise<void> {
+  call((e) => e.reserve(total));
+  const reader = stream.getReader();
+  let offset = 0;
+  try {
+    for (;;) {
+      if (signal.aborted) throw new EngineError('aborted', `loading ${what} was aborted after ${offset} of ${total} bytes`);
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        if (signal.aborted) throw new EngineError('aborted', `loading ${what} was aborted after ${offset} of ${total} bytes`);
+        throw new EngineError('io', `reading ${what} failed after ${offset} of ${total} bytes: ${toWireError(e).message}`);
+      }
+      if (chunk.done) break;
+      const bytes = chunk.value;
+      if (offset + bytes.length > total) {
+        throw new EngineError('io', `${what} sent more than the announced ${total} bytes`);
+      }
+      const view = eng.bufferView(offset, bytes.length);
+      if (view === null) throw new EngineError('internal', 'the model buffer is gone');
+      view.set(bytes);
+      offset += bytes.length;
+      progress(offset, total);
+    }
+    if (offset !== total) {
+      throw new EngineError('io', `${what} ended after ${offset} of ${total} bytes: the download is incomplete`);
+    }
+    progress(offset, total, true);
+  } catch (e) {
+    eng.release();
+    reader.cancel().catch(() => {});
+    throw e;
+  }
+}
+
+/** For responses without a usable Content-Length: gather the chunks, then copy them in once. */
+async function writeUnknownLength(
+  eng: WasmEngine,
+  stream: ReadableStream<Uint8Array>,
+  what: string,
+  signal: AbortSignal,
+  progress: (loaded: number, total: number, force?: boolean) => void,
+): Promise<void> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (e) {
+      if (signal.aborted) throw new EngineError('aborted', `loading ${what} was aborted after ${size} bytes`);
+      throw new EngineError('io', `reading ${what} failed after ${size} bytes: ${toWireError(e).message}`);
+    }
+    if (chunk.done) break;
+    chunks.push(chunk.value);
+    size += chunk.value.length;
+    progress(size, 0);
+  }
+  call((e) => e.reserve(size));
+  let offset = 0;
+  for (const c of chunks) {
+    eng.bufferView(offset, c.length)!.set(c);
+    offset += c.length;
+  }
+  progress(size, size, true);
+}
+
+function checkSha256(eng: WasmEngine, expected: string | undefined, what: string): string | null {
+  if (expected === undefined || expected === '') return null;
+  const want = expected.trim().toLowerCase();
+  const got = eng.bufferSha256();
+  if (got !== want) {
+    eng.release();
+    throw new EngineError('invalid_file', `${what}: sha256 mismatch (expected ${want}, got ${got}): the file is corrupt or incomplete`);
+  }
+  return got;
+}
+
+function openModel(eng: WasmEngine, name: string, params: LoadParams, source: ModelInfo['source']): ModelInfo {
+  const info = call((e) =>
+    e.load(name, { n_ctx: params.n_ctx ?? 0, n_batch: params.n_batch ?? 512, n_threads: runtime?.threads ?? 1 }),
+  );
+  const { ok: _ok, ...fields } = info;
+  currentModel = { ...fields, source };
+  return currentModel;
+}
+
+async function loadFromUrl(id: number, url: string, useCache: boolean, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
+  const eng = await ensureEngine();
+  const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+  const cacheOn = useCache && modelCache.cacheAvailable();
+  if (useCache && !cacheOn) log('warn', 'oxidize: the Cache API is unavailable here (not a secure context?): models are not cached');
+  if (cacheOn) {
+    const hit = await modelCache.lookupModel(url, (m) => log('warn', `oxidize: ${m}`));
+    if (hit !== null) {
+      try {
+        await writeStream(eng, hit.length, hit.blob.stream(), `the cached copy of ${url}`, signal, reportProgress(id, 'cache'));
+        checkSha256(eng, params.sha256, `the cached copy of ${url}`);
+        return openModel(eng, name, params, 'cache');
+      } catch (e) {
+        // Only a damaged copy is worth downloading again; an abort or a too-large model is final.
+        const code = toWireError(e).code;
+        if (code === 'aborted' || code === 'too_large' || code === 'internal') throw e;
+        log('warn', `oxidize: the cached copy of ${url} is unusable (${toWireError(e).message}); downloading it again`);
+        await modelCache.deleteModel(url);
+      }
+    }
+  }
+  let response: globalThis.Response;
+  try {
+    response = await fetch(url, { signal });
+  } catch (e) {
+    if (signal.aborted) throw new EngineError('aborted', `loading ${url} was aborted`);
+    throw new EngineError('io', `could not fetch ${url}: ${toWireError(e).message}`);
+  }
+  if (!response.ok || response.body === null) {
+    throw new EngineError('io', `could not fetch ${url}: HTTP ${response.status} ${response.statusText}`);
+  }
+  const encoding = response.headers.get('content-encoding');
+  const lengthHeader = response.headers.get('content-length');
+  const total = lengthHeader !== null && (encoding === null || encoding === 'identity') ? Number(lengthHeader) : NaN;
+  const progress = reportProgress(id, 'network');
+  if (Number.isSafeInteger(total) && total > 0) {
+    try {
+      await writeStream(eng, total, response.body, url, signal, progress);
+    } catch (e) {
+      response.body.cancel().catch(() => {});
+      throw e;
+    }
+  } else {
+    await writeUnknownLength(eng, response.body, url, signal, progress);
+  }
+  const sha = checkSha256(eng, params.sha256, url);
+  const info = openModel(eng, name, params, 'network');
+  if (cacheOn) {
+    try {
+      await modelCache.storeModel(url, info.size_bytes, sha, (offset, size) => {
+        const view = eng.modelView(offset, size);
+        if (view === null) throw new Error('the model was unloaded while being cached');
+        return view.slice();
+      });
+    } catch (e) {
+      log('warn', `oxidize: could not cache ${url}: ${toWireError(e).message}`);
+    }
+  }
+  return info;
+}
+
+async function handleLoad(id: number, source: ModelSource, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
+  const eng = await ensureEngine();
+  eng.unload();
+  currentModel = null;
+  switch (source.kind) {
+    case 'url':
+      return loadFromUrl(id, source.url, source.cache, params, signal);
+    case 'blob':
+      await writeStream(eng, source.blob.size, source.blob.stream(), source.name, signal, reportProgress(id, 'blob'));
+      checkSha256(eng, params.sha256, source.name);
+      return openModel(eng, source.name, params, 'blob');
+    case 'buffer': {
+      const bytes = new Uint8Array(source.buffer);
+      call((e) => e.reserve(bytes.length));
+      eng.bufferView(0, bytes.length)!.set(bytes);
+      post({ id, type: 'progress', loaded: bytes.length, total: bytes.length, source: 'buffer' });
+      checkSha256(eng, params.sha256, source.name);
+      return openModel(eng, source.name, params, 'buffer');
+    }
+  }
+}
+
+// ---- generation -----------------------------------------------------------------------------
+
+// Returning to the event loop through a MessageChannel costs microseconds (setTimeout clamps to 4 ms).
+const yieldChannel = new MessageChannel();
+let yieldResume: (() => void) | null = null;
+yieldChannel.port1.onmessage = () => {
+  const resume = yieldResume;
+  yieldResume = null;
+  resume?.();
+};
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    yieldResume = resolve;
+    yieldChannel.port2.postMessage(null);
+  });
+}
+
+function requireModel(): WasmEngine {
+  if (engine === null || currentModel === null) throw new EngineError('invalid_argument', 'no model is loaded: call load() first');
+  return engine;
+}
+
+function promptTokens(eng: WasmEngine, prompt: PromptSpec): Int32Array {
+  switch (prompt.kind) {
+    case 'chat': {
+      const text = call((e) => e.applyChatTemplate(JSON.stringify(prompt.messages), true)).text;
+      // Templates write BOS themselves (as the CLI's --chat does).
+      return call((e) => e.tokenize(text, false, true)).tokens;
+    }
+    case 'text':
+      return call((e) => e.tokenize(prompt.text, true, true)).tokens;
+    case 'tokens':
+      return Int32Array.from(prompt.tokens);
+  }
+}
+
+async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingParams, signal: AbortSignal): Promise<GenerationResult> {
+  const eng = requireModel();
+  const tokens = promptTokens(eng, prompt);
+  call((e) => e.begin(tokens, { ...params }));
+  let text = '';
+  const generated: number[] = [];
+  const emit = (events: TokenEvent[]) => {
+    if (events.length === 0) return;
+    for (const ev of events) {
+      text += ev.text;
+      if (ev.token >= 0) generated.push(ev.token);
+    }
+    post({ id, type: 'delta', events });
+  };
+  for (;;) {
+    const step = signal.aborted ? call((e) => e.abort()) : call((e) => e.step(256, 20));
+    emit(step.events);
+    if (step.done) {
+      const s = step.stats;
+      return {
+        text,
+        tokens: generated,
+        finish_reason: s.finish_reason,
+        n_prompt: s.n_prompt,
+        n_prompt_cached: s.n_prompt_cached,
+        n_generated: s.n_generated,
+        prompt_ms: s.prompt_ms,
+        generate_ms: s.generate_ms,
+        threads: currentModel?.n_threads ?? 1,
+      };
+    }
+    await yieldToEventLoop();
+  }
+}
+
+// ---- dispatch -------------------------------------------------------------------------------
+
+const running = new Map<number, AbortController>();
+let queue: Promise<void> = Promise.resolve();
+
+async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[RequestType], Transferable[]]> {
+  if (signal.aborted) throw new EngineError('aborted', `${req.type} was aborted before it started`);
+  switch (req.type) {
+    case 'init':
+      return [await startRuntime(req.options), []];
+    case 'load':
+      return [await handleLoad(req.id, req.source, req.params, signal), []];
+    case 'unload':
+      engine?.unload();
+      currentModel = null;
+      return [null, []];
+    case 'tokenize':
+      requireModel();
+      return [Array.from(call((e) => e.tokenize(req.text, req.add_special, req.parse_special)).tokens), []];
+    case 'detokenize':
+      requireModel();
+      return [call((e) => e.detokenize(Int32Array.from(req.tokens), req.render_special)).text, []];
+    case 'apply_chat_template': {
+      requireModel();
+      const messages: ChatMessage[] = req.messages;
+      return [call((e) => e.applyChatTemplate(JSON.stringify(messages), req.add_generation_prompt)).text, []];
+    }
+    case 'generate':
+      return [await handleGenerate(req.id, req.prompt, req.params, signal), []];
+    case 'evaluate': {
+      requireModel();
+      const { n_past } = call((e) => e.evaluate(Int32Array.from(req.tokens), req.n_keep));
+      return [{ n_past }, []];
+    }
+    case 'logits': {
+      requireModel();
+      const logits = engine!.logits();
+      return [logits, logits ? [logits.buffer] : []];
+    }
+    case 'cache': {
+      const a = req.action;
+      if (a.op === 'delete') await modelCache.deleteModel(a.url);
+      if (a.op === 'clear') await modelCache.clearModels();
+      return [await modelCache.listModels(), []];
+    }
+    case 'abort':
+      return [null, []];
+  }
+}
+
+scope.onmessage = (event: MessageEvent<Request>) => {
+  const req = event.data;
+  if (req.type === 'abort') {
+    running.get(req.target)?.abort();
+    post({ id: req.id, type: 'result', value: null });
+    return;
+  }
+  const controller = new AbortController();
+  running.set(req.id, controller);
+  queue = queue.then(async () => {
+    try {
+      const [value, transfer] = await handle(req, controller.signal);
+      post({ id: req.id, type: 'result', value }, transfer);
+    } catch (e) {
+      post({ id: req.id, type: 'error', error: toWireError(e) });
+    } finally {
+      running.delete(req.id);
+    }
+  });
+};
