@@ -16,6 +16,7 @@ Status cmd_template(Args& args);
 Status cmd_quantize(Args& args);
 Status cmd_synth(Args& args);
 Status cmd_bench(Args& args);
+Status cmd_chat(Args& args);
 
 // Shared by run/logits/bench: -m, -c, -t, -b, --isa.
 struct LoadedSession {

@@ -12,6 +12,7 @@ constexpr const char* kUsage =
     "  run       -m MODEL [-p PROMPT | -f FILE] [-n N] [-t THREADS] [-c CTX] [--temp T] [--top-k K]\n"
     "            [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--seed S] [--ids]\n"
     "            [--chat [--system TEXT]] [--stop S]... [--isa scalar|avx2|avx512|...]\n"
+    "  chat      -m MODEL [--system TEXT] [-n N] [--temp T]   interactive, with the model's chat template\n"
     "  logits    -m MODEL [-p PROMPT] [--top K]          top-K `id logit` after the prompt\n"
     "  inspect   MODEL.gguf                              metadata and tensor table\n"
     "  tokenize  -m MODEL (-p TEXT | -f FILE | --stdin) [--ids] [--no-bos] [--no-parse-special]\n"
@@ -31,6 +32,7 @@ constexpr Command kCommands[] = {
     {"run", ox::cli::cmd_run},           {"logits", ox::cli::cmd_logits},     {"inspect", ox::cli::cmd_inspect},
     {"tokenize", ox::cli::cmd_tokenize}, {"template", ox::cli::cmd_template}, {"quantize", ox::cli::cmd_quantize},
     {"synth", ox::cli::cmd_synth},       {"bench", ox::cli::cmd_bench},
+    {"chat", ox::cli::cmd_chat},
 };
 
 }  // namespace

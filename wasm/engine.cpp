@@ -100,18 +100,7 @@ Result<std::vector<int32_t>> Engine::tokenize(std::string_view text, bool add_sp
 
 Result<std::string> Engine::detokenize(std::span<const int32_t> tokens, bool render_special) const {
   OX_TRY(require_model());
-  const tok::Tokenizer& tokenizer = model_->tokenizer();
-  const int n_vocab = model_->hparams().n_vocab;
-  std::string text;
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    if (tokens[i] < 0 || tokens[i] >= n_vocab) {
-      return error(ErrorCode::kInvalidArgument, strfmt("token %d at index %zu is out of range (vocabulary has %d tokens)",
-                                                       tokens[i], i, n_vocab));
-    }
-    OX_ASSIGN_OR_RETURN(std::string piece, tokenizer.token_to_piece(tokens[i], render_special));
-    text += piece;
-  }
-  return text;
+  return model_->tokenizer().decode(tokens, render_special);
 }
 
 Result<std::string> Engine::apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const {

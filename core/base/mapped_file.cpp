@@ -120,7 +120,9 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   return file;
 }
 
-MappedFile::~MappedFile() { std::free(const_cast<uint8_t*>(data_)); }
+MappedFile::~MappedFile() {
+  if (!mapped_) std::free(const_cast<uint8_t*>(data_));  // never mapped here: always our malloc
+}
 
 #endif
 

@@ -24,6 +24,9 @@ Result<bool> call_test(Interp& in, std::string_view name, const Value& input, Ca
 // immutable sandbox forbids (append, update, ...), or nullopt when there is no such method.
 std::optional<Value> bound_method(const Value& obj, const std::string& name);
 
+// strftime(fmt) for a fixed time, C locale (what strftime_now() returns).
+std::string format_time(const DateTime& t, std::string_view fmt);
+
 // Puts range, dict, namespace, raise_exception, strftime_now, joiner, cycler into `scope`.
 void add_globals(Scope* scope);
 

@@ -29,9 +29,12 @@ void Scope::set(const std::string& name, Value v) {
 Interp::~Interp() {
   // Namespaces may hold themselves or each other (ns.a = ns): empty them so the shared
   // pointers can be freed.
+  // Hold every namespace first so that clearing one cannot free a long chain recursively.
+  std::vector<std::shared_ptr<Namespace>> alive;
   for (auto& weak : namespaces_) {
-    if (auto ns = weak.lock()) ns->attrs.clear();
+    if (auto ns = weak.lock()) alive.push_back(std::move(ns));
   }
+  for (auto& ns : alive) ns->attrs.clear();
 }
 
 Value Interp::make_namespace() {
@@ -211,30 +214,23 @@ Result<ValueList> Interp::iterate(const Value& v) {
 Status Interp::exec_for(const Stmt& s, const ScopePtr& scope) {
   Result<Value> seq = eval(*s.expr, scope);
   if (!seq.ok()) return seq.status();
-  OX_ASSIGN_OR_RETURN(ValueList items, iterate(*seq));
-  if (s.filter_cond) {  // `for x in xs if cond`: filtered before loop.* sees the items
-    ValueList kept;
-    for (Value& item : items) {
-      OX_TRY(charge_steps(1));
-      auto probe = std::make_shared<Scope>();
-      probe->parent = scope;
-      OX_TRY(assign(*s.target, item, probe));
-      Result<Value> keep = eval(*s.filter_cond, probe);
-      if (!keep.ok()) return keep.status();
-      if (truthy(*keep)) kept.push_back(std::move(item));
-    }
-    items = std::move(kept);
+  std::shared_ptr<const ListData> data;
+  if (seq->is_sequence() && !s.filter_cond) {
+    data = seq->list_data();  // shared, not copied
+  } else {
+    OX_ASSIGN_OR_RETURN(ValueList items, iterate(*seq));
+    if (s.filter_cond) OX_TRY(filter_items(s, scope, &items));
+    data = Value::list(std::move(items)).list_data();
   }
-  if (items.empty()) {
+  if (data->items.empty()) {
     auto inner = std::make_shared<Scope>();
     inner->parent = scope;
     return exec(s.else_body, inner);
   }
   auto loop = std::make_shared<LoopState>();
-  const Value* outer = scope->find("loop");
-  if (outer != nullptr && outer->kind() == Kind::kLoop) loop->depth0 = outer->as<LoopState>()->depth0 + 1;
+  // loop.depth counts recursive-loop levels, so a plain nested loop is still at depth 1.
+  loop->items = std::move(data);
   const Value loop_value = Value::object(Kind::kLoop, loop);
-  loop->items = std::make_shared<ListData>(ListData{std::move(items), 1});
   const ValueList& list = loop->items->items;
   for (size_t i = 0; i < list.size(); ++i) {
     OX_TRY(charge_steps(1));
@@ -250,6 +246,22 @@ Status Interp::exec_for(const Stmt& s, const ScopePtr& scope) {
     }
     flow_ = Flow::kNormal;
   }
+  return Status::ok();
+}
+
+// `for x in xs if cond`: items are filtered before loop.* sees them.
+Status Interp::filter_items(const Stmt& s, const ScopePtr& scope, ValueList* items) {
+  ValueList kept;
+  for (Value& item : *items) {
+    OX_TRY(charge_steps(1));
+    auto probe = std::make_shared<Scope>();
+    probe->parent = scope;
+    OX_TRY(assign(*s.target, item, probe));
+    Result<Value> keep = eval(*s.filter_cond, probe);
+    if (!keep.ok()) return keep.status();
+    if (truthy(*keep)) kept.push_back(std::move(item));
+  }
+  *items = std::move(kept);
   return Status::ok();
 }
 

@@ -51,6 +51,7 @@ class Interp {
   Status exec(const StmtList& list, const ScopePtr& scope);
   Status exec_stmt(const Stmt& s, const ScopePtr& scope);
   Status exec_for(const Stmt& s, const ScopePtr& scope);
+  Status filter_items(const Stmt& s, const ScopePtr& scope, ValueList* items);
   Status exec_if(const Stmt& s, const ScopePtr& scope);
   Status exec_call_block(const Stmt& s, const ScopePtr& scope);
   Status assign(const Expr& target, Value v, const ScopePtr& scope);

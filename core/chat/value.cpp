@@ -21,7 +21,7 @@ const std::shared_ptr<const ListData> kNoList = std::make_shared<ListData>();
 
 Value Value::undefined(std::string hint) {
   Value v;
-  if (!hint.empty()) v.str_ = std::make_shared<const std::string>(std::move(hint));
+  if (!hint.empty()) v.ptr_ = std::make_shared<const std::string>(std::move(hint));
   return v;
 }
 
@@ -55,7 +55,7 @@ Value Value::real(double f) {
 Value Value::string(std::string s) {
   Value v;
   v.kind_ = Kind::kString;
-  v.str_ = std::make_shared<const std::string>(std::move(s));
+  v.ptr_ = std::make_shared<const std::string>(std::move(s));
   return v;
 }
 
@@ -73,40 +73,60 @@ std::shared_ptr<const ListData> make_list(ValueList items) {
 Value Value::list(ValueList items) {
   Value v;
   v.kind_ = Kind::kList;
-  v.list_ = make_list(std::move(items));
+  v.ptr_ = make_list(std::move(items));
   return v;
 }
 
 Value Value::tuple(ValueList items) {
   Value v;
   v.kind_ = Kind::kTuple;
-  v.list_ = make_list(std::move(items));
+  v.ptr_ = make_list(std::move(items));
   return v;
 }
 
 Value Value::dict(Dict d) {
   Value v;
   v.kind_ = Kind::kDict;
-  v.dict_ = std::make_shared<const Dict>(std::move(d));
+  v.ptr_ = std::make_shared<const Dict>(std::move(d));
   return v;
 }
 
 Value Value::object(Kind kind, std::shared_ptr<Object> obj) {
   Value v;
   v.kind_ = kind;
-  v.obj_ = std::move(obj);
+  v.ptr_ = std::move(obj);
   return v;
 }
 
-const std::string& Value::str() const { return str_ ? *str_ : kEmpty; }
-const ValueList& Value::items() const { return list_ ? list_->items : kNoItems; }
-const std::shared_ptr<const ListData>& Value::list_data() const { return list_ ? list_ : kNoList; }
-const Dict& Value::dict() const { return dict_ ? *dict_ : kNoDict; }
+const std::string& Value::str() const {
+  if ((kind_ != Kind::kString && kind_ != Kind::kUndefined) || !ptr_) return kEmpty;
+  return *static_cast<const std::string*>(ptr_.get());
+}
+
+const ValueList& Value::items() const {
+  if (kind_ != Kind::kList && kind_ != Kind::kTuple) return kNoItems;
+  return static_cast<const ListData*>(ptr_.get())->items;
+}
+
+std::shared_ptr<const ListData> Value::list_data() const {
+  if (kind_ != Kind::kList && kind_ != Kind::kTuple) return kNoList;
+  return std::static_pointer_cast<const ListData>(ptr_);
+}
+
+const Dict& Value::dict() const {
+  if (kind_ != Kind::kDict) return kNoDict;
+  return *static_cast<const Dict*>(ptr_.get());
+}
 
 uint32_t Value::depth() const {
-  if (list_) return list_->depth;
-  if (dict_) return dict_->depth();
-  return 0;
+  switch (kind_) {
+    case Kind::kList:
+    case Kind::kTuple: return static_cast<const ListData*>(ptr_.get())->depth;
+    case Kind::kDict: return static_cast<const Dict*>(ptr_.get())->depth();
+    case Kind::kCallable: return as<Callable>()->depth;
+    case Kind::kLoop: return as<LoopState>()->items->depth + 1;
+    default: return 0;
+  }
 }
 
 Status Dict::set(Value key, Value value) {
@@ -247,13 +267,13 @@ std::optional<std::string> hash_key(const Value& v) {
   switch (v.kind()) {
     case Kind::kNone: return std::string("N");
     case Kind::kBool:
-    case Kind::kInt: return "i" + std::to_string(v.get_int());
+    case Kind::kInt: return strfmt("i%lld", static_cast<long long>(v.get_int()));
     case Kind::kFloat: {
       const double f = v.get_float();
       if (std::isfinite(f) && f == std::floor(f) && std::fabs(f) < 9.2e18) {
-        return "i" + std::to_string(static_cast<int64_t>(f));
+        return strfmt("i%lld", static_cast<long long>(f));
       }
-      return "f" + float_repr(f);
+      return strfmt("f%s", float_repr(f).c_str());
     }
     case Kind::kString: return "s" + v.str();
     case Kind::kTuple: {
@@ -302,11 +322,16 @@ std::string float_repr(double f) {
       std::string frac = digits.size() > static_cast<size_t>(exp10 + 1) ? digits.substr(exp10 + 1) : "0";
       out = int_part + "." + frac;
     } else {
-      out = "0." + std::string(static_cast<size_t>(-exp10 - 1), '0') + digits;
+      out = "0.";
+      out.append(static_cast<size_t>(-exp10 - 1), '0');
+      out += digits;
     }
   } else {
     out = digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
+    if (digits.size() > 1) {
+      out += '.';
+      out += digits.substr(1);
+    }
     out += strfmt("e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
   }
   return sign + out;
@@ -347,6 +372,17 @@ std::string repr_string(std::string_view s) {
 
 namespace {
 
+// Containers nest at most ~250 deep, but namespaces can hold themselves or long chains of each
+// other; printing stops descending past this depth, as Python's repr prints "{...}" for cycles.
+constexpr int kMaxPrintDepth = 200;
+thread_local int print_depth = 0;
+
+struct PrintDepth {
+  PrintDepth() { ++print_depth; }
+  ~PrintDepth() { --print_depth; }
+  bool too_deep() const { return print_depth > kMaxPrintDepth; }
+};
+
 std::string sequence_str(const Value& v) {
   const bool tuple = v.kind() == Kind::kTuple;
   std::string out = tuple ? "(" : "[";
@@ -374,6 +410,8 @@ std::string dict_str(const Dict& d) {
 }  // namespace
 
 std::string to_str(const Value& v) {
+  const PrintDepth guard;
+  if (guard.too_deep()) return "...";
   switch (v.kind()) {
     case Kind::kUndefined: return "";
     case Kind::kNone: return "None";
@@ -390,9 +428,13 @@ std::string to_str(const Value& v) {
       return "<built-in function " + c->name + ">";
     }
     case Kind::kNamespace: {
+      if (v.as<Namespace>()->printing) return "<Namespace {...}>";
+      v.as<Namespace>()->printing = true;
       Dict d;
       for (const auto& [k, item] : v.as<Namespace>()->attrs) (void)d.set(Value::string(k), item);
-      return "<Namespace " + dict_str(d) + ">";
+      std::string out = "<Namespace " + dict_str(d) + ">";
+      v.as<Namespace>()->printing = false;
+      return out;
     }
     case Kind::kLoop: {
       const LoopState* l = v.as<LoopState>();

@@ -80,14 +80,16 @@ class Value {
   // String contents; for Undefined the hint naming what was missing.
   const std::string& str() const;
   const ValueList& items() const;  // list or tuple
-  const std::shared_ptr<const ListData>& list_data() const;
+  std::shared_ptr<const ListData> list_data() const;
   const Dict& dict() const;
   template <typename T>
   T* as() const {
-    return static_cast<T*>(obj_.get());
+    return static_cast<T*>(const_cast<Object*>(static_cast<const Object*>(ptr_.get())));
   }
-  const Object* identity() const { return obj_.get(); }
-  const std::shared_ptr<Object>& object_ptr() const { return obj_; }
+  const void* identity() const { return ptr_.get(); }
+  std::shared_ptr<Object> object_ptr() const {
+    return std::const_pointer_cast<Object>(std::static_pointer_cast<const Object>(ptr_));
+  }
   uint32_t depth() const;
 
  private:
@@ -97,10 +99,9 @@ class Value {
     int64_t i;
     double f;
   } n_{};
-  std::shared_ptr<const std::string> str_;
-  std::shared_ptr<const ListData> list_;
-  std::shared_ptr<const Dict> dict_;
-  std::shared_ptr<Object> obj_;
+  // One payload, typed by kind_: std::string (kString, and kUndefined's hint), ListData,
+  // Dict, or an Object subclass (kCallable, kNamespace, kLoop).
+  std::shared_ptr<const void> ptr_;
 };
 
 // Python dict: keeps insertion order; keys hash like Python (1 == 1.0 == True).
@@ -130,6 +131,7 @@ using NativeFn = std::function<Result<Value>(Interp&, CallArgs&)>;
 // A builtin function, a bound method, a macro or a call block's caller().
 struct Callable : Object {
   std::string name;
+  uint32_t depth = 0;            // nesting of the values the function captured (bound self)
   NativeFn fn;                   // set for builtins and bound methods
   const Stmt* macro = nullptr;   // set for macros and caller blocks
   std::weak_ptr<Scope> closure;  // scope the macro was defined in
@@ -138,13 +140,14 @@ struct Callable : Object {
 // namespace(): the one mutable container, so loops can carry state out of their scope.
 struct Namespace : Object {
   std::vector<std::pair<std::string, Value>> attrs;
+  bool printing = false;  // set while str() descends into it, to print cycles as {...}
   const Value* find(std::string_view name) const;
   void set(const std::string& name, Value v);
 };
 
 // The `loop` variable of a for loop.
 struct LoopState : Object {
-  std::shared_ptr<const ListData> items;
+  std::shared_ptr<const ListData> items;  // never null while the loop runs
   int64_t index0 = 0;
   int64_t depth0 = 0;
   std::optional<Value> last_changed;

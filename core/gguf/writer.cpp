@@ -179,10 +179,13 @@ Status GgufWriter::add(std::string_view key, EncodedValue value) {
     Value v;
     v.type = value.type;
     const uint32_t size = value_type_size(value.type);
-    if (!is_unsigned_integer(value.type) || value.bytes.size() != size) {
-      return error(ErrorCode::kInvalidArgument, "GgufWriter: general.alignment must be an unsigned integer");
+    const bool is_int = is_unsigned_integer(value.type) || is_signed_integer(value.type);
+    if (!is_int || value.bytes.size() != size) {
+      return error(ErrorCode::kInvalidArgument, "GgufWriter: general.alignment must be an integer");
     }
     decode_scalar(value.type, value.bytes.data(), &v);
+    // Same rule as the reader: any integer type holding a positive power of two.
+    if (is_signed_integer(value.type)) v.u = v.i < 0 ? 0 : static_cast<uint64_t>(v.i);
     if (v.u == 0 || !std::has_single_bit(v.u) || v.u > (uint64_t{1} << 30)) {
       return error(ErrorCode::kInvalidArgument,
                    strfmt("GgufWriter: general.alignment %llu is not a power of two up to 2^30",

@@ -50,7 +50,7 @@ EncodedValue encode_value(const Value& value);
 class GgufWriter {
  public:
   // ---- metadata, written in the order added ----
-  // Errors (kInvalidArgument): duplicate key; general.alignment not an unsigned power of two.
+  // Errors (kInvalidArgument): duplicate key; general.alignment not an integer power of two.
   Status add(std::string_view key, EncodedValue value);
   Status add_u32(std::string_view key, uint32_t v) { return add(key, encode_u32(v)); }
   Status add_i32(std::string_view key, int32_t v) { return add(key, encode_i32(v)); }

@@ -27,8 +27,16 @@ inline int trunc_clamp(float v, int lo, int hi) {
   return static_cast<int>(v);
 }
 
-// nearbyintf(v) (ties to even) clamped to [lo, hi]; NaN gives lo.
-inline int round_clamp(float v, int lo, int hi) { return trunc_clamp(std::nearbyintf(v), lo, hi); }
+// nearbyintf(v) under the default rounding mode (ties to even), without a libm call on x86-64
+// baseline (no SSE4.1 roundss): adding and removing 1.5 * 2^23 rounds any |v| < 2^22 to an
+// integer in the FPU's mode. Larger magnitudes and NaN take the library path.
+inline float round_even(float v) {
+  if (std::fabs(v) < 0x1p22f) return (v + 0x1.8p23f) - 0x1.8p23f;
+  return std::nearbyintf(v);
+}
+
+// round_even(v) clamped to [lo, hi]; NaN gives lo.
+inline int round_clamp(float v, int lo, int hi) { return trunc_clamp(round_even(v), lo, hi); }
 
 // ---- plain float formats (float_formats.cpp)
 void dequantize_f32(const void* x, float* y, int64_t n);

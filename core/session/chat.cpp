@@ -34,8 +34,12 @@ Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_j
   }
   const tok::Tokenizer& t = *tokenizer_;
   std::string bos, eos;
-  if (t.bos_id() >= 0) OX_ASSIGN_OR_RETURN(bos, t.token_to_piece(t.bos_id(), true));
-  if (t.eos_id() >= 0) OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
+  if (t.bos_id() >= 0) {
+    OX_ASSIGN_OR_RETURN(bos, t.token_to_piece(t.bos_id(), true));
+  }
+  if (t.eos_id() >= 0) {
+    OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
+  }
   std::string_view source = t.chat_template();
   if (source.empty()) source = chat::builtin_template(guess_template_name(t));
   return chat::apply_chat_template(source, messages, add_generation_prompt, bos, eos);

@@ -148,6 +148,18 @@ Status load_tokens(const gguf::GgufFile& file, Vocab* v) {
   return Status::ok();
 }
 
+// True if no token has U+2581 anywhere but in a leading run of them ("▁▁the" yes, "a▁b" no).
+bool marks_only_lead(const Vocab& v) {
+  constexpr std::string_view kMark = "\xE2\x96\x81";
+  for (int32_t id = 0; id < v.n_vocab(); ++id) {
+    const std::string_view t = v.text(id);
+    size_t k = 0;
+    while (t.substr(k, kMark.size()) == kMark) k += kMark.size();
+    if (t.find(kMark, k) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
 int32_t intern_symbol(Vocab* v, std::string_view s) {
   const int32_t id = v->find(s);
   if (id >= 0) return id;
@@ -294,6 +306,7 @@ Status load_vocab(const gguf::GgufFile& file, Vocab* v) {
   OX_TRY(set_family_flags(file, v));
   OX_TRY(load_tokens(file, v));
   if (v->type == VocabType::kBpe) OX_TRY(load_merges(file, v));
+  if (v->type == VocabType::kSpm) v->spm_word_split = marks_only_lead(*v);
   OX_TRY(load_special_ids(file, v));
   OX_ASSIGN_OR_RETURN(std::string_view general_name, file.get_string_or("general.name", ""));
   OX_ASSIGN_OR_RETURN(std::string_view arch, file.get_string_or("general.architecture", ""));

@@ -96,6 +96,8 @@ struct Vocab {
   bool remove_extra_whitespaces = false;
   bool escape_whitespaces = true;
   bool treat_whitespace_as_suffix = false;
+  // SentencePiece: no token has U+2581 after other text, so words can be merged separately.
+  bool spm_word_split = false;
 
   // Control / user-defined / unknown tokens, longest text first: what the special-token split
   // looks for in raw text.

@@ -11,9 +11,8 @@ namespace ox::kernels {
 namespace {
 
 struct CpuFeatures {
-  bool avx2 = false;         // AVX2 + FMA + F16C + BMI2, YMM state enabled by the OS
-  bool avx512 = false;       // + AVX-512 F/BW/VL/DQ/VNNI, ZMM and opmask state enabled
-  bool avx512_bf16 = false;  // + AVX512_BF16
+  bool avx2 = false;    // AVX2 + FMA + F16C + BMI2, YMM state enabled by the OS
+  bool avx512 = false;  // + AVX-512 F/BW/VL/DQ/VNNI, ZMM and opmask state enabled
 };
 
 uint64_t read_xcr0() {
@@ -31,21 +30,14 @@ CpuFeatures detect_cpu_features() {
   const bool fma = bit(c, 12), osxsave = bit(c, 27), avx = bit(c, 28), f16c = bit(c, 29);
   if (!osxsave || !avx || __get_cpuid_max(0, nullptr) < 7) return f;
   const uint64_t xcr0 = read_xcr0();
-  const bool os_ymm = (xcr0 & 0x6) == 0x6;     // XMM + YMM state
-  const bool os_zmm = (xcr0 & 0xE6) == 0xE6;   // + opmask, ZMM_Hi256, Hi16_ZMM
+  const bool os_ymm = (xcr0 & 0x6) == 0x6;    // XMM + YMM state
+  const bool os_zmm = (xcr0 & 0xE6) == 0xE6;  // + opmask, ZMM_Hi256, Hi16_ZMM
   __cpuid_count(7, 0, a, b, c, d);
-  const uint32_t max_subleaf = a;
   const bool avx2 = bit(b, 5), bmi2 = bit(b, 8);
   const bool avx512f = bit(b, 16), avx512dq = bit(b, 17), avx512bw = bit(b, 30), avx512vl = bit(b, 31);
   const bool vnni = bit(c, 11);
-  bool bf16 = false;
-  if (max_subleaf >= 1) {
-    __cpuid_count(7, 1, a, b, c, d);
-    bf16 = bit(a, 5);
-  }
   f.avx2 = os_ymm && avx2 && fma && f16c && bmi2;
   f.avx512 = f.avx2 && os_zmm && avx512f && avx512dq && avx512bw && avx512vl && vnni;
-  f.avx512_bf16 = f.avx512 && bf16;
   return f;
 }
 
@@ -60,11 +52,10 @@ const KernelTable& avx2_table() {
   return table;
 }
 
-const KernelTable& avx512_table(bool bf16) {
-  static const KernelTable table = [bf16] {
+const KernelTable& avx512_table() {
+  static const KernelTable table = [] {
     KernelTable t = avx2_table();
     avx512::patch(t);
-    if (bf16) avx512::patch_bf16(t);
     return t;
   }();
   return table;
@@ -76,7 +67,7 @@ std::vector<const KernelTable*> platform_tables() {
   const CpuFeatures cpu = detect_cpu_features();
   std::vector<const KernelTable*> tables = {&scalar::table()};
   if (cpu.avx2) tables.push_back(&avx2_table());
-  if (cpu.avx512) tables.push_back(&avx512_table(cpu.avx512_bf16));
+  if (cpu.avx512) tables.push_back(&avx512_table());
   return tables;
 }
 

@@ -1,6 +1,8 @@
 // Every kernel table this build can run, checked against the scalar references of core/quant:
 // vec_dot per weight format on random, unit-scale (exact) and edge-case rows; activation
 // quantizers byte for byte, ties and zeros included; and that SIMD tables are really chosen.
+#include "kernels/kernels.h"
+
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -13,7 +15,6 @@
 
 #include "core/quant/blocks.h"
 #include "core/quant/traits.h"
-#include "kernels/kernels.h"
 #include "tests/kernels/kernel_test_fixture.h"
 
 #if defined(__aarch64__) && defined(__linux__)
@@ -61,19 +62,32 @@ struct ScaleFields {
 };
 ScaleFields scale_fields(DType w) {
   switch (w) {
-    case DType::Q4_0: return {static_cast<int>(offsetof(BlockQ4_0, d)), -1};
-    case DType::Q4_1: return {static_cast<int>(offsetof(BlockQ4_1, d)), static_cast<int>(offsetof(BlockQ4_1, m))};
-    case DType::Q5_0: return {static_cast<int>(offsetof(BlockQ5_0, d)), -1};
-    case DType::Q5_1: return {static_cast<int>(offsetof(BlockQ5_1, d)), static_cast<int>(offsetof(BlockQ5_1, m))};
-    case DType::Q8_0: return {static_cast<int>(offsetof(BlockQ8_0, d)), -1};
-    case DType::IQ4_NL: return {static_cast<int>(offsetof(BlockIQ4_NL, d)), -1};
-    case DType::Q2_K: return {static_cast<int>(offsetof(BlockQ2_K, d)), static_cast<int>(offsetof(BlockQ2_K, dmin))};
-    case DType::Q3_K: return {static_cast<int>(offsetof(BlockQ3_K, d)), -1};
-    case DType::Q4_K: return {static_cast<int>(offsetof(BlockQ4_K, d)), static_cast<int>(offsetof(BlockQ4_K, dmin))};
-    case DType::Q5_K: return {static_cast<int>(offsetof(BlockQ5_K, d)), static_cast<int>(offsetof(BlockQ5_K, dmin))};
-    case DType::Q6_K: return {static_cast<int>(offsetof(BlockQ6_K, d)), -1};
-    case DType::IQ4_XS: return {static_cast<int>(offsetof(BlockIQ4_XS, d)), -1};
-    default: return {};
+    case DType::Q4_0:
+      return {static_cast<int>(offsetof(BlockQ4_0, d)), -1};
+    case DType::Q4_1:
+      return {static_cast<int>(offsetof(BlockQ4_1, d)), static_cast<int>(offsetof(BlockQ4_1, m))};
+    case DType::Q5_0:
+      return {static_cast<int>(offsetof(BlockQ5_0, d)), -1};
+    case DType::Q5_1:
+      return {static_cast<int>(offsetof(BlockQ5_1, d)), static_cast<int>(offsetof(BlockQ5_1, m))};
+    case DType::Q8_0:
+      return {static_cast<int>(offsetof(BlockQ8_0, d)), -1};
+    case DType::IQ4_NL:
+      return {static_cast<int>(offsetof(BlockIQ4_NL, d)), -1};
+    case DType::Q2_K:
+      return {static_cast<int>(offsetof(BlockQ2_K, d)), static_cast<int>(offsetof(BlockQ2_K, dmin))};
+    case DType::Q3_K:
+      return {static_cast<int>(offsetof(BlockQ3_K, d)), -1};
+    case DType::Q4_K:
+      return {static_cast<int>(offsetof(BlockQ4_K, d)), static_cast<int>(offsetof(BlockQ4_K, dmin))};
+    case DType::Q5_K:
+      return {static_cast<int>(offsetof(BlockQ5_K, d)), static_cast<int>(offsetof(BlockQ5_K, dmin))};
+    case DType::Q6_K:
+      return {static_cast<int>(offsetof(BlockQ6_K, d)), -1};
+    case DType::IQ4_XS:
+      return {static_cast<int>(offsetof(BlockIQ4_XS, d)), -1};
+    default:
+      return {};
   }
 }
 
@@ -103,12 +117,15 @@ constexpr std::initializer_list<uint16_t> kExtremeHalves = {0x7BFF, 0xFBFF, 0x00
 // (and their products in f32): subnormals, the largest values, signed zeros.
 float float_value(DType t, Mode mode, Gen& g) {
   switch (mode) {
-    case Mode::kRealistic: return g.normal();
-    case Mode::kUnit: return static_cast<float>(g.range(-8, 8));
+    case Mode::kRealistic:
+      return g.normal();
+    case Mode::kUnit:
+      return static_cast<float>(g.range(-8, 8));
     case Mode::kExtreme:
       if (t == DType::F16) return g.pick({6e-8f, -1e-5f, 3e-4f, 65504.0f, -65504.0f, 0.0f, -0.0f, 1.5f});
       return g.pick({1e-40f, -3e-39f, 1e-20f, 6e-8f, 65504.0f, -1e16f, 3e16f, 0.0f, -0.0f, 1.5f});
-    case Mode::kZero: return 0.0f;
+    case Mode::kZero:
+      return 0.0f;
   }
   return 0.0f;
 }
@@ -141,7 +158,8 @@ Bytes make_weights(DType w, int64_t n, Mode mode, Gen& g) {
     uint8_t* p = b.data() + blk * type_size;
     switch (mode) {
       case Mode::kRealistic:
-        put_u16(p + f.d, f32_to_fp16(g.uniform(1e-4f, 2e-2f) * (w == DType::Q4_1 || w == DType::Q5_1 ? 1.0f : g.pick({1.0f, -1.0f}))));
+        put_u16(p + f.d, f32_to_fp16(g.uniform(1e-4f, 2e-2f) *
+                                     (w == DType::Q4_1 || w == DType::Q5_1 ? 1.0f : g.pick({1.0f, -1.0f}))));
         if (f.min >= 0) put_u16(p + f.min, f32_to_fp16(g.uniform(-0.05f, 0.05f)));
         break;
       case Mode::kUnit:
@@ -152,7 +170,8 @@ Bytes make_weights(DType w, int64_t n, Mode mode, Gen& g) {
         put_u16(p + f.d, g.pick(kExtremeHalves));
         if (f.min >= 0) put_u16(p + f.min, g.pick(kExtremeHalves));
         break;
-      case Mode::kZero: break;
+      case Mode::kZero:
+        break;
     }
   }
   return b;
@@ -221,7 +240,8 @@ double magnitude(DType w, const Bytes& wb, DType a, const Bytes& ab, int64_t n) 
   if (f.min >= 0) {
     Bytes copy(wb.size());
     std::memcpy(copy.data(), wb.data(), wb.size());
-    for (int64_t blk = 0; blk < n / block_size(w); ++blk) put_u16(copy.data() + blk * dtype_facts(w).type_size + f.min, 0);
+    for (int64_t blk = 0; blk < n / block_size(w); ++blk)
+      put_u16(copy.data() + blk * dtype_facts(w).type_size + f.min, 0);
     w_nomin = dequantize(w, copy, n);
   }
   double mag = 0.0;

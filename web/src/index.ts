@@ -416,6 +416,7 @@ export class Engine {
     } else {
       throw new EngineError('invalid_argument', 'load() takes a URL, a File/Blob or an ArrayBuffer');
     }
+    this.abort();  // a running generation would hold the worker's queue
     this.modelInfo = null;
     const handlers = options.onProgress ? { onProgress: options.onProgress } : {};
     const { id, promise } = this.transport.send({ type: 'load', source, params }, handlers, transfer);

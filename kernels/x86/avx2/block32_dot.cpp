@@ -54,10 +54,10 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   float sum_m = 0.0f;
   for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
   *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
-    const __m256i p = mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs));
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
-  });
+         const __m256i p = mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs));
+         const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+         return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+       });
 }
 
 void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
@@ -82,12 +82,12 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   float sum_m = 0.0f;
   for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
   *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
-    const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
-    const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
-    const __m256i p = mul_u8s8(w, load256(y[i].qs));
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
-  });
+         const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
+         const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
+         const __m256i p = mul_u8s8(w, load256(y[i].qs));
+         const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
+         return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+       });
 }
 
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {

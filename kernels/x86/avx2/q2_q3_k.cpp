@@ -74,7 +74,7 @@ void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
       const __m256i q = load256(x[i].qs + 32 * h);
       const __m256i sc = half_scales(scales16, h);
       const int8_t* a = y[i].qs + 128 * h;
-      const __m256i hmh = h == 0 ? hm : _mm256_srli_epi16(hm, 3);
+      const __m256i hmh = h == 0 ? hm : _mm256_srli_epi16(hm, 4);
       auto plane = [&](__m256i low2, int j) {
         const __m256i hbit = _mm256_and_si256(_mm256_srli_epi16(hmh, j), one);
         return plane_dot(_mm256_or_si256(low2, _mm256_slli_epi16(hbit, 2)), a, sc, j);

@@ -30,7 +30,7 @@ inline __m256i chunk_dot(__m256i lo, __m256i hi, const int8_t* a, __m256i scales
   const __m256i pl = mul_u8s8(lo, load256(a));
   const __m256i ph = mul_u8s8(hi, load256(a + 32));
   const __m256i sl = _mm256_shuffle_epi8(scales16, word_splat_mask(2 * c, 2 * c));
-  const __m256i sh = _mm256_shuffle_epi8(scales16, word_splat_mask(2 * c, 2 * c));
+  const __m256i sh = _mm256_shuffle_epi8(scales16, word_splat_mask(2 * c + 1, 2 * c + 1));
   return _mm256_add_epi32(_mm256_madd_epi16(pl, sl), _mm256_madd_epi16(ph, sh));
 }
 

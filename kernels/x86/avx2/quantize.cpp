@@ -33,7 +33,7 @@ inline float amax32(const float* x) {
 // nearbyint(x * scale) clamped to [-127, 127] (the clamp only bites for Q8_K, where iscale * x
 // may round to 128; a NaN converts to INT_MIN and clamps to -127 as the reference's fmax does).
 inline __m256i round_clamp8(const float* x, __m256 scale) {
-  const __m256i i = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x), scale));
+  const __m256i i = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x), scale));
   return _mm256_max_epi32(_mm256_set1_epi32(-127), _mm256_min_epi32(i, _mm256_set1_epi32(127)));
 }
 

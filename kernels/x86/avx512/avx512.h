@@ -1,5 +1,5 @@
-// AVX-512 kernels (x86-64: F, BW, VL, DQ, VNNI; BF16 optional). Each function matches the scalar reference named in
-// core/quant/traits.h (vec_dot_ref / from_float_ref of the same format); patch() installs them.
+// AVX-512 kernels (x86-64: F, BW, VL, DQ and VNNI). Each function matches the scalar reference
+// named in core/quant/traits.h (vec_dot_ref of the same format); patch() installs them.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +26,8 @@ void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 
-// BF16 x BF16 through vdpbf16ps (AVX512_BF16 only; see float_dot.cpp for its denormal caveat).
-void vec_dot_bf16_dpbf16(int64_t n, float* s, const void* x, const void* y);
-
 // Overwrites the slots above in `t`, which starts as the AVX2 table (the activation quantizers
-// stay AVX2: they are a small share of the work).
+// stay AVX2: they touch each activation once per matmul, a small share of the work).
 void patch(KernelTable& t);
-// Adds the AVX512_BF16 kernels; call only when the CPU reports AVX512_BF16.
-void patch_bf16(KernelTable& t);
 
 }  // namespace ox::kernels::avx512

@@ -292,8 +292,12 @@ TEST(GgufWriter, RejectsBadArguments) {
   EXPECT_EQ(w.add_u32("k", 2).code(), ErrorCode::kInvalidArgument);
   EXPECT_FALSE(w.set_alignment(0).is_ok());
   EXPECT_FALSE(w.set_alignment(48).is_ok());
-  EXPECT_FALSE(w.add("general.alignment", encode_i32(32)).is_ok());
+  EXPECT_FALSE(w.add("general.alignment", encode_i32(-32)).is_ok());
+  EXPECT_FALSE(w.add("general.alignment", encode_f32(32)).is_ok());
   EXPECT_EQ(w.alignment(), 32u);
+  GgufWriter signed_alignment;  // the reader accepts any integer type here, so the writer does too
+  ASSERT_TRUE(signed_alignment.add("general.alignment", encode_i32(128)).is_ok());
+  EXPECT_EQ(signed_alignment.alignment(), 128u);
   ASSERT_TRUE(w.set_alignment(16).is_ok());
   ASSERT_TRUE(w.set_alignment(64).is_ok());  // replaces, not duplicates
   EXPECT_EQ(w.alignment(), 64u);

@@ -41,7 +41,10 @@ TEST(Quantize, GaussianRmseWithinTenPercentOfLlamaCpp) {
   for (const GoldenRmse& g : kLlamaCppRmse) {
     const std::vector<float> y = test::dequantize(g.type, test::quantize(g.type, x), x.size());
     const double r = rmse(x, y);
-    EXPECT_LE(r, 1.10 * g.rmse) << dtype_name(g.type) << " rmse " << r;
+    EXPECT_LE(r, 1.10 * g.rmse) << dtype_name(g.type) << " rmse " << r;  // the requirement
+    // Ours measures within 1% of llama.cpp; switching off a scale search costs 3.5-6% (measured),
+    // so 3% catches a search that silently stopped working.
+    EXPECT_LE(r, 1.03 * g.rmse) << dtype_name(g.type) << " rmse " << r;
     // A figure far below llama.cpp's would mean the measurement is broken, not a better quantizer.
     EXPECT_GE(r, 0.90 * g.rmse) << dtype_name(g.type) << " rmse " << r;
   }

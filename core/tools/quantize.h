@@ -1,0 +1,56 @@
+// Model quantization in llama-quantize's manner: a preset (Q4_K_M, Q8_0, ...) names a default
+// weight type plus llama.cpp's rules for which tensors get more bits, which stay as they are
+// (1-D, norms) and what to fall back to when a row length does not fit the block size.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/quant/dtype.h"
+
+namespace ox {
+
+// One preset as llama-quantize names it.
+struct QuantPreset {
+  const char* name;       // "Q4_K_M"
+  DType default_type;     // type of the 2-D weights no rule singles out
+  uint32_t llama_ftype;   // general.file_type: llama.cpp's LLAMA_FTYPE_* number
+};
+
+// Every preset quantize_gguf accepts; find_quant_preset matches names case-insensitively.
+const std::vector<QuantPreset>& quant_presets();
+const QuantPreset* find_quant_preset(std::string_view name);
+
+// The model facts the type rules look at (from GGUF metadata and the tensor list).
+struct QuantModelFacts {
+  std::string arch;             // general.architecture
+  uint32_t n_layer = 0;         // {arch}.block_count
+  uint32_t n_head = 0;          // {arch}.attention.head_count (layer 0)
+  uint32_t n_head_kv = 0;       // {arch}.attention.head_count_kv (defaults to n_head)
+  uint32_t n_expert = 0;        // {arch}.expert_count
+  bool has_output = false;      // an output.weight exists (else token_embd is tied to the output)
+  uint32_t n_attention_wv = 0;  // tensors named *attn_v.weight / *attn_qkv.weight / *attn_kv_b.weight
+};
+
+// The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
+// length) under `preset`. Tensors the rules do not quantize keep `current`; a row length that
+// fits neither the type nor its fallback gets F16 (where llama.cpp would refuse the model).
+DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
+                        std::span<const uint64_t> dims, DType current);
+
+// Converts n_rows rows of n_per_row elements from `src_type` (F32, F16, BF16, or any type with a
+// dequantizer) to `dst_type` with the reference quantizers, rows split over n_threads threads.
+void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
+                  int64_t n_per_row, int n_threads);
+
+// Reads a GGUF with F32/F16/BF16 weights and writes it quantized under `preset`: metadata copied
+// (general.file_type and general.quantization_version set, split.* dropped), tensors in input
+// order. n_threads <= 0 uses every core. On error the partial output file is removed.
+Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
+                     int n_threads);
+
+}  // namespace ox

@@ -1,0 +1,36 @@
+// Synthetic llama-architecture models: random N(0, 0.02) weights (norms 1) in the shapes of
+// common small models, with a real tokenizer copied from a vocab GGUF. For benchmarks and tests
+// that need a model of realistic size without shipping one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace ox {
+
+struct SynthOptions {
+  std::string out_path;
+  std::string shape = "tiny-15M";  // one of synth_shape_names()
+  std::string vocab_path;          // GGUF whose tokenizer.* keys are copied; empty: default_synth_vocab_path()
+  std::string type = "F32";        // F32 / F16 / BF16 or a quantization preset (Q4_K_M, Q8_0, ...)
+  uint64_t seed = 1;               // same seed, same bytes (whatever n_threads)
+  int n_threads = 1;               // <= 0: every core
+  uint32_t n_ctx = 4096;           // llama.context_length
+  uint32_t n_layer = 0;            // 0: the shape's layer count; else this many (quick tests)
+};
+
+// "tiny-15M" (dim 288, ffn 768, 6 layers, 6 heads), "0.5B" (896, 4864, 24 layers, 14 heads / 2 KV),
+// "1B" (2048, 8192, 16 layers, 32 heads / 8 KV). The vocabulary size is the vocab file's.
+const std::vector<std::string>& synth_shape_names();
+
+// $OXIDIZE_SHARED/vocab/ggml-vocab-llama-spm.gguf, else ../shared/vocab/... beside the source tree.
+std::string default_synth_vocab_path();
+
+// Writes the model, streaming one tensor at a time (a 1B model never sits in memory whole);
+// weights are generated and quantized over n_threads threads. On error no file is left behind.
+Status synth_gguf(const SynthOptions& options);
+
+}  // namespace ox

@@ -1,0 +1,28 @@
+// SDOT (armv8.2-a +dotprod) dot products of the 32-element block formats; bodies shared with
+// the plain NEON ones in neon/block32_impl.h.
+#include "kernels/neon/block32_impl.h"
+#include "kernels/neon/dotprod/dotprod.h"
+#include "kernels/neon/dotprod/sdot.h"
+
+namespace ox::kernels::neon_dotprod {
+
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::q4_0_q8_0<DotSdot>(n, s, x, y);
+}
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::q4_1_q8_1<DotSdot>(n, s, x, y);
+}
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::q5_0_q8_0<DotSdot>(n, s, x, y);
+}
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::q5_1_q8_1<DotSdot>(n, s, x, y);
+}
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::q8_0_q8_0<DotSdot>(n, s, x, y);
+}
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::iq4_nl_q8_0<DotSdot>(n, s, x, y);
+}
+
+}  // namespace ox::kernels::neon_dotprod

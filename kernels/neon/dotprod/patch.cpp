@@ -1,0 +1,23 @@
+// Installs the SDOT kernels into a table that starts as the plain NEON one.
+#include "kernels/neon/dotprod/dotprod.h"
+
+namespace ox::kernels::neon_dotprod {
+
+void patch(KernelTable& t) {
+  auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
+  t.isa = "neon-dotprod";
+  dot(DType::Q4_0, vec_dot_q4_0_q8_0);
+  dot(DType::Q4_1, vec_dot_q4_1_q8_1);
+  dot(DType::Q5_0, vec_dot_q5_0_q8_0);
+  dot(DType::Q5_1, vec_dot_q5_1_q8_1);
+  dot(DType::Q8_0, vec_dot_q8_0_q8_0);
+  dot(DType::IQ4_NL, vec_dot_iq4_nl_q8_0);
+  dot(DType::Q2_K, vec_dot_q2_k_q8_k);
+  dot(DType::Q3_K, vec_dot_q3_k_q8_k);
+  dot(DType::Q4_K, vec_dot_q4_k_q8_k);
+  dot(DType::Q5_K, vec_dot_q5_k_q8_k);
+  dot(DType::Q6_K, vec_dot_q6_k_q8_k);
+  dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+}
+
+}  // namespace ox::kernels::neon_dotprod

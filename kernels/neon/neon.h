@@ -1,0 +1,36 @@
+// NEON kernels (baseline armv8-a AArch64). Each function matches the scalar reference named in
+// core/quant/traits.h (vec_dot_ref / from_float_ref of the same format); patch() installs them.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace ox::kernels::neon {
+
+void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
+
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
+
+void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+
+void quantize_row_q8_0(const float* x, void* y, int64_t n);
+void quantize_row_q8_1(const float* x, void* y, int64_t n);
+void quantize_row_q8_k(const float* x, void* y, int64_t n);
+
+// Overwrites every slot above in `t` (which starts as a copy of the scalar table).
+void patch(KernelTable& t);
+
+}  // namespace ox::kernels::neon

@@ -1,0 +1,81 @@
+// NEON activation quantizers Q8_0, Q8_1 (blocks of 32) and Q8_K (blocks of 256), writing the
+// same bytes as quant_traits(Q8_*).from_float_ref (core/quant/q8.cpp is the recipe): same f32
+// scale arithmetic, x * id rounded by frintn (ties to even, as nearbyintf), then clamped with
+// fmaxnm / fminnm exactly as the reference's fmax / fmin, fp16 scales through the same
+// saturating ox::f32_to_fp16.
+#include <cfloat>
+#include <cstring>
+
+#include "core/quant/blocks.h"
+#include "kernels/neon/neon.h"
+#include "kernels/neon/util.h"
+
+namespace ox::kernels::neon {
+namespace {
+
+using neon_common::fp16_saturate;
+
+inline float amax32(const float* x) {
+  float32x4_t m = vabsq_f32(vld1q_f32(x));
+  for (int j = 4; j < 32; j += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(x + j)));
+  return vmaxvq_f32(m);
+}
+
+inline int32x4_t round4(const float* x, float scale) {
+  const float32x4_t r = vrndnq_f32(vmulq_n_f32(vld1q_f32(x), scale));
+  return vcvtq_s32_f32(vminnmq_f32(vdupq_n_f32(127.0f), vmaxnmq_f32(vdupq_n_f32(-127.0f), r)));
+}
+
+// Rounds x[0..31] * scale to int8 in element order; returns their sum.
+inline int32_t round_store32(const float* x, float scale, int8_t* out) {
+  int32x4_t sum = vdupq_n_s32(0);
+  for (int j = 0; j < 32; j += 8) {
+    const int32x4_t a = round4(x + j, scale), b = round4(x + j + 4, scale);
+    const int16x8_t h = vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
+    vst1_s8(out + j, vqmovn_s16(h));
+    sum = vaddq_s32(sum, vaddq_s32(a, b));
+  }
+  return vaddvq_s32(sum);
+}
+
+}  // namespace
+
+void quantize_row_q8_0(const float* x, void* vy, int64_t n) {
+  BlockQ8_0* y = static_cast<BlockQ8_0*>(vy);
+  for (int64_t i = 0; i < n / kQK8_0; ++i) {
+    const float d = amax32(x + i * kQK8_0) / 127.0f;
+    const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;  // 1/d of a subnormal d would overflow
+    y[i].d = fp16_saturate(d);
+    round_store32(x + i * kQK8_0, id, y[i].qs);
+  }
+}
+
+void quantize_row_q8_1(const float* x, void* vy, int64_t n) {
+  BlockQ8_1* y = static_cast<BlockQ8_1*>(vy);
+  for (int64_t i = 0; i < n / kQK8_1; ++i) {
+    const float d = amax32(x + i * kQK8_1) / 127.0f;
+    const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;
+    y[i].d = fp16_saturate(d);
+    const int32_t sum = round_store32(x + i * kQK8_1, id, y[i].qs);
+    y[i].s = fp16_saturate(d * static_cast<float>(sum));  // unrounded d, as the reference
+  }
+}
+
+void quantize_row_q8_k(const float* x, void* vy, int64_t n) {
+  BlockQ8_K* y = static_cast<BlockQ8_K*>(vy);
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    const float* xb = x + i * kQK_K;
+    float amax = 0.0f;
+    for (int j = 0; j < kQK_K; j += 32) amax = __builtin_fmaxf(amax, amax32(xb + j));
+    if (amax < 127.0f * FLT_MIN) {  // iscale would overflow: the reference writes a zero block
+      std::memset(&y[i], 0, sizeof(BlockQ8_K));
+      continue;
+    }
+    const float iscale = 127.0f / amax;
+    for (int j = 0; j < kQK_K; j += 32) round_store32(xb + j, iscale, y[i].qs + j);
+    y[i].d = 1.0f / iscale;
+    for (int g = 0; g < kQK_K / 16; ++g) y[i].bsums[g] = vaddlvq_s8(vld1q_s8(y[i].qs + 16 * g));
+  }
+}
+
+}  // namespace ox::kernels::neon

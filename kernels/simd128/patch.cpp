@@ -1,0 +1,30 @@
+// Installs the SIMD128 kernels into a table that starts as a copy of the scalar one.
+#include "kernels/simd128/simd128.h"
+
+namespace ox::kernels::simd128 {
+
+void patch(KernelTable& t) {
+  auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
+  auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
+  t.isa = "simd128";
+  dot(DType::F32, vec_dot_f32);
+  dot(DType::F16, vec_dot_f16);
+  dot(DType::BF16, vec_dot_bf16);
+  dot(DType::Q4_0, vec_dot_q4_0_q8_0);
+  dot(DType::Q4_1, vec_dot_q4_1_q8_1);
+  dot(DType::Q5_0, vec_dot_q5_0_q8_0);
+  dot(DType::Q5_1, vec_dot_q5_1_q8_1);
+  dot(DType::Q8_0, vec_dot_q8_0_q8_0);
+  dot(DType::IQ4_NL, vec_dot_iq4_nl_q8_0);
+  dot(DType::Q2_K, vec_dot_q2_k_q8_k);
+  dot(DType::Q3_K, vec_dot_q3_k_q8_k);
+  dot(DType::Q4_K, vec_dot_q4_k_q8_k);
+  dot(DType::Q5_K, vec_dot_q5_k_q8_k);
+  dot(DType::Q6_K, vec_dot_q6_k_q8_k);
+  dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  quant(DType::Q8_0, quantize_row_q8_0);
+  quant(DType::Q8_1, quantize_row_q8_1);
+  quant(DType::Q8_K, quantize_row_q8_k);
+}
+
+}  // namespace ox::kernels::simd128

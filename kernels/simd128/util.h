@@ -1,0 +1,138 @@
+// SIMD128 building blocks shared by the kernel files of this folder. wasm has no 8-bit
+// multiply-add, so int8 dot products widen to i16 by shifts (even / odd bytes of each i16 lane)
+// and use i32x4.dot_i16x8_s, which V8 lowers to one pmaddwd (x86) or smull/smlal pair (arm).
+#pragma once
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "core/quant/traits.h"
+
+namespace ox::kernels::simd128 {
+
+static inline float bits_to_f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// fp16 -> f32 without branches, bit-identical to ox::fp16_to_f32: exponent and mantissa moved
+// into f32 position and scaled by 2^112 (exact for normals and subnormals alike), Inf/NaN
+// rebuilt with their payload, sign or-ed back.
+static inline float fp16(uint16_t h) {
+  const uint32_t em = h & 0x7FFFu;
+  uint32_t u;
+  const float mag = bits_to_f32(em << 13) * 0x1p112f;
+  std::memcpy(&u, &mag, 4);
+  if (em >= 0x7C00u) u = 0x7F800000u | (em << 13);
+  return bits_to_f32(u | (static_cast<uint32_t>(h & 0x8000u) << 16));
+}
+
+// Four fp16 values (low 16 bits of each u32 lane, upper bits zero) -> f32, exactly as
+// ox::fp16_to_f32: magnitude bits moved to f32 position and scaled by 2^112 (exact for
+// normals and subnormals), Inf/NaN rebuilt, sign restored.
+static inline v128_t fp16x4_to_f32(v128_t h) {
+  const v128_t em = wasm_v128_and(h, wasm_i32x4_splat(0x7FFF));
+  const v128_t shifted = wasm_i32x4_shl(em, 13);
+  const v128_t mag = wasm_f32x4_mul(shifted, wasm_f32x4_splat(0x1p112f));
+  const v128_t inf_nan = wasm_v128_or(shifted, wasm_i32x4_splat(0x7F800000));
+  const v128_t is_special = wasm_i32x4_gt(em, wasm_i32x4_splat(0x7BFF));
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  return wasm_v128_or(wasm_v128_bitselect(inf_nan, mag, is_special), sign);
+}
+
+// ox::quant::fp16_saturate restated with internal linkage (see kernels/x86/avx2/util.h).
+static inline uint16_t fp16_saturate(float f) {
+  return f32_to_fp16(__builtin_fminf(65504.0f, __builtin_fmaxf(-65504.0f, f)));
+}
+
+static inline v128_t load(const void* p) { return wasm_v128_load(p); }
+
+// The int8 lanes of v as two i16x8 vectors: even bytes (elements 0, 2, ...) and odd bytes.
+struct EvenOdd {
+  v128_t even;
+  v128_t odd;
+};
+static inline EvenOdd split_s8(v128_t v) { return {wasm_i16x8_shr(wasm_i16x8_shl(v, 8), 8), wasm_i16x8_shr(v, 8)}; }
+// Same for unsigned bytes (zero-extended).
+static inline EvenOdd split_u8(v128_t v) { return {wasm_v128_and(v, wasm_i16x8_splat(0x00FF)), wasm_u16x8_shr(v, 8)}; }
+
+// i32x4 partial sums of sum_i w[i] * a[i] over 16 elements given as even / odd i16 halves.
+static inline v128_t dot16(EvenOdd w, EvenOdd a) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(w.even, a.even), wasm_i32x4_dot_i16x8(w.odd, a.odd));
+}
+
+// Lane k = sum of the four lanes of the k-th argument (a 4x4 transpose folded into adds).
+static inline v128_t hsum4x4_i32(v128_t a, v128_t b, v128_t c, v128_t d) {
+  const v128_t ab = wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7));
+  const v128_t cd = wasm_i32x4_add(wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), wasm_i32x4_shuffle(c, d, 2, 6, 3, 7));
+  return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
+}
+
+static inline float hsum_f32(v128_t v) {
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 2) +
+         wasm_f32x4_extract_lane(v, 3);
+}
+
+static inline int32_t hsum_i32(v128_t v) {
+  return wasm_i32x4_extract_lane(v, 0) + wasm_i32x4_extract_lane(v, 1) + wasm_i32x4_extract_lane(v, 2) +
+         wasm_i32x4_extract_lane(v, 3);
+}
+
+// acc + float(sum) * d, the per-block float step (wasm SIMD128 has no FMA).
+static inline v128_t mul_add(v128_t acc, v128_t isum, float d) {
+  return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(isum), wasm_f32x4_splat(d)));
+}
+
+// K-quant scale unpacking, same bit layouts as kernels/x86/avx2/util.h describes.
+struct KScales {
+  uint8_t scales[8];
+  uint8_t mins[8];
+};
+static inline KScales unpack_k4_scales(const uint8_t* p) {
+  uint32_t a[3];
+  std::memcpy(a, p, 12);
+  const uint32_t w[4] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4),
+                         a[1] & 0x3f3f3f3fu, ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4)};
+  KScales k;
+  std::memcpy(k.scales, w, 8);
+  std::memcpy(k.mins, w + 2, 8);
+  return k;
+}
+
+static inline void unpack_q3_k_scales(const uint8_t* p, int8_t out[16]) {
+  uint32_t a[3];
+  std::memcpy(a, p, 12);
+  const uint32_t w[4] = {(a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4),
+                         (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4),
+                         ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4),
+                         ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)};
+  uint8_t u[16];
+  std::memcpy(u, w, 16);
+  for (int j = 0; j < 16; ++j) out[j] = static_cast<int8_t>(u[j] - 32);
+}
+
+// The 16-element sub-block layout of Q2_K, Q3_K and Q6_K: elements 128h + 32j + 16t + (0..15)
+// form sub-block 8h + 2j + t. Sums scale * (u . a) over all 16, where `plane(h, t, j)` gives
+// that sub-block's weights u in lane form (even / odd bytes as i16).
+template <typename Plane>
+static inline v128_t scaled_planes(const int8_t* a, const int8_t scales[16], Plane plane) {
+  v128_t sumi = wasm_i32x4_splat(0);
+  for (int h = 0; h < 2; ++h) {
+    for (int t = 0; t < 2; ++t) {
+      for (int j = 0; j < 4; ++j) {
+        const v128_t d = dot16(plane(h, t, j), split_s8(load(a + 128 * h + 32 * j + 16 * t)));
+        sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(d, wasm_i32x4_splat(scales[8 * h + 2 * j + t])));
+      }
+    }
+  }
+  return sumi;
+}
+
+static inline int iq4_xs_scale(const uint8_t* scales_l, uint16_t scales_h, int ib) {
+  return ((scales_l[ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+}
+
+}  // namespace ox::kernels::simd128

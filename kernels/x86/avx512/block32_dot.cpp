@@ -1,0 +1,141 @@
+// AVX-512 VNNI dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// IQ4_NL) against Q8_0 / Q8_1: two blocks per 512-bit vector, vpdpbusd for u8 x s8 sums.
+// Reference: quant_traits(W).vec_dot_ref; integer block sums exact (for any activation byte),
+// float accumulation order differs. An odd last block goes through the AVX2 kernel.
+#include <cstring>
+
+#include "core/quant/blocks.h"
+#include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx512/avx512.h"
+#include "kernels/x86/avx512/util.h"
+
+namespace ox::kernels::avx512 {
+namespace {
+
+// Runs `pair(i, acc)` over block pairs (two accumulators); the odd last block, if any, goes
+// through `single`, the AVX2 kernel of the format, on that block alone.
+template <typename Block, typename Act, typename Pair>
+inline float sum_pairs(int64_t nb, Pair pair, VecDotFn single, const Block* x, const Act* y) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 3 < nb; i += 4) {
+    acc0 = pair(i, acc0);
+    acc1 = pair(i + 2, acc1);
+  }
+  if (i + 1 < nb) {
+    acc0 = pair(i, acc0);
+    i += 2;
+  }
+  float sum = hsum512(_mm512_add_ps(acc0, acc1));
+  if (i < nb) {
+    float tail = 0.0f;
+    single(32, &tail, x + i, y + i);
+    sum += tail;
+  }
+  return sum;
+}
+
+inline uint64_t qh_pair(const uint8_t* qh0, const uint8_t* qh1) {
+  uint32_t a, b;
+  std::memcpy(&a, qh0, 4);
+  std::memcpy(&b, qh1, 4);
+  return static_cast<uint64_t>(a) | (static_cast<uint64_t>(b) << 32);
+}
+
+}  // namespace
+
+void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const int64_t nb = n / kQK4_0;
+  const __m512i eight = _mm512_set1_epi8(8);
+  auto pair = [&](int64_t i, __m512 acc) {
+    const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(eight, a));  // (w - 8) . a
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_pairs(nb, pair, avx2::vec_dot_q4_0_q8_0, x, y);
+}
+
+void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ4_1* x = static_cast<const BlockQ4_1*>(vx);
+  const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
+  const int64_t nb = n / kQK4_1;
+  float sum_m = 0.0f;  // m * s terms (see the AVX2 kernel); the odd tail block adds its own
+  for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  auto pair = [&](int64_t i, __m512 acc) {
+    const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
+    const __m512i sum = dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q4_1_q8_1, x, y);
+}
+
+void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ5_0* x = static_cast<const BlockQ5_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const int64_t nb = n / kQK5_0;
+  const __m512i sixteen = _mm512_set1_epi8(16);
+  auto pair = [&](int64_t i, __m512 acc) {
+    // Bit e of the 64-bit mask = 5th bit of element e of the pair, exactly the byte order of w.
+    const __mmask64 high = qh_pair(x[i].qh, x[i + 1].qh);
+    __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
+    w = _mm512_mask_add_epi8(w, high, w, sixteen);
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(sixteen, a));  // (w - 16) . a
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_pairs(nb, pair, avx2::vec_dot_q5_0_q8_0, x, y);
+}
+
+void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ5_1* x = static_cast<const BlockQ5_1*>(vx);
+  const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
+  const int64_t nb = n / kQK5_1;
+  const __m512i sixteen = _mm512_set1_epi8(16);
+  float sum_m = 0.0f;
+  for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  auto pair = [&](int64_t i, __m512 acc) {
+    const __mmask64 high = qh_pair(x[i].qh, x[i + 1].qh);
+    __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
+    w = _mm512_mask_add_epi8(w, high, w, sixteen);
+    const __m512i sum = dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q5_1_q8_1, x, y);
+}
+
+void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const int64_t nb = n / kQK8_0;
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  auto pair = [&](int64_t i, __m512 acc) {
+    // x ^ 0x80 = x + 128 as u8: (x + 128) . a - 128 * sum(a), exact for every byte value.
+    const __m512i w = _mm512_xor_si512(load_pair(x[i].qs, x[i + 1].qs), bias);
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_pairs(nb, pair, avx2::vec_dot_q8_0_q8_0, x, y);
+}
+
+void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const int64_t nb = n / kQK4_NL;
+  // The table shifted by +128 (1..241) is unsigned, so vpdpbusd applies; 128 * sum(a) comes off.
+  const __m512i table =
+      _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  auto pair = [&](int64_t i, __m512 acc) {
+    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+  };
+  *s = sum_pairs(nb, pair, avx2::vec_dot_iq4_nl_q8_0, x, y);
+}
+
+}  // namespace ox::kernels::avx512

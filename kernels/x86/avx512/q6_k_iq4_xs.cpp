@@ -1,0 +1,78 @@
+// AVX-512 VNNI dot products of Q6_K and IQ4_XS against Q8_K.
+// Reference: quant_traits(Q6_K / IQ4_XS).vec_dot_ref; integer parts exact.
+#include "core/quant/blocks.h"
+#include "kernels/x86/avx512/avx512.h"
+#include "kernels/x86/avx512/util.h"
+
+namespace ox::kernels::avx512 {
+
+void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ6_K* x = static_cast<const BlockQ6_K*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  const int64_t nb = n / kQK_K;
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m512i m30 = _mm512_set1_epi8(0x30);
+  // Top-2-bit planes of qh: elements +0 / +32 of a half need bits 0-1 / 2-3 moved up to 4-5
+  // (shift left 4 / 2), elements +64 / +96 bits 4-5 / 6-7 (shift right 0 / 2).
+  const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+  const __m512i down = _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1);
+  const __m512i idx[4] = {word_quad_index(0), word_quad_index(4), word_quad_index(8), word_quad_index(12)};
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < nb; ++i) {
+    const __m256i sc16 = _mm256_cvtepi8_epi16(load128(x[i].scales));
+    // q - 32 with q in 0..63: start from -32 * sum sc * bsum (zero-extended to 512 bits).
+    const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(load256(y[i].bsums), sc16), 5);
+    __m512i sumi = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_sub_epi32(_mm256_setzero_si256(), bias), 0);
+    const __m512i scales16 = _mm512_castsi256_si512(sc16);
+    for (int h = 0; h < 2; ++h) {
+      // ql bytes 64h..64h+63: low nibbles = elements 128h + 0..63, high nibbles = +64..127.
+      const __m512i l = load512(x[i].ql + 64 * h);
+      const __m512i qh = _mm512_broadcast_i64x4(load256(x[i].qh + 32 * h));
+      const __m512i q01 = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_sllv_epi16(qh, up), m30));
+      const __m512i q23 = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4),
+                                          _mm512_and_si512(_mm512_srlv_epi16(qh, down), m30));
+      const int8_t* a = y[i].qs + 128 * h;
+      const __m512i p01 = _mm512_maddubs_epi16(q01, load512(a));
+      const __m512i p23 = _mm512_maddubs_epi16(q23, load512(a + 64));
+      sumi = _mm512_dpwssd_epi32(sumi, p01, _mm512_permutexvar_epi16(idx[2 * h], scales16));
+      sumi = _mm512_dpwssd_epi32(sumi, p23, _mm512_permutexvar_epi16(idx[2 * h + 1], scales16));
+    }
+    acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * fp16(x[i].d)), _mm512_cvtepi32_ps(sumi), acc);
+  }
+  *s = hsum512(acc);
+}
+
+void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockIQ4_XS* x = static_cast<const BlockIQ4_XS*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  const int64_t nb = n / kQK_K;
+  // Table + 128 (1..241) is unsigned for vpdpbusd; 128 * sum(a) per sub-block comes off via bsums.
+  const __m512i table =
+      _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
+  __m512i pair_idx[4];
+  for (int k = 0; k < 4; ++k) {
+    pair_idx[k] = _mm512_inserti64x4(_mm512_set1_epi32(2 * k), _mm256_set1_epi32(2 * k + 1), 1);
+  }
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < nb; ++i) {
+    alignas(32) int32_t ls[8];
+    alignas(32) int16_t ls_pairs[16];  // each sub-block scale twice: one per 16-element bsum
+    for (int ib = 0; ib < 8; ++ib) {
+      ls[ib] = avx2::iq4_xs_scale(x[i].scales_l, x[i].scales_h, ib) - 32;
+      ls_pairs[2 * ib] = ls_pairs[2 * ib + 1] = static_cast<int16_t>(ls[ib]);
+    }
+    const __m512i scales = _mm512_castsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(ls)));
+    const __m256i bias = _mm256_slli_epi32(
+        _mm256_madd_epi16(load256(y[i].bsums), _mm256_load_si256(reinterpret_cast<const __m256i*>(ls_pairs))), 7);
+    __m512i sumi = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_sub_epi32(_mm256_setzero_si256(), bias), 0);
+    for (int k = 0; k < 4; ++k) {  // sub-blocks 2k, 2k+1: 32 qs bytes, 64 activations
+      const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(load256(x[i].qs + 32 * k)));
+      const __m512i d = dot_u8s8(w, load512(y[i].qs + 64 * k));
+      sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(d, _mm512_permutexvar_epi32(pair_idx[k], scales)));
+    }
+    acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * fp16(x[i].d)), _mm512_cvtepi32_ps(sumi), acc);
+  }
+  *s = hsum512(acc);
+}
+
+}  // namespace ox::kernels::avx512

@@ -1,0 +1,336 @@
+// Browser tests of the package: headless Debian Chromium (playwright-core, never a downloaded
+// browser) against the local server, once cross-origin isolated (threaded build) and once not
+// (single-thread fallback). Run with web/scripts/test.sh (builds what is missing first).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { sharedDir, startServer } from '../scripts/serve.mjs';
+import { ggufWithArchitecture } from './gguf_fixture.mjs';
+
+const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(webDir, '..');
+const artifacts = process.env.OXIDIZE_WEB_ARTIFACTS || path.join(repoRoot, 'build', 'web-artifacts');
+const cli = process.env.OXIDIZE_CLI || path.join(repoRoot, 'build', 'native', 'bin', 'oxidize');
+const chromiumPath = process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium';
+const modelFile = path.join(sharedDir(), 'models', 'stories260K.gguf');
+const PROMPT = 'Once upon a time';
+const N_PREDICT = 64;
+const T = { timeout: 120_000 };
+
+// Reference top-5 logits after BOS (shared/README.md, float32 reference).
+const TOP5_AFTER_BOS = [[403, 17.0235], [385, 15.4062], [410, 13.1083], [317, 12.7692], [407, 12.4181]];
+
+let browser;  // a persistent context on a fresh profile
+let servers;
+let expectedText;
+const consoleLines = [];
+
+function nativeGreedy() {
+  // The CLI prints the generated text on stdout, then one newline.
+  const out = execFileSync(cli, ['run', '-m', modelFile, '-p', PROMPT, '-n', String(N_PREDICT), '--temp', '0'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return out.endsWith('\n') ? out.slice(0, -1) : out;
+}
+
+async function openPage(base, pathname = '/test/harness.html') {
+  const page = await browser.newPage();
+  page.on('console', (m) => consoleLines.push(`[${base}] ${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => consoleLines.push(`[${base}] pageerror: ${e.message}`));
+  await page.goto(base + pathname);
+  if (pathname.startsWith('/test/')) await page.waitForFunction(() => window.harnessReady === true);
+  return page;
+}
+
+// Runs fn(engine, arg) in the page with a (shared, per page) engine.
+function inEngine(page, fn, arg) {
+  return page.evaluate(
+    async ([src, a]) => {
+      window.engine ??= await window.oxidize.createEngine();
+      const f = new Function(`return (${src})`)();
+      return f(window.engine, a, window.oxidize);
+    },
+    [fn.toString(), arg],
+  );
+}
+
+// The EngineError a call rejects with, as {code, message, name}, or null if it resolved.
+function rejection(page, fn, arg) {
+  return inEngine(
+    page,
+    `async (engine, a, ox) => {
+      try { await (${fn.toString()})(engine, a, ox); return null; }
+      catch (e) { return { name: e.name, code: e.code, message: e.message, isEngineError: e instanceof ox.EngineError }; }
+    }`,
+    arg,
+  );
+}
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(webDir, 'dist', 'index.js')), 'web/dist is missing: run scripts/build-web');
+  assert.ok(fs.existsSync(cli), `native CLI missing at ${cli}: build the "native" preset`);
+  expectedText = nativeGreedy();
+  assert.ok(expectedText.length > 20, `native output too short: ${JSON.stringify(expectedText)}`);
+  fs.mkdirSync(artifacts, { recursive: true });
+  servers = {
+    isolated: await startServer({ port: 0, isolated: true, testRoutes: true }),
+    plain: await startServer({ port: 0, isolated: false, testRoutes: true }),
+  };
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'oxidize-chromium-'));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 900, height: 900 },
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await servers?.isolated.close();
+  await servers?.plain.close();
+  fs.writeFileSync(path.join(artifacts, 'browser-console.log'), consoleLines.join('\n') + '\n');
+});
+
+for (const mode of ['isolated', 'plain']) {
+  describe(`${mode === 'isolated' ? 'cross-origin isolated (threads)' : 'not isolated (single-thread fallback)'}`, () => {
+    let page;
+    before(async () => {
+      page = await openPage(servers[mode].url);
+    });
+    after(async () => page?.close());
+
+    test('picks the right wasm build and says why', T, async () => {
+      const rt = await inEngine(page, (engine) => ({ ...engine.runtime, coi: self.crossOriginIsolated }));
+      if (mode === 'isolated') {
+        assert.equal(rt.coi, true);
+        assert.equal(rt.build, 'multi-thread');
+        assert.ok(rt.threads > 1, `threads = ${rt.threads}`);
+      } else {
+        assert.equal(rt.coi, false);
+        assert.equal(rt.build, 'single-thread');
+        assert.equal(rt.threads, 1);
+        assert.match(rt.reason, /not cross-origin isolated/);
+        assert.ok(consoleLines.some((l) => l.includes(servers.plain.url) && l.includes('single-thread build')),
+          'the fallback reason is logged to the console');
+      }
+      assert.equal(rt.kernels, 'simd128');
+    });
+
+    test('greedy text equals the native CLI', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        const info = await engine.load('/models/stories260K.gguf');
+        const c = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+        return { info, text: c.choices[0].text, finish: c.choices[0].finish_reason, usage: c.usage, timings: c.timings };
+      }, { prompt: PROMPT, n: N_PREDICT });
+      assert.equal(r.info.arch, 'llama');
+      assert.equal(r.info.n_vocab, 512);
+      assert.equal(r.info.n_threads, mode === 'isolated' ? r.timings.threads : 1);
+      assert.equal(r.text, expectedText);
+      assert.equal(r.finish, 'length');
+      assert.equal(r.usage.completion_tokens, N_PREDICT);
+      assert.ok(r.timings.tokens_per_second > 0);
+    });
+
+    test('greedy tokens from BOS match the shared reference', T, async () => {
+      const want = fs.readFileSync(path.join(sharedDir(), 'models', 'stories260K.greedy.txt'), 'utf8')
+        .split('\n').find((l) => /^\d/.test(l)).trim().split(/\s+/).slice(0, 64).map(Number);
+      const got = await inEngine(page, async (engine) => {
+        const stream = await engine.completions.create({ prompt: [1], max_tokens: 64, temperature: 0, stream: true });
+        for await (const _ of stream);
+        return (await stream.result).tokens;
+      });
+      assert.deepEqual(got, want);
+    });
+
+    test('logits after BOS match the reference', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.evaluate([1], { keep: 0 });
+        const logits = await engine.getLogits();
+        const order = Array.from(logits.keys()).sort((a, b) => logits[b] - logits[a]).slice(0, 5);
+        return { n: logits.length, top: order.map((i) => [i, logits[i]]) };
+      });
+      assert.equal(r.n, 512);
+      for (let i = 0; i < 5; i++) {
+        assert.equal(r.top[i][0], TOP5_AFTER_BOS[i][0]);
+        assert.ok(Math.abs(r.top[i][1] - TOP5_AFTER_BOS[i][1]) < 2e-3, `logit ${r.top[i]} vs ${TOP5_AFTER_BOS[i]}`);
+      }
+    });
+
+    test('tokenize and detokenize round-trip', T, async () => {
+      const r = await inEngine(page, async (engine, prompt) => {
+        const ids = await engine.tokenize(prompt);
+        const plain = await engine.tokenize(prompt, { add_special: false });
+        return { ids, plain, text: await engine.detokenize(plain) };
+      }, PROMPT);
+      assert.equal(r.ids[0], 1, 'BOS first');
+      assert.deepEqual(r.ids.slice(1), r.plain);
+      assert.equal(r.text.trim(), PROMPT);
+    });
+
+    test('streams chunks in OpenAI shape that add up to the whole answer', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        const stream = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0, stream: true });
+        const chunks = [];
+        for await (const c of stream) chunks.push(c);
+        const chat = await engine.chat.completions.create({
+          messages: [{ role: 'user', content: 'Hi' }], max_tokens: 16, temperature: 0, stream: true,
+        });
+        const chatChunks = [];
+        for await (const c of chat) chatChunks.push(c);
+        return { chunks, chatChunks };
+      }, { prompt: PROMPT, n: N_PREDICT });
+      assert.ok(r.chunks.length > 10, `only ${r.chunks.length} chunks`);
+      assert.equal(r.chunks.map((c) => c.choices[0].text).join(''), expectedText);
+      const last = r.chunks.at(-1);
+      assert.equal(last.choices[0].finish_reason, 'length');
+      assert.equal(last.usage.completion_tokens, N_PREDICT);
+      assert.ok(r.chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null));
+      const first = r.chatChunks[0];
+      assert.equal(first.object, 'chat.completion.chunk');
+      assert.equal(first.choices[0].delta.role, 'assistant');
+      assert.ok(r.chatChunks.at(-1).choices[0].finish_reason !== null);
+    });
+
+    test('abort stops a generation mid-way and the engine goes on', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        // ignore_eos: runs until the context (512) is full unless aborted.
+        const controller = new AbortController();
+        const stream = await engine.completions.create({
+          prompt: a.prompt, temperature: 0, ignore_eos: true, stream: true, signal: controller.signal,
+        });
+        let n = 0;
+        let last;
+        for await (const c of stream) {
+          if (++n === 2) controller.abort();
+          last = c;
+        }
+        const viaStop = await engine.completions.create({ prompt: a.prompt, temperature: 0, ignore_eos: true, stream: true });
+        let m = 0;
+        for await (const c of viaStop) if (++m === 1) engine.abort();
+        const after = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+        return { last, stopped: await viaStop.result, after: after.choices[0].text };
+      }, { prompt: PROMPT, n: N_PREDICT });
+      assert.equal(r.last.choices[0].finish_reason, 'abort');
+      assert.ok(r.last.usage.completion_tokens < 400, `${r.last.usage.completion_tokens} tokens despite the abort`);
+      assert.equal(r.stopped.finish_reason, 'abort');
+      assert.equal(r.after, expectedText, 'greedy text after an abort (KV cache reuse) still matches');
+    });
+
+    test('bad files reject with the core message and the worker loads another model', T, async () => {
+      const truncated = await rejection(page, (engine) => engine.load('/__test/head/4096/stories260K.gguf'));
+      assert.ok(truncated?.isEngineError, JSON.stringify(truncated));
+      assert.equal(truncated.code, 'invalid_file');
+      assert.match(truncated.message, /stories260K\.gguf/);
+      const garbage = await rejection(page, (engine) => engine.load(new TextEncoder().encode('definitely not a gguf file').buffer, { name: 'junk.gguf' }));
+      assert.equal(garbage.code, 'invalid_file');
+      assert.match(garbage.message, /junk\.gguf/);
+      const arch = await rejection(page, (engine, bytes) => engine.load(new Uint8Array(bytes).buffer, { name: 'mamba9.gguf' }),
+        Array.from(ggufWithArchitecture('mamba9')));
+      assert.equal(arch.code, 'unsupported', JSON.stringify(arch));
+      assert.match(arch.message, /mamba9/);
+      const huge = await rejection(page, (engine) => engine.load('/__test/huge.gguf'));
+      assert.equal(huge.code, 'too_large', JSON.stringify(huge));
+      assert.match(huge.message, /larger than wasm memory/);
+      const none = await rejection(page, (engine) => engine.completions.create({ prompt: 'x', max_tokens: 1 }));
+      assert.equal(none.code, 'invalid_argument');
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.load('/models/stories260K.gguf');
+        return (await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 })).choices[0].text;
+      }, { prompt: PROMPT, n: N_PREDICT });
+      assert.equal(r, expectedText);
+    });
+
+    test('loads from a File/Blob and an ArrayBuffer with progress', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        const bytes = await (await fetch('/models/stories260K.gguf')).arrayBuffer();
+        const size = bytes.byteLength;
+        const seen = [];
+        const blobInfo = await engine.load(new File([bytes], 'from-file.gguf'), { onProgress: (p) => seen.push(p) });
+        const bufInfo = await engine.load(bytes, { name: 'from-buffer.gguf' });
+        return { size, seen, blobInfo, bufInfo, detached: bytes.byteLength };
+      });
+      assert.equal(r.blobInfo.source, 'blob');
+      assert.equal(r.blobInfo.name, 'from-file.gguf');
+      assert.equal(r.bufInfo.source, 'buffer');
+      assert.equal(r.detached, 0, 'the ArrayBuffer was transferred, not copied');
+      assert.deepEqual(r.seen.at(-1), { loaded: r.size, total: r.size, source: 'blob' });
+    });
+
+    test('aborting a download rejects with "aborted"', T, async () => {
+      const r = await rejection(page, async (engine) => {
+        const controller = new AbortController();
+        await engine.load('/__test/slow/stories260K.gguf', {
+          signal: controller.signal, cache: false, onProgress: (p) => { if (p.loaded > 100000) controller.abort(); },
+        });
+      });
+      assert.equal(r?.code, 'aborted', JSON.stringify(r));
+    });
+
+    test('caches downloads, verifies them, never keeps an interrupted one', T, async () => {
+      const sha = '270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d';
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.cache.clear();
+        const url = '/__test/truncate-once/stories260K.gguf';
+        const abs = new URL(url, location.href).href;
+        const out = {};
+        try { await engine.load(url); out.interrupted = null; } catch (e) { out.interrupted = { code: e.code, message: e.message }; }
+        out.afterInterrupted = await engine.cache.list();
+        out.second = (await engine.load(url, { sha256: a.sha })).source;
+        out.third = (await engine.load(url, { sha256: a.sha })).source;
+        out.listed = (await engine.cache.list()).includes(abs);
+        try { await engine.load(url, { sha256: '0'.repeat(64) }); out.badSha = null; } catch (e) { out.badSha = { code: e.code, message: e.message }; }
+        // Plant a short body under the real URL: the length check must refuse it and download again.
+        const cache = await caches.open('oxidize-models-v1');
+        const good = await (await fetch(url)).arrayBuffer();
+        await cache.put(abs, new Response(good.slice(0, 1000), { headers: { 'x-oxidize-length': String(good.byteLength) } }));
+        out.afterPlanted = (await engine.load(url)).source;
+        out.text = (await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 })).choices[0].text;
+        return out;
+      }, { sha, prompt: PROMPT, n: N_PREDICT });
+      assert.equal(r.interrupted?.code, 'io', JSON.stringify(r.interrupted));
+      assert.deepEqual(r.afterInterrupted, []);
+      assert.equal(r.second, 'network');
+      assert.equal(r.third, 'cache');
+      assert.ok(r.listed);
+      assert.equal(r.badSha?.code, 'invalid_file');
+      assert.match(r.badSha.message, /sha256 mismatch/);
+      assert.equal(r.afterPlanted, 'network');
+      assert.equal(r.text, expectedText);
+    });
+  });
+}
+
+test('demo: chat with streaming output, then a screenshot', T, async () => {
+  const page = await openPage(servers.isolated.url, '/demo/');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('stories260K'), null, { timeout: 60_000 });
+  await page.fill('#temperature', '0');
+  await page.fill('#max-tokens', '48');
+  await page.fill('#prompt', PROMPT);
+  await page.click('#send');
+  await page.waitForFunction(() => document.getElementById('stats').textContent.includes('tokens/s'), null, { timeout: 60_000 });
+  const reply = await page.textContent('.msg.assistant');
+  const stats = await page.textContent('#stats');
+  const runtime = await page.textContent('#runtime');
+  await page.screenshot({ path: path.join(artifacts, 'demo.png'), fullPage: true });
+  assert.ok(reply.startsWith(expectedText.slice(0, 40)), `reply: ${reply}`);
+  assert.match(stats, /threads/);
+  assert.match(runtime, /multi-thread build/);
+  // A bad URL shows the core's message in the error box.
+  await page.fill('#model-url', '/__test/head/4096/stories260K.gguf');
+  await page.click('#load-url');
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /^invalid_file: /);
+  await page.close();
+});
