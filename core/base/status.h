@@ -68,6 +68,8 @@ class [[nodiscard]] Result {
   T* operator->() { check(); return &value_; }
   const T* operator->() const { check(); return &value_; }
   T& operator*() & { check(); return value_; }
+  const T& operator*() const& { check(); return value_; }
+  T&& operator*() && { check(); return std::move(value_); }
 
  private:
   void check() const {

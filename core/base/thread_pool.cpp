@@ -43,7 +43,15 @@ void ThreadPool::run(FunctionRef<void(int, int)> fn) {
   }
   if (sleepers_.load(std::memory_order_acquire) > 0) wake_.notify_all();
   fn(0, n_threads_);
-  while (pending_.load(std::memory_order_acquire) != 0) cpu_relax();
+  // Spin for the common case (workers finish within microseconds); yield after that so an
+  // oversubscribed machine lets the late worker run instead of burning its time slice.
+  for (int spin = 0; pending_.load(std::memory_order_acquire) != 0; ++spin) {
+    if (spin < kSpinIterations) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
   job_ = nullptr;
 }
 

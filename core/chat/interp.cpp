@@ -58,6 +58,14 @@ Status Interp::charge_steps(uint64_t n) {
   return Status::ok();
 }
 
+Status Interp::charge_eval() {
+  if (++evals_ > options_.max_evals) {
+    return error(ErrorCode::kTooLarge, strfmt("template exceeded %llu expression evaluations",
+                                              static_cast<unsigned long long>(options_.max_evals)));
+  }
+  return Status::ok();
+}
+
 Status Interp::check_string_size(uint64_t bytes) const {
   if (bytes > options_.max_output_bytes) {
     return error(ErrorCode::kTooLarge, strfmt("template built a string of %llu bytes (limit %llu)",
@@ -280,7 +288,9 @@ Status Interp::assign(const Expr& target, Value v, const ScopePtr& scope) {
     return Status::ok();
   }
   // Tuple unpacking: any iterable with exactly as many items as names.
-  OX_ASSIGN_OR_RETURN(ValueList items, iterate(v));
+  Result<ValueList> iterated = iterate(v);
+  if (!iterated.ok()) return type_error(strfmt("cannot unpack non-iterable %s object", type_name(v)));
+  ValueList items = std::move(*iterated);
   const size_t n = target.args.size();
   if (items.size() < n) {
     return type_error(strfmt("not enough values to unpack (expected %zu, got %zu)", n, items.size()));
@@ -311,7 +321,7 @@ Result<Value> Interp::call(const Value& fn, CallArgs& args) {
 
 Result<Value> Interp::call_macro(const Callable& c, CallArgs& args) {
   const Stmt& m = *c.macro;
-  OX_TRY(charge_steps(1));
+  OX_TRY(charge_steps(4));  // a call costs about as much as four loop iterations
   if (call_depth_ >= options_.max_call_depth) {
     return error(ErrorCode::kTooLarge, strfmt("macro calls nested deeper than %u", options_.max_call_depth));
   }

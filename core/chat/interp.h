@@ -40,6 +40,7 @@ class Interp {
   // Items a for loop / list() / join() sees: list items, dict keys, string characters.
   Result<ValueList> iterate(const Value& v);
   Status charge_steps(uint64_t n);
+  Status charge_eval();
   Status check_string_size(uint64_t bytes) const;
   Status check_list_size(uint64_t n) const;
   const RenderOptions& options() const { return options_; }
@@ -72,6 +73,7 @@ class Interp {
   std::string* out_ = nullptr;
   Flow flow_ = Flow::kNormal;
   uint64_t steps_ = 0;
+  uint64_t evals_ = 0;
   uint64_t string_work_ = 0;
   uint32_t call_depth_ = 0;
   bool error_located_ = false;

@@ -144,6 +144,8 @@ Result<Value> Interp::getitem(const Value& obj, const Value& key) {
 }
 
 Result<Value> Interp::eval(const Expr& e, const ScopePtr& scope) {
+  Status budget = charge_eval();
+  if (!budget.is_ok()) return locate(std::move(budget), e.line);
   Result<Value> r = eval_inner(e, scope);
   if (!r.ok()) return locate(r.status(), e.line);
   if (e.kind == ExprKind::kConst || e.kind == ExprKind::kName) return r;

@@ -199,15 +199,17 @@ Result<StmtList> Parser::parse_body(std::initializer_list<const char*> ends, std
         }
       }
       const Token at = cur();
-      if (ends.size() > 0 && at.type == Tok::kName && at.text.rfind("end", 0) == 0) {
-        return fail(at, "unexpected tag '" + at.text + "', expected " + quoted_list(ends));
+      const bool closing = at.type == Tok::kName && (at.text.rfind("end", 0) == 0 || at.text == "elif" || at.text == "else");
+      if (closing && ends.size() > 0) {
+        return fail(at, "unexpected tag '" + at.text + "', expected " + quoted_list(ends) + open_block_note());
       }
+      if (closing) return fail(at, "unexpected tag '" + at.text + "': no block is open");
       OX_ASSIGN_OR_RETURN(StmtPtr s, parse_statement());
       OX_TRY(expect(Tok::kBlockEnd));
       out.push_back(std::move(s));
     } else if (t.type == Tok::kEof) {
       if (ends.size() == 0) return out;
-      return fail(t, "unexpected end of template, expected " + quoted_list(ends));
+      return fail(t, "unexpected end of template, expected " + quoted_list(ends) + open_block_note());
     } else {
       return fail(t, "unexpected " + describe(t));
     }
@@ -220,16 +222,15 @@ Result<StmtPtr> Parser::parse_statement() {
   const Token at = cur();
   if (at.type != Tok::kName) return unexpected("a tag name");
   const std::string& tag = at.text;
-  if (tag == "for") return parse_for(next());
-  if (tag == "if") return parse_if(next());
-  if (tag == "set") return parse_set(next());
-  if (tag == "macro") return parse_macro(next(), false);
-  if (tag == "call") return parse_macro(next(), true);
-  if (tag == "filter") return parse_filter_block(next());
-  if (tag == "with") return parse_with(next());
-  if (tag == "block") return parse_scope(next(), "endblock");
-  if (tag == "generation") return parse_scope(next(), "endgeneration");
-  if (tag == "autoescape") return parse_scope(next(), "endautoescape");
+  static const char* const kBlockTags[] = {"for", "if", "set", "macro", "call", "filter", "with", "block", "generation", "autoescape"};
+  for (const char* b : kBlockTags) {
+    if (tag == b) {
+      open_blocks_.emplace_back(tag, at.line);
+      Result<StmtPtr> s = parse_block_statement(at);
+      open_blocks_.pop_back();
+      return s;
+    }
+  }
   if (tag == "break" || tag == "continue") {
     next();
     auto s = std::make_unique<Stmt>();
@@ -242,6 +243,26 @@ Result<StmtPtr> Parser::parse_statement() {
     return fail(at, "'" + tag + "' is not supported: chat templates cannot load other templates");
   }
   return fail(at, "unknown tag '" + tag + "'");
+}
+
+Result<StmtPtr> Parser::parse_block_statement(const Token& at) {
+  next();
+  const std::string& tag = at.text;
+  if (tag == "for") return parse_for(at);
+  if (tag == "if") return parse_if(at);
+  if (tag == "set") return parse_set(at);
+  if (tag == "macro") return parse_macro(at, false);
+  if (tag == "call") return parse_macro(at, true);
+  if (tag == "filter") return parse_filter_block(at);
+  if (tag == "with") return parse_with(at);
+  if (tag == "block") return parse_scope(at, "endblock");
+  if (tag == "generation") return parse_scope(at, "endgeneration");
+  return parse_scope(at, "endautoescape");
+}
+
+std::string Parser::open_block_note() const {
+  if (open_blocks_.empty()) return "";
+  return strfmt(" to close the '%s' block from line %u", open_blocks_.back().first.c_str(), open_blocks_.back().second);
 }
 
 Status Parser::finish_body(Stmt* s, const char* end, const std::string& which) {

@@ -28,6 +28,8 @@ class Parser {
   // ---- statements (parser.cpp)
   Result<StmtList> parse_body(std::initializer_list<const char*> ends, std::string* which);
   Result<StmtPtr> parse_statement();
+  Result<StmtPtr> parse_block_statement(const Token& at);
+  std::string open_block_note() const;  // " to close the 'for' block from line 3"
   Result<StmtPtr> parse_for(const Token& at);
   Result<StmtPtr> parse_if(const Token& at);
   Result<StmtPtr> parse_set(const Token& at);
@@ -86,6 +88,7 @@ class Parser {
   std::vector<Token> t_;
   size_t pos_ = 0;
   int depth_ = 0;
+  std::vector<std::pair<std::string, uint32_t>> open_blocks_;  // tag and line of each open block
 };
 
 }  // namespace ox::chat

@@ -34,7 +34,8 @@ struct DateTime {
 struct RenderOptions {
   std::optional<DateTime> now;                // strftime_now() time; nullopt: the system clock
   uint64_t max_output_bytes = 64ull << 20;    // the rendered text, and any single string value
-  uint64_t max_steps = 20'000'000;            // loop iterations plus macro calls
+  uint64_t max_steps = 2'000'000;             // loop iterations, plus 4 per macro call
+  uint64_t max_evals = 10'000'000;            // expression evaluations
   uint64_t max_string_work = 2ull << 30;      // bytes of string values built during one render
   uint64_t max_list_items = 4'000'000;        // items of any single list
   uint32_t max_call_depth = 48;               // nested macro calls

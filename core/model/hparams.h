@@ -25,8 +25,15 @@ struct HParams {
   float rope_freq_scale = 1.0f;  // 1 / <arch>.rope.scaling.factor for linear scaling
   float rms_eps = 1e-5f;      // <arch>.attention.layer_norm_rms_epsilon
   float norm_eps = 1e-5f;     // <arch>.attention.layer_norm_epsilon
-  int n_expert = 0;
-  int n_expert_used = 0;
+  int n_expert = 0;           // <arch>.expert_count (mixture of experts; 0 = dense)
+  int n_expert_used = 0;      // <arch>.expert_used_count
+  // Sliding-window attention: <arch>.attention.sliding_window (0 = none) and
+  // <arch>.attention.sliding_window_pattern (0 if absent: the architecture supplies its default).
+  int n_swa = 0;
+  int swa_pattern = 0;
+  float rope_freq_base_swa = 0.0f;  // <arch>.rope.freq_base_swa (0 if absent)
+  float attn_softcap = 0.0f;        // <arch>.attn_logit_softcapping (0 = off)
+  float final_softcap = 0.0f;       // <arch>.final_logit_softcapping (0 = off)
 };
 
 // Reads and validates the hyperparameters (counts positive, heads divide evenly, ...).

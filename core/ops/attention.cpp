@@ -53,7 +53,7 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
       }
     }
   };
-  ctx.pool->run(work);
+  parallel_for_work(ctx, n_pairs * n_kv_max * (p.head_dim_k + p.head_dim_v), work);
 }
 
 }  // namespace ox

@@ -10,7 +10,17 @@ namespace ox {
 namespace {
 // Rows per work unit: keeps threads on separate cache lines of y and amortises the split.
 constexpr int64_t kRowGranule = 16;
+// Below this many multiply-adds an op runs on the calling thread (a wake-up costs ~1-5 us).
+constexpr int64_t kMinParallelWork = 1 << 16;
 }  // namespace
+
+void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn) {
+  if (work < kMinParallelWork || ctx.pool->n_threads() == 1) {
+    fn(0, 1);
+  } else {
+    ctx.pool->run(fn);
+  }
+}
 
 void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride) {
   const kernels::KernelTable& k = *ctx.kernels;
@@ -36,11 +46,7 @@ void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, f
       split_range(n_tokens, index, count, 1, &b, &e);
       for (int64_t t = b; t < e; ++t) quantize(x + t * cols, dst + static_cast<uint64_t>(t) * act_row_bytes, cols);
     };
-    if (n_tokens == 1) {
-      quantize_rows(0, 1);
-    } else {
-      ctx.pool->run(quantize_rows);
-    }
+    parallel_for_work(ctx, n_tokens * cols, quantize_rows);
     act = dst;
   }
 
@@ -54,7 +60,7 @@ void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, f
       }
     }
   };
-  ctx.pool->run(dot_rows);
+  parallel_for_work(ctx, w.rows * cols * n_tokens, dot_rows);
 }
 
 void get_row(const Tensor& w, int64_t index, float* out) {

@@ -20,6 +20,10 @@ struct OpContext {
   std::vector<float> float_scratch;  // per-thread temporaries (attention scores, ...)
 };
 
+// Runs fn on the pool, or inline on the calling thread when `work` (multiply-adds or similar) is too
+// small to repay waking the workers: decode of a small model runs hundreds of tiny ops per token.
+void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn);
+
 // y[t, r] = sum_k w[r, k] * x[t, k] for t < n_tokens, r < w.rows.
 // x: [n_tokens, w.cols] f32, y: [n_tokens, w.rows] f32 (row stride y_stride, default w.rows).
 void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride = 0);

@@ -49,4 +49,48 @@ class BpeTokenizer {
 // longest-match-first per word; a word with an unmatched rest becomes [UNK].
 void wpm_tokenize(const Vocab& vocab, std::string_view text, std::vector<int32_t>* out);
 
+// Byte trie over a fixed set of strings, laid out breadth-first with each node's children
+// contiguous and sorted (12 bytes a node; a 250k-token vocabulary stays compact).
+class ByteTrie {
+ public:
+  // Builds from (text, value) pairs; for a repeated text the largest value wins.
+  void build(std::vector<std::pair<std::string_view, int32_t>> entries);
+  int32_t child(int32_t node, uint8_t c) const;  // -1 if none; the root is node 0
+  int32_t value(int32_t node) const { return nodes_[node].value; }  // -1 if no string ends here
+  // How many leading bytes of s follow a path of the trie (ending at a string or not).
+  size_t longest_path(std::string_view s) const;
+
+ private:
+  struct Node {
+    uint32_t first_child = 0;
+    uint32_t n_children : 24 = 0;
+    uint32_t label : 8 = 0;
+    int32_t value = -1;
+  };
+  std::vector<Node> nodes_{Node{}};
+};
+
+// Unigram (T5-style SentencePiece, llama.cpp "UGM"): charsmap normalisation, then the
+// segmentation with the best total score; characters no token covers become [UNK] (runs merged).
+class UgmTokenizer {
+ public:
+  explicit UgmTokenizer(const Vocab& vocab);
+  void tokenize(std::string_view text, std::vector<int32_t>* out) const;
+
+ private:
+  struct Prefix {
+    std::string_view text;  // what the next input bytes normalise to
+    size_t consumed;        // how many input bytes that covers
+  };
+  Prefix normalize_prefix(std::string_view in, size_t off) const;
+  void normalize(std::string_view in, std::string* out) const;
+
+  const Vocab& vocab_;
+  ByteTrie tokens_;        // normal, user-defined and unused tokens
+  ByteTrie user_defined_;  // kept verbatim by the normaliser
+  std::vector<uint32_t> xcda_;
+  std::string_view replacements_;
+  float unknown_score_ = 0.0f;
+};
+
 }  // namespace ox::tok

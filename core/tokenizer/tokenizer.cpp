@@ -119,6 +119,7 @@ struct Tokenizer::Impl {
   Vocab vocab;
   std::unique_ptr<SpecialSplitter> splitter;
   std::unique_ptr<BpeTokenizer> bpe;
+  std::unique_ptr<UgmTokenizer> ugm;
 
   void encode_fragment(std::string_view raw, bool space_prefix, std::vector<int32_t>* out) const;
   std::string piece(int32_t id, bool render_special) const;
@@ -140,7 +141,8 @@ void Tokenizer::Impl::encode_fragment(std::string_view raw, bool space_prefix, s
       wpm_tokenize(vocab, raw, out);
       break;
     case VocabType::kUgm:
-      break;  // rejected in from_gguf
+      ugm->tokenize(raw, out);
+      break;
   }
 }
 
@@ -166,12 +168,9 @@ Tokenizer::~Tokenizer() = default;
 Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const gguf::GgufFile& file) {
   auto impl = std::make_unique<Impl>();
   OX_TRY(load_vocab(file, &impl->vocab).with_context("loading tokenizer"));
-  if (impl->vocab.type == VocabType::kUgm) {
-    return error(ErrorCode::kUnsupported,
-                 strfmt("%s: the Unigram (t5) tokenizer is not supported yet", file.name().c_str()));
-  }
   impl->splitter = std::make_unique<SpecialSplitter>(impl->vocab);
   if (impl->vocab.type == VocabType::kBpe) impl->bpe = std::make_unique<BpeTokenizer>(impl->vocab);
+  if (impl->vocab.type == VocabType::kUgm) impl->ugm = std::make_unique<UgmTokenizer>(impl->vocab);
   return std::unique_ptr<Tokenizer>(new Tokenizer(std::move(impl)));
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstring>
 #include <limits>
 
 #include "core/tokenizer/vocab_rules.h"
@@ -192,6 +193,25 @@ Status load_merges(const gguf::GgufFile& file, Vocab* v) {
   return Status::ok();
 }
 
+Status load_charsmap(const gguf::GgufFile& file, Vocab* v) {
+  const char* key = "tokenizer.ggml.precompiled_charsmap";
+  const gguf::Value* map = file.find(key);
+  if (map == nullptr) return Status::ok();
+  if (map->type != gguf::ValueType::ARRAY ||
+      (map->elem_type != gguf::ValueType::UINT8 && map->elem_type != gguf::ValueType::INT8) || map->raw == nullptr) {
+    return bad(file, key, "expected a byte array");
+  }
+  v->precompiled_charsmap.assign(map->raw, map->raw + map->count);
+  if (map->count == 0) return Status::ok();
+  uint32_t blob = 0;
+  if (map->count >= 4) std::memcpy(&blob, map->raw, 4);
+  if (map->count < 4 || static_cast<uint64_t>(blob) + 4 >= map->count) {
+    return bad(file, key, strfmt("double array of %u bytes does not fit in %llu bytes", blob,
+                                 static_cast<unsigned long long>(map->count)));
+  }
+  return Status::ok();
+}
+
 // Special ids from metadata; an id past the vocabulary keeps the family default (llama.cpp warns).
 Status load_special_ids(const gguf::GgufFile& file, Vocab* v) {
   const struct { const char* key; int32_t* id; } keys[] = {
@@ -307,6 +327,7 @@ Status load_vocab(const gguf::GgufFile& file, Vocab* v) {
   OX_TRY(load_tokens(file, v));
   if (v->type == VocabType::kBpe) OX_TRY(load_merges(file, v));
   if (v->type == VocabType::kSpm) v->spm_word_split = marks_only_lead(*v);
+  if (v->type == VocabType::kUgm) OX_TRY(load_charsmap(file, v));
   OX_TRY(load_special_ids(file, v));
   OX_ASSIGN_OR_RETURN(std::string_view general_name, file.get_string_or("general.name", ""));
   OX_ASSIGN_OR_RETURN(std::string_view arch, file.get_string_or("general.architecture", ""));

@@ -109,6 +109,8 @@ struct Vocab {
   std::unordered_map<std::string, int32_t> extra_symbol_ids;
 
   std::string chat_template;
+  // Unigram: tokenizer.ggml.precompiled_charsmap (u32 array size, darts-clone array, replacements).
+  std::vector<uint8_t> precompiled_charsmap;
 
   int32_t n_vocab() const { return static_cast<int32_t>(scores.size()); }
   std::string_view text(int32_t id) const {

@@ -145,9 +145,9 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
 }
 
 // llama.cpp's fallback when the row length is not a multiple of the chosen type's block: a
-// 32-block type for the 256-block ones, F16 when even that does not fit. Deliberate deviation:
-// for the 32-block types llama.cpp has no fallback and refuses the model (stories260K's
-// ffn_down rows of 172 under Q4_0, say); we use F16 there too.
+// 32-block type for the 256-block ones, F16 when even that does not fit. For the 32-block types
+// themselves we also use F16 (stories260K's ffn_down rows of 172 under Q4_0, say), as the
+// llama.cpp in node-llama-cpp 3.22.1 does; newer llama.cpp refuses such a model instead.
 DType fallback_for_row(uint64_t nx, DType t) {
   if (nx % dtype_facts(t).block_size == 0) return t;
   DType f = DType::F16;

@@ -38,7 +38,7 @@ struct QuantModelFacts {
 
 // The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
 // length) under `preset`. Tensors the rules do not quantize keep `current`; a row length that
-// fits neither the type nor its fallback gets F16 (where llama.cpp would refuse the model).
+// fits neither the type nor its fallback gets F16.
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
                         std::span<const uint64_t> dims, DType current);
 

@@ -48,14 +48,16 @@ void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     // q = u - 4 with u = low2 + 4 * hbit: start from -4 * sum_k sc_k * bsums_k.
     const v128_t bias = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(y[i].bsums), wasm_i16x8_extend_low_i8x16(sc8)),
                                        wasm_i32x4_dot_i16x8(load(y[i].bsums + 8), wasm_i16x8_extend_high_i8x16(sc8)));
-    const EvenOdd q[2][2] = {{split_u8(load(x[i].qs)), split_u8(load(x[i].qs + 16))},
-                             {split_u8(load(x[i].qs + 32)), split_u8(load(x[i].qs + 48))}};
-    const EvenOdd hm[2] = {split_u8(load(x[i].hmask)), split_u8(load(x[i].hmask + 16))};
-    auto plane = [&](int h, int t, int j) {  // hmask bit 4h + j of byte l: high bit of 128h + 32j + l
-      const EvenOdd low = shr_and(q[h][t], 2 * j, 3);
-      const EvenOdd hb = shr_and(hm[t], 4 * h + j, 1);
-      return EvenOdd{wasm_v128_or(low.even, wasm_i16x8_shl(hb.even, 2)),
-                     wasm_v128_or(low.odd, wasm_i16x8_shl(hb.odd, 2))};
+    const v128_t hm[2] = {load(x[i].hmask), load(x[i].hmask + 16)};
+    const v128_t m3 = wasm_i8x16_splat(3), m4 = wasm_i8x16_splat(4);
+    // u = low2 | hbit << 2 built on whole bytes (hmask bit 4h + j of byte l is the high bit of
+    // element 128h + 32j + l, moved to bit 2 by one 16-bit shift and a byte mask), then split.
+    auto plane = [&](int h, int t, int j) {
+      const v128_t q = load(x[i].qs + 32 * h + 16 * t);
+      const int bit = 4 * h + j;
+      const v128_t hb = bit >= 2 ? wasm_u16x8_shr(hm[t], bit - 2) : wasm_i16x8_shl(hm[t], 2 - bit);
+      const v128_t u = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(q, 2 * j), m3), wasm_v128_and(hb, m4));
+      return split_u8(u);
     };
     const v128_t sumi = wasm_i32x4_sub(scaled_planes(y[i].qs, scales, plane), wasm_i32x4_shl(bias, 2));
     acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));

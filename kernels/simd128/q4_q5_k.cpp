@@ -27,15 +27,15 @@ inline v128_t min_dot(const uint8_t mins[8], const int16_t* bsums) {
                         wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_u16x8_extend_high_u8x16(dup)));
 }
 
-// One super-block's scaled sum. `high(c, t, n)` adds the 5th bits of chunk c, half t (Q5_K)
-// or leaves the nibbles as they are (Q4_K).
-template <typename High>
-inline v128_t superblock_dot(const uint8_t* qs, const int8_t* a, const uint8_t scales[8], High high) {
+// One super-block's scaled sum. `weights(c, t, q)` turns the 16 qs bytes of chunk c, half t
+// into lane-form weights (Q4_K: the nibbles; Q5_K: nibbles plus 5th bits).
+template <typename Weights>
+inline v128_t superblock_dot(const uint8_t* qs, const int8_t* a, const uint8_t scales[8], Weights weights) {
   v128_t sumi = wasm_i32x4_splat(0);
   for (int c = 0; c < 4; ++c) {  // chunk c: sub-blocks 2c (low nibbles) and 2c+1 (high nibbles)
     v128_t s_lo = wasm_i32x4_splat(0), s_hi = wasm_i32x4_splat(0);
     for (int t = 0; t < 2; ++t) {
-      const Nibbles w = high(c, t, nibbles(load(qs + 32 * c + 16 * t)));
+      const Nibbles w = weights(c, t, load(qs + 32 * c + 16 * t));
       s_lo = wasm_i32x4_add(s_lo, dot16(w.lo, split_s8(load(a + 64 * c + 16 * t))));
       s_hi = wasm_i32x4_add(s_hi, dot16(w.hi, split_s8(load(a + 64 * c + 32 + 16 * t))));
     }
@@ -53,7 +53,7 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     const KScales k = unpack_k4_scales(x[i].scales);
-    const v128_t sumi = superblock_dot(x[i].qs, y[i].qs, k.scales, [](int, int, Nibbles w) { return w; });
+    const v128_t sumi = superblock_dot(x[i].qs, y[i].qs, k.scales, [](int, int, v128_t q) { return nibbles(q); });
     acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
     acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
   }
@@ -63,15 +63,17 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  const v128_t bit4 = wasm_i16x8_splat(0x10);
   v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     const KScales k = unpack_k4_scales(x[i].scales);
     // qh byte l: bit 2c = 5th bit of element 64c + l, bit 2c+1 of element 64c + 32 + l. In
     // lane form (even / odd bytes zero-extended to i16) each chunk reads bits 2c and 2c+1.
+    // (Building the quants on whole bytes and splitting afterwards measured slower under V8.)
     EvenOdd qh[2];
     for (int t = 0; t < 2; ++t) qh[t] = split_u8(load(x[i].qh + 16 * t));
-    auto high = [&](int c, int t, Nibbles w) {
+    const v128_t bit4 = wasm_i16x8_splat(0x10);
+    auto high = [&](int c, int t, v128_t q) {
+      Nibbles w = nibbles(q);
       const v128_t e = wasm_u16x8_shr(qh[t].even, 2 * c), o = wasm_u16x8_shr(qh[t].odd, 2 * c);
       w.lo.even = wasm_v128_or(w.lo.even, wasm_v128_and(wasm_i16x8_shl(e, 4), bit4));
       w.lo.odd = wasm_v128_or(w.lo.odd, wasm_v128_and(wasm_i16x8_shl(o, 4), bit4));

@@ -60,7 +60,10 @@ function testRoute(req, res, urlPath, headers, state) {
   if (m) {
     // First request for a name: announce the full length, send half, then cut the connection.
     const file = path.join(models, m[1]);
-    if (state.truncated.has(m[1]) || !fs.existsSync(file)) return sendFile(res, file, headers);
+    if (state.truncated.has(m[1]) || !fs.existsSync(file)) {
+      sendFile(res, file, headers);
+      return true;
+    }
     state.truncated.add(m[1]);
     const bytes = fs.readFileSync(file);
     res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });

@@ -18,11 +18,20 @@ function str(s) {
   return Buffer.concat([u64(bytes.length), bytes]);
 }
 
-/** A header-only GGUF whose general.architecture is `arch` (no tensors, no tokenizer). */
+/**
+ * A header-only GGUF (no tensors, no tokenizer) whose general.architecture is `arch`, with the
+ * hyperparameter keys every transformer GGUF carries, as a real file of an unknown family would.
+ */
 export function ggufWithArchitecture(arch) {
+  const count = (key, n) => Buffer.concat([str(`${arch}.${key}`), u32(TYPE_UINT32), u32(n)]);
   const kv = [
     Buffer.concat([str('general.architecture'), u32(TYPE_STRING), str(arch)]),
     Buffer.concat([str('general.alignment'), u32(TYPE_UINT32), u32(32)]),
+    count('context_length', 512),
+    count('embedding_length', 64),
+    count('block_count', 2),
+    count('feed_forward_length', 128),
+    count('attention.head_count', 4),
   ];
   return Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(kv.length), ...kv]);
 }

@@ -11,16 +11,25 @@
 namespace ox::kernels::avx2 {
 namespace {
 
-// Runs `block(i, acc)` over nb blocks, two independent accumulators so FMA latency overlaps.
-template <typename Block>
-inline float sum_blocks(int64_t nb, Block block) {
+// sum_i (dx_i * dy_i) * isum(i) over nb blocks, `isum(i)` giving block i's integer dot as 8
+// i32 partial sums. Eight blocks per step: their sixteen fp16 scales are converted together
+// (per-block scalar conversion cost as much as the dot itself) and parked on the stack, so
+// each block's broadcast is a plain load; two accumulators overlap the FMA latency.
+template <typename Block, typename Act, typename ISum>
+inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
   __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  alignas(32) float d[8];
   int64_t i = 0;
-  for (; i + 1 < nb; i += 2) {
-    acc0 = block(i, acc0);
-    acc1 = block(i + 1, acc1);
+  for (; i + 7 < nb; i += 8) {
+    _mm256_store_ps(d, scale8(x + i, y + i));
+    for (int b = 0; b < 8; b += 2) {
+      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum(i + b)), _mm256_broadcast_ss(&d[b]), acc0);
+      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum(i + b + 1)), _mm256_broadcast_ss(&d[b + 1]), acc1);
+    }
   }
-  if (i < nb) acc0 = block(i, acc0);
+  for (; i < nb; ++i) {
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum(i)), _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d)), acc0);
+  }
   return hsum(_mm256_add_ps(acc0, acc1));
 }
 
@@ -36,13 +45,11 @@ void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const __m256i eight = _mm256_set1_epi8(8);
-  *s = sum_blocks(n / kQK4_0, [&](int64_t i, __m256 acc) {
+  *s = sum_blocks(n / kQK4_0, x, y, [&](int64_t i) {
     const __m256i w = unpack_nibbles(x[i].qs);  // 0..15
     const __m256i a = load256(y[i].qs);
     // sum (w - 8) * a = sum w*a - sum 8*a, both pair sums within i16 for any activation byte.
-    const __m256i p = _mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(eight, a));
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+    return sum_pairs_i16(_mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(eight, a)));
   });
 }
 
@@ -53,24 +60,20 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   // x = d*q + m, so dot = d*dy*sum(q*a) + m*s where s = dy*sum(a) is stored in the Q8_1 block.
   float sum_m = 0.0f;
   for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
-         const __m256i p = mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs));
-         const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-         return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
-       });
+  *s = sum_m + sum_blocks(nb, x, y, [&](int64_t i) {
+    return sum_pairs_i16(mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs)));
+  });
 }
 
 void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_0* x = static_cast<const BlockQ5_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const __m256i sixteen = _mm256_set1_epi8(16);
-  *s = sum_blocks(n / kQK5_0, [&](int64_t i, __m256 acc) {
+  *s = sum_blocks(n / kQK5_0, x, y, [&](int64_t i) {
     const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
     const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);  // 0..31
     const __m256i a = load256(y[i].qs);
-    const __m256i p = _mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(sixteen, a));  // (w - 16) * a
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+    return sum_pairs_i16(_mm256_sub_epi16(mul_u8s8(w, a), mul_u8s8(sixteen, a)));  // (w - 16) * a
   });
 }
 
@@ -81,34 +84,27 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const __m256i sixteen = _mm256_set1_epi8(16);
   float sum_m = 0.0f;
   for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, [&](int64_t i, __m256 acc) {
-         const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
-         const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
-         const __m256i p = mul_u8s8(w, load256(y[i].qs));
-         const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-         return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
-       });
+  *s = sum_m + sum_blocks(nb, x, y, [&](int64_t i) {
+    const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
+    const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
+    return sum_pairs_i16(mul_u8s8(w, load256(y[i].qs)));
+  });
 }
 
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  *s = sum_blocks(n / kQK8_0, [&](int64_t i, __m256 acc) {
-    const __m256i p = mul_s8s8(load256(x[i].qs), load256(y[i].qs));
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
-  });
+  *s = sum_blocks(n / kQK8_0, x, y,
+                  [&](int64_t i) { return sum_pairs_i16(mul_s8s8(load256(x[i].qs), load256(y[i].qs))); });
 }
 
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
-  *s = sum_blocks(n / kQK4_NL, [&](int64_t i, __m256 acc) {
+  *s = sum_blocks(n / kQK4_NL, x, y, [&](int64_t i) {
     const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));  // -127..113
-    const __m256i p = mul_s8s8(w, load256(y[i].qs));
-    const __m256 d = _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d));
-    return _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_pairs_i16(p)), d, acc);
+    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
   });
 }
 

@@ -38,11 +38,27 @@ static inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_
 static inline __m128i load128(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
 
 // 16 packed bytes -> 32 nibbles in element order: low nibbles (elements 0..15) in the low
-// lane, high nibbles (elements 16..31) in the high lane, as Q4_0/IQ4_NL store a block.
+// lane, high nibbles (elements 16..31) in the high lane, as Q4_0/IQ4_NL store a block. The
+// bytes are broadcast to both lanes by the load itself; one variable shift (0 | 4) splits them.
 static inline __m256i unpack_nibbles(const uint8_t* p) {
-  const __m128i q = load128(p);
-  const __m256i both = _mm256_inserti128_si256(_mm256_castsi128_si256(q), _mm_srli_epi16(q, 4), 1);
-  return _mm256_and_si256(both, _mm256_set1_epi8(0x0F));
+  const __m256i both = _mm256_broadcastsi128_si256(load128(p));
+  const __m256i split = _mm256_srlv_epi32(both, _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4));
+  return _mm256_and_si256(split, _mm256_set1_epi8(0x0F));
+}
+
+// dx[b] * dy[b] for 8 consecutive blocks whose first field is the fp16 scale `d`: 16 halves
+// gathered into two vectors and converted together instead of one by one.
+template <typename X, typename Y>
+static inline __m256 scale8(const X* x, const Y* y) {
+  const __m128i hx = _mm_setr_epi16(static_cast<int16_t>(x[0].d), static_cast<int16_t>(x[1].d),
+                                    static_cast<int16_t>(x[2].d), static_cast<int16_t>(x[3].d),
+                                    static_cast<int16_t>(x[4].d), static_cast<int16_t>(x[5].d),
+                                    static_cast<int16_t>(x[6].d), static_cast<int16_t>(x[7].d));
+  const __m128i hy = _mm_setr_epi16(static_cast<int16_t>(y[0].d), static_cast<int16_t>(y[1].d),
+                                    static_cast<int16_t>(y[2].d), static_cast<int16_t>(y[3].d),
+                                    static_cast<int16_t>(y[4].d), static_cast<int16_t>(y[5].d),
+                                    static_cast<int16_t>(y[6].d), static_cast<int16_t>(y[7].d));
+  return _mm256_mul_ps(_mm256_cvtph_ps(hx), _mm256_cvtph_ps(hy));
 }
 
 // Byte i = 0xFF if bit i of `bits` is set, else 0 (the 5th-bit planes of Q5_0/Q5_1).

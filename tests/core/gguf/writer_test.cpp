@@ -339,7 +339,7 @@ TEST(GgufWriter, StreamingMatchesInMemory) {
     ASSERT_TRUE(w->set_alignment(64).is_ok());
   }
   for (int t = 0; t < 3; ++t) {
-    const std::string name = "t" + std::to_string(t);
+    const std::string name = ox::strfmt("t%d", t);
     ASSERT_TRUE(mem.add_tensor(name, dims, DType::F32, as_bytes(data[t])).is_ok());
     ASSERT_TRUE(stream.declare_tensor(name, dims, DType::F32).is_ok());
   }

@@ -13,7 +13,7 @@ namespace ox::tok {
 namespace {
 
 const char* const kFamilies[] = {"llama-spm", "llama-bpe", "qwen35", "gemma-4", "deepseek-llm",
-                                 "deepseek-coder", "falcon", "mpt", "starcoder", "bert-bge"};
+                                 "deepseek-coder", "falcon", "mpt", "starcoder", "bert-bge", "nomic-bert-moe"};
 
 void expect_sane(const Tokenizer& tok, std::string_view text, bool parse_special, const std::string& what) {
   auto ids = tok.encode(text, true, parse_special);
@@ -40,7 +40,8 @@ TEST(HostileInput, SharedStringsWithFlippedBytes) {
   for (const char* name : kFamilies) {
     const Tokenizer* tok = test::vocab_tokenizer(name);
     ASSERT_NE(tok, nullptr) << name;
-    const std::vector<test::VocabCase> cases = test::read_vocab_cases(name);
+    std::vector<test::VocabCase> cases = test::read_vocab_cases(name);
+    if (cases.empty()) cases = test::read_vocab_cases("llama-spm");  // vocabs without vectors of their own
     ASSERT_FALSE(cases.empty()) << name;
     for (size_t i = 0; i < cases.size(); ++i) {
       std::string text = cases[i].text;
@@ -78,7 +79,7 @@ TEST(HostileInput, OneMegabyteOfOneCharacterScalesLinearly) {
   } runs[] = {
       {"llama-spm", "a"}, {"llama-spm", "\xF0\x9F\x98\x80"}, {"llama-bpe", "a"}, {"llama-bpe", " "},
       {"gemma-4", "a"}, {"gemma-4", "\n"}, {"deepseek-llm", "\xE4\xB8\xAD"}, {"mpt", " "},
-      {"mpt", "7"}, {"bert-bge", "7"},
+      {"mpt", "7"}, {"bert-bge", "7"}, {"nomic-bert-moe", "a"}, {"nomic-bert-moe", " "},
   };
   for (const auto& r : runs) {
     const Tokenizer* tok = test::vocab_tokenizer(r.vocab);

@@ -193,12 +193,21 @@ TEST(Tokenizer, InvalidUtf8IsTokenizedLikeLlamaCpp) {
   EXPECT_EQ(encode(*bert, "Hello\xFF", false, false), (Ids{7592}));
 }
 
-TEST(Tokenizer, UnigramVocabIsReportedUnsupported) {
-  auto file = gguf::GgufFile::open(test::vocab_path("nomic-bert-moe"));
-  ASSERT_TRUE(file.ok()) << file.status().message();
-  auto tok = Tokenizer::from_gguf(**file);
-  ASSERT_FALSE(tok.ok());
-  EXPECT_EQ(tok.status().code(), ErrorCode::kUnsupported);
+TEST(Tokenizer, UnigramNormalisesAndSegments) {
+  // nomic-bert-moe carries XLM-R's SentencePiece unigram model: "Hello world" is
+  // <s> ▁Hello ▁world </s> = 0 35378 8999 2, as the XLM-R tokenizer gives it.
+  const Tokenizer* ugm = vocab_tokenizer("nomic-bert-moe");
+  ASSERT_NE(ugm, nullptr);
+  EXPECT_EQ(ugm->kind(), TokenizerKind::kUnigram);
+  EXPECT_EQ(encode(*ugm, "Hello world", true, false), (Ids{0, 35378, 8999, 2}));
+  EXPECT_EQ(ugm->token_text(35378), "\xE2\x96\x81Hello");
+  // The charsmap applies NFKC (full-width letters) and extra spaces collapse.
+  EXPECT_EQ(encode(*ugm, "\xEF\xBC\xA8\xEF\xBD\x85\xEF\xBD\x8C\xEF\xBD\x8C\xEF\xBD\x8F world", false, false),
+            (Ids{35378, 8999}));
+  EXPECT_EQ(encode(*ugm, "  Hello   world  ", false, false), (Ids{35378, 8999}));
+  EXPECT_EQ(ugm->decode(Ids{35378, 8999}, false).value(), "Hello world");
+  // <mask> strips the whitespace before it (llama.cpp's rule for this architecture).
+  EXPECT_EQ(encode(*ugm, "Hello <mask>", false, true), (Ids{35378, 250001}));
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // quantize_gguf and its type rules. The expected types are worked out by hand here from llama.cpp's
 // rules (src/llama-quant.cpp) for the model shapes used, not computed by the code under test.
+// (Also checked once outside CI: for 16 presets on stories260K, a synthetic tiny-15M and the 15
+// zoo models, every tensor type matched llama.cpp's own llama_model_quantize from the npm
+// package @node-llama-cpp/linux-x64 3.22.1.)
 #include "core/tools/quantize.h"
 
 #include <cmath>
