@@ -31,7 +31,7 @@ const USAGE = `usage: node bench/peers/run.mjs [options]
   --oxidize PATH   native CLI (default build/native/bin/oxidize, or $OXIDIZE_BIN)
   --oxidize-wasm PATH  wasm CLI for --wasm node (default build/wasm/bin/oxidize.mjs)
   --web DIR        the built browser package for --wasm browser (default web/dist)
-  --timeout S      give up on one engine run (one model, one thread count) after S seconds (default 1800)
+  --timeout S      give up on one engine run (one model, one thread count) after S seconds (default 1800; 0: never)
   --out DIR        results folder (default bench/peers/results)
   --verbose        print browser console lines`;
 
@@ -145,7 +145,7 @@ async function main() {
   const started = new Date();
   const loadBefore = os.loadavg();
   const errors = [];
-  const rows = new Map(); // model|threads|test -> row
+  const rows = new Map(); // model|type|threads|test -> table row
   const raw = [];
   const row = (m, threads, test) => {
     const key = `${m.name}|${m.type}|${threads}|${test}`;
@@ -193,7 +193,7 @@ async function main() {
       const args = { ...run, threads, modelUrl: m.url };
       let timer;
       const timeout = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${a.timeout} s (--timeout)`)), timeoutMs);
+        if (timeoutMs > 0) timer = setTimeout(() => reject(new Error(`timed out after ${a.timeout} s (--timeout)`)), timeoutMs);
       });
       try {
         return await Promise.race([page.evaluate(async ([mod, args]) => (await import(mod)).run(args), [`/peers/${module}`, args]), timeout]);

@@ -42,7 +42,25 @@ Result<Value> upper(Interp&, const Value& v, CallArgs& a) {
 Result<Value> title(Interp&, const Value& v, CallArgs&) { return str_value(pystr::jinja_title(to_str(v))); }
 Result<Value> capitalize(Interp&, const Value& v, CallArgs&) { return str_value(pystr::capitalize(to_str(v))); }
 Result<Value> string(Interp&, const Value& v, CallArgs&) { return str_value(to_str(v)); }
-Result<Value> pprint(Interp&, const Value& v, CallArgs&) { return str_value(repr(v)); }
+// pprint.pformat sorts dict keys (its line wrapping past 80 columns is not reproduced).
+Value sort_dicts(const Value& v) {
+  if (v.is_sequence()) {
+    ValueList items;
+    for (const Value& item : v.items()) items.push_back(sort_dicts(item));
+    return v.kind() == Kind::kTuple ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+  }
+  if (!v.is_dict()) return v;
+  std::vector<std::pair<Value, Value>> entries = v.dict().entries();
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    Result<int> c = compare(a.first, b.first);
+    return c.ok() && *c < 0;
+  });
+  Dict d;
+  for (auto& [k, item] : entries) (void)d.set(k, sort_dicts(item));
+  return Value::dict(std::move(d));
+}
+
+Result<Value> pprint(Interp&, const Value& v, CallArgs&) { return str_value(repr(sort_dicts(v))); }
 
 Result<Value> escape(Interp&, const Value& v, CallArgs&) {
   std::string out;
@@ -105,7 +123,10 @@ Result<Value> indent(Interp& in, const Value& v, CallArgs& a) {
       return type_error("indent width must be an integer or a string");
     }
   }
-  const std::string s = to_str(v);
+  // jinja2 appends "\n" to the value itself, so only strings can be indented.
+  if (v.is_undefined()) return undefined_error(v);
+  if (!v.is_string()) return type_error(strfmt("indent() needs a string, not '%s'", type_name(v)));
+  const std::string& s = v.str();
   const uint64_t lines = static_cast<uint64_t>(std::count(s.begin(), s.end(), '\n')) + 2;
   OX_TRY(in.check_string_size(s.size() + lines * pad.size()));
   return str_value(pystr::indent(s, pad, p[1] != nullptr && truthy(*p[1]), p[2] != nullptr && truthy(*p[2])));
@@ -161,6 +182,7 @@ bool parse_int(std::string_view text, int base, int64_t* out) {
 Result<Value> int_(Interp&, const Value& v, CallArgs& a) {
   std::vector<const Value*> p;
   OX_TRY(bind_args(a, "int", {"default", "base"}, &p));
+  if (v.is_undefined()) return undefined_error(v);  // int(Undefined) raises
   const Value fallback = p[0] != nullptr ? *p[0] : Value::integer(0);
   const int base = (p[1] != nullptr && p[1]->is_int()) ? static_cast<int>(p[1]->get_int()) : 10;
   if (v.is_int()) return Value::integer(v.get_int());
@@ -182,6 +204,7 @@ Result<Value> int_(Interp&, const Value& v, CallArgs& a) {
 Result<Value> float_(Interp&, const Value& v, CallArgs& a) {
   std::vector<const Value*> p;
   OX_TRY(bind_args(a, "float", {"default"}, &p));
+  if (v.is_undefined()) return undefined_error(v);  // float(Undefined) raises
   if (v.is_number()) return Value::real(v.get_float());
   double f = 0.0;
   if (v.is_string() && parse_float(v.str(), &f)) return Value::real(f);
@@ -285,8 +308,18 @@ Result<Value> wordcount(Interp&, const Value& v, CallArgs&) {
 Result<Value> truncate(Interp&, const Value& v, CallArgs& a) {
   std::vector<const Value*> p;
   OX_TRY(bind_args(a, "truncate", {"length", "killwords", "end", "leeway"}, &p));
-  const std::string s = to_str(v);
+  // jinja2 measures the value itself: Undefined is short enough to pass through, other
+  // non-strings fail like Python's len() or slicing would.
+  if (v.is_undefined()) return v;
   const int64_t length = (p[0] != nullptr && p[0]->is_int()) ? p[0]->get_int() : 255;
+  const int64_t leeway_arg = (p[3] != nullptr && p[3]->is_int()) ? p[3]->get_int() : 5;
+  if (!v.is_string()) {
+    const int64_t n = v.is_sequence() ? static_cast<int64_t>(v.items().size())
+                                      : (v.is_dict() ? static_cast<int64_t>(v.dict().size()) : -1);
+    if (n >= 0 && n <= length + leeway_arg) return v;
+    return type_error(strfmt("truncate() needs a string, not '%s'", type_name(v)));
+  }
+  const std::string& s = v.str();
   const bool killwords = p[1] != nullptr && truthy(*p[1]);
   const std::string end = p[2] != nullptr ? to_str(*p[2]) : "...";
   const int64_t leeway = (p[3] != nullptr && p[3]->is_int()) ? p[3]->get_int() : 5;

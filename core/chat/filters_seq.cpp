@@ -68,6 +68,7 @@ Status sort_by_keys(ValueList* items, ValueList* keys, bool reverse) {
 }
 
 Result<Value> select_impl(Interp& in, const Value& v, CallArgs& a, bool keep, bool by_attr) {
+  if (!truthy(v)) return Value::iterator({});  // jinja2 yields nothing for a falsy input
   OX_ASSIGN_OR_RETURN(ValueList items, in.iterate(v));
   size_t off = 0;
   const Value* attribute = nullptr;
@@ -97,7 +98,7 @@ Result<Value> select_impl(Interp& in, const Value& v, CallArgs& a, bool keep, bo
     }
     if (pass == keep) out.push_back(item);
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Result<Value> min_max(Interp& in, const Value& v, CallArgs& a, bool want_max) {
@@ -128,6 +129,7 @@ Result<Value> first(Interp& in, const Value& v, CallArgs&) {
 }
 
 Result<Value> last(Interp& in, const Value& v, CallArgs&) {
+  if (v.kind() == Kind::kIterator) return type_error("'generator' object is not reversible");
   OX_ASSIGN_OR_RETURN(ValueList items, in.iterate(v));
   if (items.empty()) return Value::undefined("No last item, sequence was empty.");
   return items.back();
@@ -139,11 +141,11 @@ Result<Value> list(Interp& in, const Value& v, CallArgs&) {
 }
 
 Result<Value> items(Interp&, const Value& v, CallArgs&) {
-  if (v.is_undefined()) return Value::list({});
+  if (v.is_undefined()) return Value::iterator({});
   if (!v.is_dict()) return type_error("Can only get item pairs from a mapping.");
   ValueList out;
   for (const auto& [k, item] : v.dict().entries()) out.push_back(Value::tuple({k, item}));
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Result<Value> join(Interp& in, const Value& v, CallArgs& a) {
@@ -165,6 +167,7 @@ Result<Value> join(Interp& in, const Value& v, CallArgs& a) {
 }
 
 Result<Value> map(Interp& in, const Value& v, CallArgs& a) {
+  if (!truthy(v)) return Value::iterator({});  // jinja2 yields nothing for a falsy input
   OX_ASSIGN_OR_RETURN(ValueList items, in.iterate(v));
   ValueList out;
   out.reserve(items.size());
@@ -185,7 +188,7 @@ Result<Value> map(Interp& in, const Value& v, CallArgs& a) {
       OX_ASSIGN_OR_RETURN(Value got, get_path(in, item, *attribute));
       out.push_back(got.is_undefined() && fallback != nullptr ? *fallback : got);
     }
-    return Value::list(std::move(out));
+    return Value::iterator(std::move(out));
   }
   if (!a.args[0].is_string() || !is_filter_name(a.args[0].str())) return type_error("map: no filter named " + repr(a.args[0]));
   CallArgs rest;
@@ -196,7 +199,7 @@ Result<Value> map(Interp& in, const Value& v, CallArgs& a) {
     OX_ASSIGN_OR_RETURN(Value got, call_filter(in, a.args[0].str(), item, copy));
     out.push_back(std::move(got));
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Result<Value> select(Interp& in, const Value& v, CallArgs& a) { return select_impl(in, v, a, true, false); }
@@ -210,7 +213,7 @@ Result<Value> reverse(Interp& in, const Value& v, CallArgs&) {
   if (v.is_string()) return slice_value(v, Value::none(), Value::none(), Value::integer(-1));
   OX_ASSIGN_OR_RETURN(ValueList items, in.iterate(v));
   std::reverse(items.begin(), items.end());
-  return Value::list(std::move(items));
+  return Value::iterator(std::move(items));  // reversed() gives an iterator
 }
 
 Result<Value> sort(Interp& in, const Value& v, CallArgs& a) {
@@ -256,7 +259,7 @@ Result<Value> unique(Interp& in, const Value& v, CallArgs& a) {
     seen.push_back(std::move(*h));
     out.push_back(item);
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Result<Value> sum(Interp& in, const Value& v, CallArgs& a) {
@@ -295,7 +298,7 @@ Result<Value> batch(Interp& in, const Value& v, CallArgs& a) {
     }
     out.push_back(Value::list(std::move(row)));
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 Result<Value> slice(Interp& in, const Value& v, CallArgs& a) {
@@ -318,7 +321,7 @@ Result<Value> slice(Interp& in, const Value& v, CallArgs& a) {
     if (p[1] != nullptr && !p[1]->is_none() && i >= with_extra) part.push_back(*p[1]);
     out.push_back(Value::list(std::move(part)));
   }
-  return Value::list(std::move(out));
+  return Value::iterator(std::move(out));
 }
 
 }  // namespace ox::chat::filters

@@ -195,7 +195,8 @@ Result<ValueList> Interp::iterate(const Value& v) {
   switch (v.kind()) {
     case Kind::kUndefined: return ValueList{};  // jinja2's Undefined iterates as empty
     case Kind::kList:
-    case Kind::kTuple: return v.items();
+    case Kind::kTuple:
+    case Kind::kIterator: return v.items();
     case Kind::kDict: {
       ValueList keys;
       keys.reserve(v.dict().size());
@@ -223,7 +224,7 @@ Status Interp::exec_for(const Stmt& s, const ScopePtr& scope) {
   Result<Value> seq = eval(*s.expr, scope);
   if (!seq.ok()) return seq.status();
   std::shared_ptr<const ListData> data;
-  if (seq->is_sequence() && !s.filter_cond) {
+  if ((seq->is_sequence() || seq->kind() == Kind::kIterator) && !s.filter_cond) {
     data = seq->list_data();  // shared, not copied
   } else {
     OX_ASSIGN_OR_RETURN(ValueList items, iterate(*seq));

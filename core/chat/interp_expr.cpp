@@ -161,7 +161,7 @@ Result<Value> Interp::eval(const Expr& e, const ScopePtr& scope) {
     if (!st.is_ok()) return locate(std::move(st), e.line);
   } else if (v.depth() > kMaxValueDepth) {
     return locate(error(ErrorCode::kTooLarge, strfmt("template built values nested deeper than %u", kMaxValueDepth)), e.line);
-  } else if (v.is_sequence()) {
+  } else if (v.is_sequence() || v.kind() == Kind::kIterator) {
     Status st = check_list_size(v.items().size());
     if (!st.is_ok()) return locate(std::move(st), e.line);
   }
@@ -248,6 +248,7 @@ Result<bool> contains(const Value& container, const Value& item) {
       return container.str().find(item.str()) != std::string::npos;
     case Kind::kList:
     case Kind::kTuple:
+    case Kind::kIterator:
       for (const Value& v : container.items()) {
         if (equals(v, item)) return true;
       }
@@ -363,8 +364,13 @@ Result<Value> Interp::eval_inner(const Expr& e, const ScopePtr& scope) {
       std::string out;
       for (const ExprPtr& a : e.args) {
         OX_ASSIGN_OR_RETURN(Value v, eval(*a, scope));
-        out += to_str(v);
-        OX_TRY(check_string_size(out.size()));
+        if (v.is_string()) {
+          OX_TRY(check_string_size(out.size() + v.str().size()));
+          out += v.str();
+        } else {
+          out += to_str(v);
+          OX_TRY(check_string_size(out.size()));
+        }
       }
       return Value::string(std::move(out));
     }

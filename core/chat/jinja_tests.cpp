@@ -73,10 +73,10 @@ Result<bool> modulo_test(const Value& v, const Value& by, int64_t want) {
   return m == want;
 }
 
+// jinja2's lower/upper tests look at str(value), so "{'x': 'y'}" is lower case.
 bool case_test(const Value& v, bool upper) {
-  if (!v.is_string()) return false;
   bool any = false;
-  const std::string& s = v.str();
+  const std::string s = to_str(v);
   size_t pos = 0;
   while (pos < s.size()) {
     const uint32_t cp = utf8::decode(s, &pos);
@@ -124,7 +124,7 @@ Result<bool> call_test(Interp& in, std::string_view name, const Value& v, CallAr
         return other.str().find(v.str()) != std::string::npos;
       }
       if (other.is_dict()) return other.dict().find(v) != nullptr;
-      if (other.is_sequence()) {
+      if (other.is_sequence() || other.kind() == Kind::kIterator) {
         for (const Value& item : other.items()) {
           if (equals(item, v)) return true;
         }
@@ -152,7 +152,10 @@ Result<bool> call_test(Interp& in, std::string_view name, const Value& v, CallAr
   if (name == "string") return k == Kind::kString;
   if (name == "mapping") return k == Kind::kDict;
   // Undefined defines __iter__, __len__ and __getitem__, so it passes both of these.
-  if (name == "iterable") return k == Kind::kUndefined || k == Kind::kString || v.is_sequence() || k == Kind::kDict || k == Kind::kLoop;
+  if (name == "iterable") {
+    return k == Kind::kUndefined || k == Kind::kString || v.is_sequence() || k == Kind::kDict || k == Kind::kLoop ||
+           k == Kind::kIterator;
+  }
   if (name == "sequence") return k == Kind::kUndefined || k == Kind::kString || v.is_sequence() || k == Kind::kDict;
   if (name == "callable") return k == Kind::kCallable || k == Kind::kUndefined || k == Kind::kLoop;
   if (name == "escaped") return false;

@@ -53,12 +53,21 @@ class Lexer {
   }
 
  private:
+  // Line and column (in code points) of a byte offset. Tokens arrive in source order, so the
+  // column is counted on from the previous call; long one-line templates stay linear.
   void locate(size_t offset, Token* t) const {
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<uint32_t>(offset));
     const size_t line_index = static_cast<size_t>(it - line_starts_.begin()) - 1;
     t->line = static_cast<uint32_t>(line_index + 1);
     const size_t start = line_starts_[line_index];
-    t->col = static_cast<uint32_t>(utf8::length(std::string_view(src_).substr(start, offset - start)) + 1);
+    if (cursor_line_ != line_index || cursor_offset_ > offset) {
+      cursor_line_ = line_index;
+      cursor_offset_ = start;
+      cursor_col_ = 1;
+    }
+    cursor_col_ += utf8::length(std::string_view(src_).substr(cursor_offset_, offset - cursor_offset_));
+    cursor_offset_ = offset;
+    t->col = static_cast<uint32_t>(cursor_col_);
   }
 
   Status fail(size_t offset, const std::string& msg) const {
@@ -437,6 +446,9 @@ class Lexer {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   bool line_starting_ = true;
+  mutable size_t cursor_line_ = SIZE_MAX;
+  mutable size_t cursor_offset_ = 0;
+  mutable uint64_t cursor_col_ = 1;
 };
 
 }  // namespace

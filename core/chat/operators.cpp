@@ -131,9 +131,14 @@ Result<Value> repeat(const Value& seq, int64_t n, const Interp& in) {
     const uint64_t total = static_cast<uint64_t>(seq.str().size()) * static_cast<uint64_t>(n);
     if (!seq.str().empty() && total / seq.str().size() != static_cast<uint64_t>(n)) return in.check_string_size(UINT64_MAX);
     OX_TRY(in.check_string_size(total));
+    const std::string& s = seq.str();
     std::string out;
     out.reserve(total);
-    for (int64_t i = 0; i < n; ++i) out += seq.str();
+    if (s.size() == 1) {
+      out.assign(static_cast<size_t>(total), s[0]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out += s;
+    }
     return Value::string(std::move(out));
   }
   const uint64_t total = static_cast<uint64_t>(seq.items().size()) * static_cast<uint64_t>(n);
@@ -148,6 +153,10 @@ Result<Value> repeat(const Value& seq, int64_t n, const Interp& in) {
 
 Result<Value> binary_op(BinOp op, const Value& a, const Value& b, const Interp& in) {
   if (a.is_undefined()) return undefined_error(a);
+  if (op == BinOp::kMod && a.is_string()) {  // str % x: x is only touched by the format's fields
+    OX_ASSIGN_OR_RETURN(std::string s, pystr::percent_format(a.str(), b));
+    return Value::string(std::move(s));
+  }
   if (b.is_undefined()) return undefined_error(b);
   if (a.is_number() && b.is_number()) return numeric(op, a, b);
   if (op == BinOp::kAdd) {

@@ -375,8 +375,7 @@ Result<ExprPtr> Parser::parse_subscript(ExprPtr node) {
     items.push_back(std::move(item));
   }
   next();
-  if (items.empty()) return fail(at, "expected a subscript inside '[]'");
-  ExprPtr index;
+  ExprPtr index;  // x[] subscripts with an empty tuple, as in jinja2
   if (items.size() == 1) {
     index = std::move(items[0]);
   } else {

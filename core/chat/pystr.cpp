@@ -284,10 +284,13 @@ std::string pad_to(std::string s, int64_t width, bool left_align, char fill) {
 Result<std::string> percent_format(std::string_view fmt, const Value& args) {
   std::vector<Value> positional;
   const Value* mapping = nullptr;
+  // Python treats a non-tuple argument with __getitem__ (dict, list, Undefined) as a mapping:
+  // no "not all arguments converted" error when the format has no fields for it.
   if (args.kind() == Kind::kTuple) {
     positional = args.items();
-  } else if (args.is_dict()) {
+  } else if (args.is_dict() || args.kind() == Kind::kList || args.is_undefined()) {
     mapping = &args;
+    positional.push_back(args);
   } else {
     positional.push_back(args);
   }
@@ -302,7 +305,7 @@ Result<std::string> percent_format(std::string_view fmt, const Value& args) {
     const Value* arg = nullptr;
     if (fmt[i] == '(') {
       const size_t close = fmt.find(')', i);
-      if (close == std::string_view::npos || mapping == nullptr) return type_error("format requires a mapping");
+      if (close == std::string_view::npos || mapping == nullptr || !mapping->is_dict()) return type_error("format requires a mapping");
       const Value* v = mapping->dict().find(fmt.substr(i + 1, close - i - 1));
       if (v == nullptr) return type_error("format key not found: " + std::string(fmt.substr(i + 1, close - i - 1)));
       arg = v;

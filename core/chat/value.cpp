@@ -84,6 +84,13 @@ Value Value::tuple(ValueList items) {
   return v;
 }
 
+Value Value::iterator(ValueList items) {
+  Value v;
+  v.kind_ = Kind::kIterator;
+  v.ptr_ = make_list(std::move(items));
+  return v;
+}
+
 Value Value::dict(Dict d) {
   Value v;
   v.kind_ = Kind::kDict;
@@ -104,12 +111,12 @@ const std::string& Value::str() const {
 }
 
 const ValueList& Value::items() const {
-  if (kind_ != Kind::kList && kind_ != Kind::kTuple) return kNoItems;
+  if (kind_ != Kind::kList && kind_ != Kind::kTuple && kind_ != Kind::kIterator) return kNoItems;
   return static_cast<const ListData*>(ptr_.get())->items;
 }
 
 std::shared_ptr<const ListData> Value::list_data() const {
-  if (kind_ != Kind::kList && kind_ != Kind::kTuple) return kNoList;
+  if (kind_ != Kind::kList && kind_ != Kind::kTuple && kind_ != Kind::kIterator) return kNoList;
   return std::static_pointer_cast<const ListData>(ptr_);
 }
 
@@ -121,7 +128,8 @@ const Dict& Value::dict() const {
 uint32_t Value::depth() const {
   switch (kind_) {
     case Kind::kList:
-    case Kind::kTuple: return static_cast<const ListData*>(ptr_.get())->depth;
+    case Kind::kTuple:
+    case Kind::kIterator: return static_cast<const ListData*>(ptr_.get())->depth;
     case Kind::kDict: return static_cast<const Dict*>(ptr_.get())->depth();
     case Kind::kCallable: return as<Callable>()->depth;
     case Kind::kLoop: return as<LoopState>()->items->depth + 1;
@@ -287,6 +295,7 @@ std::optional<std::string> hash_key(const Value& v) {
     }
     case Kind::kCallable:
     case Kind::kNamespace:
+    case Kind::kIterator:
     case Kind::kLoop: return strfmt("o%p", static_cast<const void*>(v.identity()));
     default: return std::nullopt;
   }
@@ -422,6 +431,7 @@ std::string to_str(const Value& v) {
     case Kind::kList:
     case Kind::kTuple: return sequence_str(v);
     case Kind::kDict: return dict_str(v.dict());
+    case Kind::kIterator: return "<generator object>";
     case Kind::kCallable: {
       const Callable* c = v.as<Callable>();
       if (c->macro != nullptr) return "<Macro " + repr_string(c->name) + ">";
@@ -461,6 +471,7 @@ const char* type_name(const Value& v) {
     case Kind::kString: return "str";
     case Kind::kList: return "list";
     case Kind::kTuple: return "tuple";
+    case Kind::kIterator: return "generator";
     case Kind::kDict: return "dict";
     case Kind::kCallable: return v.as<Callable>()->macro != nullptr ? "Macro" : "builtin_function_or_method";
     case Kind::kNamespace: return "Namespace";

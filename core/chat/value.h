@@ -33,6 +33,7 @@ enum class Kind : uint8_t {
   kString,
   kList,
   kTuple,
+  kIterator,  // what jinja2's lazy filters return (map, select, ...): iterable, always true, no len()
   kDict,
   kCallable,
   kNamespace,
@@ -62,6 +63,7 @@ class Value {
   static Value string(std::string s);
   static Value list(ValueList items);
   static Value tuple(ValueList items);
+  static Value iterator(ValueList items);
   static Value dict(Dict d);
   static Value object(Kind kind, std::shared_ptr<Object> obj);
 
@@ -79,7 +81,7 @@ class Value {
   double get_float() const { return kind_ == Kind::kFloat ? n_.f : static_cast<double>(get_int()); }
   // String contents; for Undefined the hint naming what was missing.
   const std::string& str() const;
-  const ValueList& items() const;  // list or tuple
+  const ValueList& items() const;  // list, tuple or iterator
   std::shared_ptr<const ListData> list_data() const;
   const Dict& dict() const;
   template <typename T>

@@ -14,6 +14,7 @@ struct ModelBuilder {
   const gguf::GgufFile& file() const { return *model.file_; }
   const HParams& hp() const { return model.hparams_; }
   ModelWeights& weights() { return model.weights_; }
+  ArchSpec& spec() { return model.spec_; }
 
   // A matrix of `rows` rows of `cols` elements (GGUF dims {cols, rows}) in a format we can multiply.
   Result<Tensor> matrix(const std::string& name, int64_t cols, int64_t rows);
@@ -22,10 +23,17 @@ struct ModelBuilder {
   // Same, but an absent tensor yields an empty Tensor instead of an error.
   Result<Tensor> optional_matrix(const std::string& name, int64_t cols, int64_t rows);
   Result<Tensor> optional_vector(const std::string& name, int64_t n);
+  // n_mats matrices of rows x cols stored back to back (GGUF dims {cols, rows, n_mats}: experts).
+  Result<Tensor> matrices(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats);
   bool has(const std::string& name) const { return file().find_tensor(name) != nullptr; }
 
   void set_forward(Model::ForwardFn fn) { model.forward_ = fn; }
 };
+
+// Rows [first, first + count) of a 2-D tensor (or elements of a vector) as a tensor of their own:
+// how fused tensors (attn_qkv, phi3's ffn_up) become separate q/k/v and gate/up views.
+Tensor row_slice(const Tensor& t, int64_t first, int64_t count);
+Tensor element_slice(const Tensor& vector_f32, int64_t first, int64_t count);
 
 // Block-tensor name: layer_name(3, "attn_q") == "blk.3.attn_q.weight".
 std::string layer_name(int layer, const char* base, const char* suffix = "weight");

@@ -14,24 +14,33 @@ struct ArchEntry {
 
 // Architectures whose weights and forward pass are implemented.
 constexpr ArchEntry kArchs[] = {
-    {"llama", load_llama},
+    {"llama", load_llama},   {"qwen2", load_qwen2}, {"qwen3", load_qwen3},     {"gemma", load_gemma},
+    {"gemma2", load_gemma2}, {"gemma3", load_gemma3}, {"phi2", load_phi2},     {"phi3", load_phi3},
+    {"gpt2", load_gpt2},     {"falcon", load_falcon}, {"gptneox", load_gptneox},
 };
 
-Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int64_t rows, bool required) {
+Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int64_t rows, int64_t n_mats,
+                    bool required) {
   const gguf::TensorInfo* info = b.file().find_tensor(name);
   if (info == nullptr) {
     if (!required) return Tensor{};
     return error(ErrorCode::kInvalidFile, strfmt("%s: missing tensor '%s'", b.file().name().c_str(), name.c_str()));
   }
-  const bool shape_ok = !info->dims.empty() && info->dims[0] == static_cast<uint64_t>(cols) &&
-                        info->rows() == static_cast<uint64_t>(rows) &&
-                        (info->dims.size() < 2 || info->dims[1] == static_cast<uint64_t>(rows) || rows == 1);
+  const std::vector<uint64_t>& dims = info->dims;
+  const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  bool shape_ok = !dims.empty() && dims[0] == u(cols) && info->rows() == u(rows) * u(n_mats);
+  if (n_mats > 1) {
+    shape_ok = shape_ok && dims.size() == 3 && dims[1] == u(rows);
+  } else {
+    shape_ok = shape_ok && (dims.size() < 2 || dims[1] == u(rows) || rows == 1);
+  }
   if (!shape_ok) {
-    std::string dims;
-    for (uint64_t d : info->dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    return error(ErrorCode::kInvalidFile, strfmt("%s: tensor '%s' has shape [%s], expected [%lld, %lld]",
-                                                 b.file().name().c_str(), name.c_str(), dims.c_str(),
-                                                 static_cast<long long>(cols), static_cast<long long>(rows)));
+    std::string shape;
+    for (uint64_t d : dims) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    std::string want = strfmt("%lld, %lld", static_cast<long long>(cols), static_cast<long long>(rows));
+    if (n_mats > 1) want += strfmt(", %lld", static_cast<long long>(n_mats));
+    return error(ErrorCode::kInvalidFile, strfmt("%s: tensor '%s' has shape [%s], expected [%s]",
+                                                 b.file().name().c_str(), name.c_str(), shape.c_str(), want.c_str()));
   }
   const QuantTraits& tr = quant_traits(info->type);
   if (!dtype_facts(info->type).supported || tr.to_float == nullptr || tr.vec_dot_ref == nullptr) {
@@ -43,6 +52,7 @@ Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int6
   t.type = info->type;
   t.cols = cols;
   t.rows = rows;
+  t.n_mats = n_mats;
   t.row_bytes = dtype_row_bytes(info->type, static_cast<uint64_t>(cols));
   t.data = info->data;
   return t;
@@ -50,20 +60,41 @@ Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int6
 
 }  // namespace
 
+Tensor row_slice(const Tensor& t, int64_t first, int64_t count) {
+  OX_CHECK(t.n_mats == 1 && first >= 0 && count >= 0 && first + count <= t.rows);
+  Tensor s = t;
+  s.rows = count;
+  s.data = t.row(first);
+  return s;
+}
+
+Tensor element_slice(const Tensor& vector_f32, int64_t first, int64_t count) {
+  OX_CHECK(vector_f32.type == DType::F32 && vector_f32.rows == 1 && first >= 0 && first + count <= vector_f32.cols);
+  Tensor s = vector_f32;
+  s.cols = count;
+  s.row_bytes = static_cast<uint64_t>(count) * sizeof(float);
+  s.data = vector_f32.data + static_cast<uint64_t>(first) * sizeof(float);
+  return s;
+}
+
 std::string layer_name(int layer, const char* base, const char* suffix) {
   return strfmt("blk.%d.%s.%s", layer, base, suffix);
 }
 
 Result<Tensor> ModelBuilder::matrix(const std::string& name, int64_t cols, int64_t rows) {
-  return view(*this, name, cols, rows, true);
+  return view(*this, name, cols, rows, 1, true);
+}
+
+Result<Tensor> ModelBuilder::matrices(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats) {
+  return view(*this, name, cols, rows, n_mats, true);
 }
 
 Result<Tensor> ModelBuilder::optional_matrix(const std::string& name, int64_t cols, int64_t rows) {
-  return view(*this, name, cols, rows, false);
+  return view(*this, name, cols, rows, 1, false);
 }
 
 Result<Tensor> ModelBuilder::optional_vector(const std::string& name, int64_t n) {
-  OX_ASSIGN_OR_RETURN(Tensor t, view(*this, name, n, 1, false));
+  OX_ASSIGN_OR_RETURN(Tensor t, view(*this, name, n, 1, 1, false));
   if (t.empty() || t.type == DType::F32) return t;
   model.converted_.push_back(to_f32(t));
   t.type = DType::F32;
@@ -104,6 +135,14 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
 Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
                                                        ThreadPool* pool) const {
   const HParams& hp = hparams_;
+  if (n_ctx < 1 || max_batch < 1) {
+    return error(ErrorCode::kInvalidArgument, strfmt("context %d and batch %d must be positive", n_ctx, max_batch));
+  }
+  if (!weights_.position_embd.empty() && n_ctx > weights_.position_embd.rows) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("%s: context %d exceeds the %lld learned positions of this model", file_->name().c_str(), n_ctx,
+                        static_cast<long long>(weights_.position_embd.rows)));
+  }
   auto st = std::make_unique<ForwardState>();
   st->ops.kernels = kernels;
   st->ops.pool = pool;
@@ -113,13 +152,23 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   const size_t n = static_cast<size_t>(max_batch);
   st->x.resize(n * hp.n_embd);
   st->h.resize(n * hp.n_embd);
+  st->h2.resize(n * hp.n_embd);
   st->proj.resize(n * hp.n_embd);
+  st->ffn_out.resize(n * hp.n_embd);
   st->q.resize(n * hp.n_head * hp.head_dim_k);
   st->k.resize(n * hp.n_head_kv * hp.head_dim_k);
   st->v.resize(n * hp.n_head_kv * hp.head_dim_v);
   st->att.resize(n * hp.n_head * hp.head_dim_v);
   st->gate.resize(n * hp.n_ff);
   st->up.resize(n * hp.n_ff);
+  if (hp.n_expert > 0) {
+    st->router.resize(n * hp.n_expert);
+    st->routed.resize(n * hp.n_expert_used);
+    st->route_w.resize(n * hp.n_expert_used);
+    st->members.resize(n);
+    st->moe_in.resize(n * hp.n_embd);
+    st->moe_out.resize(n * hp.n_embd);
+  }
   return st;
 }
 

@@ -1,5 +1,6 @@
 // Model: hyperparameters plus views of the weights inside a GgufFile, and the forward pass of its
-// architecture. Each architecture is a file (llama.cpp, ...) registered in arch.cpp.
+// architecture. Architectures are data (ArchSpec, filled by llama.cpp, qwen.cpp, ...) read by one
+// generic decoder (decoder.cpp); model.cpp maps `general.architecture` to them.
 #pragma once
 
 #include <cstdint>
@@ -11,44 +12,70 @@
 #include "core/base/status.h"
 #include "core/gguf/gguf.h"
 #include "core/kv_cache/kv_cache.h"
+#include "core/model/arch_spec.h"
 #include "core/model/hparams.h"
 #include "core/ops/ops.h"
 #include "core/tensor/tensor.h"
 
 namespace ox {
 
-// Tensors of one transformer block. A tensor an architecture does not use stays empty.
+// Tensors of one transformer block. A tensor an architecture does not use stays empty; fused
+// tensors (attn_qkv, phi3's gate|up) are loaded as row views, so wq/wk/wv and ffn_gate/ffn_up
+// are always separate here.
 struct LayerWeights {
   Tensor attn_norm, attn_norm_b;
   Tensor wq, wk, wv, wo;
   Tensor bq, bk, bv, bo;
+  Tensor q_norm, k_norm;              // [head_dim_k] RMSNorm weights applied to every head
+  Tensor attn_post_norm;              // norm of the attention output before the residual add
   Tensor ffn_norm, ffn_norm_b;
   Tensor ffn_gate, ffn_up, ffn_down;
+  Tensor ffn_gate_b, ffn_up_b, ffn_down_b;
+  Tensor ffn_post_norm;
+  // Mixture of experts: router [n_expert x n_embd] and n_expert matrices per projection.
+  Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;
 };
 
 struct ModelWeights {
   Tensor token_embd;
+  Tensor position_embd;  // learned absolute positions (gpt2), else empty
   Tensor output_norm, output_norm_b;
   Tensor output;  // may alias token_embd (tied embeddings)
+  Tensor output_b;
   Tensor rope_freqs;
   std::vector<LayerWeights> layers;
 };
+
+// How a forward pass rounds. kF32: f32 activations and KV cache (the default). kLlamaCpp: what
+// llama.cpp's CPU backend does by default, for parity tests against its output: F16 KV cache read
+// by flash attention (q rounded to f16, f16 running sum of values), GELU through an f16 table.
+enum class Numerics { kF32, kLlamaCpp };
 
 // Working memory of a forward pass, sized once for the largest batch (no allocation per token).
 struct ForwardState {
   OpContext ops;
   KvCache kv;
   int max_batch = 0;
+  Numerics numerics = Numerics::kF32;
   // Shapes with n = tokens in the batch:
-  std::vector<float> x;       // [n, n_embd] residual stream
-  std::vector<float> h;       // [n, n_embd] normalised input of a sub-block
-  std::vector<float> q;       // [n, n_head * head_dim_k]
-  std::vector<float> k;       // [n, n_head_kv * head_dim_k]
-  std::vector<float> v;       // [n, n_head_kv * head_dim_v]
-  std::vector<float> att;     // [n, n_head * head_dim_v]
-  std::vector<float> proj;    // [n, n_embd]
-  std::vector<float> gate;    // [n, n_ff]
-  std::vector<float> up;      // [n, n_ff]
+  std::vector<float> x;        // [n, n_embd] residual stream
+  std::vector<float> h;        // [n, n_embd] normalised input of a sub-block
+  std::vector<float> h2;       // [n, n_embd] second normalised input (parallel blocks with two norms)
+  std::vector<float> q;        // [n, n_head * head_dim_k]
+  std::vector<float> k;        // [n, n_head_kv * head_dim_k]
+  std::vector<float> v;        // [n, n_head_kv * head_dim_v]
+  std::vector<float> att;      // [n, n_head * head_dim_v]
+  std::vector<float> proj;     // [n, n_embd] attention output
+  std::vector<float> ffn_out;  // [n, n_embd] feed-forward output
+  std::vector<float> gate;     // [n, n_ff]
+  std::vector<float> up;       // [n, n_ff]
+  // Mixture of experts (empty for dense models):
+  std::vector<float> router;     // [n, n_expert] router probabilities
+  std::vector<int32_t> routed;   // [n, n_expert_used] chosen experts
+  std::vector<float> route_w;    // [n, n_expert_used] their weights
+  std::vector<int32_t> members;  // [n] tokens routed to the expert being computed
+  std::vector<float> moe_in;     // [n, n_embd] those tokens' inputs, gathered
+  std::vector<float> moe_out;    // [n, n_embd] the expert's outputs for them
 };
 
 class Model {
@@ -59,6 +86,7 @@ class Model {
   const HParams& hparams() const { return hparams_; }
   const gguf::GgufFile& file() const { return *file_; }
   const ModelWeights& weights() const { return weights_; }
+  const ArchSpec& spec() const { return spec_; }
 
   // Sizes a ForwardState for n_ctx positions and batches of up to max_batch tokens.
   Result<std::unique_ptr<ForwardState>> new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
@@ -76,6 +104,7 @@ class Model {
   std::shared_ptr<const gguf::GgufFile> file_;
   HParams hparams_;
   ModelWeights weights_;
+  ArchSpec spec_;
   ForwardFn forward_ = nullptr;
   std::deque<std::vector<float>> converted_;  // f32 copies of small non-f32 tensors (norms)
 };

@@ -17,6 +17,10 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
+  // false: f32 throughout. true: llama.cpp's CPU defaults (F16 KV cache + flash attention): q is
+  // rounded to f16 and the running softmax-weighted sum of values is kept in f16. The caller
+  // stores keys and values already rounded to f16 (round_to_f16). For parity tests.
+  bool f16 = false;
 };
 
 // q: [n_tokens][n_head * head_dim_k]; keys/values: rows of the cache for positions 0..pos0+n_tokens-1,

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/ops/ops.h"
+#include "core/quant/traits.h"
 
 namespace ox {
 
@@ -45,7 +46,25 @@ inline float gelu_tanh(float v) {
   constexpr float kSqrt2OverPi = 0.7978845608028654f;
   return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * v * (1.0f + 0.044715f * v * v)));
 }
+inline float round_f16(float v) { return fp16_to_f32(f32_to_fp16(v)); }
+inline float gelu_f16_table(float v) {
+  if (v <= -10.0f) return 0.0f;
+  if (v >= 10.0f) return v;
+  return round_f16(gelu_tanh(round_f16(v)));
+}
 }  // namespace
+
+void gelu_mul_f16(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = gelu_f16_table(x[i]) * y[i];
+}
+
+void gelu_f16(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = gelu_f16_table(x[i]);
+}
+
+void round_to_f16(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = round_f16(x[i]);
+}
 
 void gelu_mul(float* x, const float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = gelu_tanh(x[i]) * y[i];

@@ -54,6 +54,12 @@ void silu_mul(float* x, const float* y, int64_t n);
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);
+// The same through an f16 table, as ggml's CPU backend computes GELU: gelu(f16(x)) rounded to f16
+// (exact for |x| >= 10). For parity with llama.cpp.
+void gelu_mul_f16(float* x, const float* y, int64_t n);
+void gelu_f16(float* x, int64_t n);
+// x[i] = f16(x[i]): what a value stored in an F16 KV cache reads back as.
+void round_to_f16(float* x, int64_t n);
 // x[i] += y[i]
 void add(float* x, const float* y, int64_t n);
 // x[r, i] += bias[i] for n_rows rows

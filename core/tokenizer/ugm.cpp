@@ -1,9 +1,11 @@
 // Unigram (T5 / XLM-R SentencePiece, llama.cpp "UGM"): normalise with the model's precompiled
 // charsmap (a darts-clone double array of prefix -> replacement), escape spaces, then choose the
 // segmentation with the highest sum of token log-probabilities (Viterbi over byte offsets).
+// Also the ByteTrie it matches tokens with.
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <deque>
 
 #include "core/tokenizer/models.h"
 #include "core/tokenizer/unicode.h"
@@ -18,9 +20,10 @@ void ByteTrie::build(std::vector<std::pair<std::string_view, int32_t>> entries) 
   struct Pending {
     uint32_t node, lo, hi, depth;
   };
-  std::vector<Pending> queue{{0, 0, static_cast<uint32_t>(entries.size()), 0}};
-  for (size_t q = 0; q < queue.size(); ++q) {
-    const Pending p = queue[q];
+  std::deque<Pending> queue{{0, 0, static_cast<uint32_t>(entries.size()), 0}};
+  while (!queue.empty()) {
+    const Pending p = queue.front();
+    queue.pop_front();
     uint32_t i = p.lo;
     for (; i < p.hi && entries[i].first.size() == p.depth; ++i) nodes_[p.node].value = entries[i].second;
     nodes_[p.node].first_child = static_cast<uint32_t>(nodes_.size());

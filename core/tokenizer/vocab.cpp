@@ -118,15 +118,19 @@ Status load_tokens(const gguf::GgufFile& file, Vocab* v) {
   }
   const gguf::Value* types = file.find("tokenizer.ggml.token_type");
   if (types != nullptr) {
-    gguf::Value probe;
-    probe.type = types->elem_type;
-    if (types->type != gguf::ValueType::ARRAY || types->count < n || !probe.is_integer()) {
+    const gguf::ValueType e = types->elem_type;
+    const bool integer = e != gguf::ValueType::FLOAT32 && e != gguf::ValueType::FLOAT64 && e != gguf::ValueType::BOOL &&
+                         e != gguf::ValueType::STRING && e != gguf::ValueType::ARRAY;
+    if (types->type != gguf::ValueType::ARRAY || types->count < n || !integer) {
       return bad(file, "tokenizer.ggml.token_type", "expected an integer array with one type per token");
     }
   }
 
   uint64_t total = 0;
   for (std::string_view t : *tokens) total += t.empty() ? 24 : t.size();
+  if (total > std::numeric_limits<uint32_t>::max()) {
+    return bad(file, "tokenizer.ggml.tokens", strfmt("%" PRIu64 " bytes of token text is too much", total));
+  }
   v->arena.reserve(total);
   v->text_offsets.resize(n + 1);
   v->scores.resize(n);
@@ -140,11 +144,9 @@ Status load_tokens(const gguf::GgufFile& file, Vocab* v) {
     v->attrs[i] = types ? attr_of_type(types->integer_at(i)) : kAttrNormal;
   }
   v->text_offsets[n] = static_cast<uint32_t>(v->arena.size());
-  v->text_to_id.reserve(n);
+  v->index.build(static_cast<int32_t>(n), [v](int32_t id) { return v->text(id); });
   for (uint64_t i = 0; i < n; ++i) {
-    const std::string_view t = v->text(static_cast<int32_t>(i));
-    v->text_to_id[t] = static_cast<int32_t>(i);
-    v->max_token_len = std::max<int32_t>(v->max_token_len, static_cast<int32_t>(t.size()));
+    v->max_token_len = std::max<int32_t>(v->max_token_len, static_cast<int32_t>(v->text(static_cast<int32_t>(i)).size()));
   }
   return Status::ok();
 }
@@ -250,6 +252,25 @@ Status load_special_ids(const gguf::GgufFile& file, Vocab* v) {
 }
 
 }  // namespace
+
+uint64_t TextIndex::hash(std::string_view s) {
+  // 8 bytes at a time, multiply-xorshift mixing (wyhash-style constants); short texts dominate.
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = 0xA0761D6478BD642Full ^ (s.size() * kMul);
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);
+  h = (h ^ tail) * 0xE7037ED1A0B428DBull;
+  h ^= h >> 32;
+  h *= kMul;
+  return h ^ (h >> 29);
+}
 
 void MergeTable::reserve(uint32_t n_entries) {
   uint64_t cap = 16;

@@ -69,18 +69,65 @@ class MergeTable {
   uint32_t size_ = 0;
 };
 
+// Open-addressing index text -> token id over the vocab's text arena. Every SentencePiece merge
+// step and every BPE fallback looks a text up, so this replaces a node-based hash map.
+class TextIndex {
+ public:
+  // texts(i) gives the text of id i; a repeated text maps to its last id.
+  template <typename TextOf>
+  void build(int32_t n, TextOf&& texts) {
+    uint64_t cap = 16;
+    while (cap < static_cast<uint64_t>(n) * 2) cap *= 2;
+    slots_.assign(cap, Slot{});
+    for (int32_t id = 0; id < n; ++id) insert(texts(id), id, texts);
+  }
+  template <typename TextOf>
+  int32_t find(std::string_view s, TextOf&& texts) const {
+    if (slots_.empty()) return -1;
+    const uint64_t h = hash(s);
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.id < 0) return -1;
+      if (slot.tag == tag && texts(slot.id) == s) return slot.id;
+    }
+  }
+  static uint64_t hash(std::string_view s);
+
+ private:
+  struct Slot {
+    uint32_t tag = 0;  // high half of the hash, to skip most text comparisons
+    int32_t id = -1;
+  };
+  template <typename TextOf>
+  void insert(std::string_view s, int32_t id, TextOf&& texts) {
+    const uint64_t h = hash(s);
+    const uint32_t tag = static_cast<uint32_t>(h >> 32);
+    const uint64_t mask = slots_.size() - 1;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.id < 0 || (slot.tag == tag && texts(slot.id) == s)) {
+        slot = Slot{tag, id};
+        return;
+      }
+    }
+  }
+  std::vector<Slot> slots_;
+};
+
 struct Vocab {
   VocabType type = VocabType::kSpm;
   PreType pre = PreType::kNone;
   std::string model_name;  // tokenizer.ggml.model
   std::string pre_name;    // tokenizer.ggml.pre
 
-  // Token texts live in one arena so the string_views in text_to_id stay valid.
+  // Token texts, back to back.
   std::string arena;
   std::vector<uint32_t> text_offsets;  // n_vocab + 1
   std::vector<float> scores;
   std::vector<uint32_t> attrs;
-  std::unordered_map<std::string_view, int32_t> text_to_id;  // a repeated text maps to its last id
+  TextIndex index;  // text -> id; a repeated text maps to its last id
   int32_t max_token_len = 0;
 
   int32_t bos = -1, eos = -1, eot = -1, eom = -1, unk = -1, sep = -1, pad = -1, mask = -1;
@@ -118,8 +165,7 @@ struct Vocab {
   }
   // Token id of an exact text, or -1.
   int32_t find(std::string_view s) const {
-    auto it = text_to_id.find(s);
-    return it == text_to_id.end() ? -1 : it->second;
+    return index.find(s, [this](int32_t id) { return text(id); });
   }
   // BPE symbol id (token or extra merge symbol) of a text, or -1.
   int32_t find_symbol(std::string_view s) const;
@@ -128,7 +174,7 @@ struct Vocab {
   bool is_eog(int32_t id) const;
 };
 
-// Fills `vocab` (which must not move afterwards: text_to_id points into it) from GGUF metadata.
+// Fills `vocab` from GGUF metadata.
 Status load_vocab(const gguf::GgufFile& file, Vocab* vocab);
 
 }  // namespace ox::tok

@@ -65,8 +65,8 @@ void q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const uint8x16_t m2 = vdupq_n_u8(3), four = vdupq_n_u8(4);
   float32x4_t acc = vdupq_n_f32(0.0f);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    int8_t scales[16];  // -32..31
-    unpack_q3_k_scales(x[i].scales, scales);
+    int8_t scales[16];  // -32..31, read back one at a time (store forwarding works for that)
+    vst1q_s8(scales, q3_k_scales(x[i].scales));
     const uint8x16_t hm[2] = {vld1q_u8(x[i].hmask), vld1q_u8(x[i].hmask + 16)};
     // q = low2 - 4 where the hmask bit (4h + j of byte l) is clear.
     auto plane = [&](int h, int t, int8x16_t w[4]) {
@@ -105,9 +105,9 @@ inline int32x4_t k4_superblock(const uint8_t* qs, const int8_t* a, const uint8_t
 }
 
 // sum_j m_j * (bsums[2j] + bsums[2j+1]).
-inline int32_t k4_min_dot(const uint8_t mins[8], const int16_t* bsums) {
+inline int32_t k4_min_dot(uint64_t mins, const int16_t* bsums) {
   const int16x8_t pairs = vpaddq_s16(vld1q_s16(bsums), vld1q_s16(bsums + 8));
-  const int16x8_t m = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(mins)));
+  const int16x8_t m = vreinterpretq_s16_u16(vmovl_u8(vcreate_u8(mins)));
   return vaddvq_s32(vmlal_high_s16(vmull_s16(vget_low_s16(pairs), vget_low_s16(m)), pairs, m));
 }
 

@@ -33,29 +33,31 @@ struct DotNeon {
 
 // K-quant scale layouts, as kernels/x86/avx2/util.h describes them.
 struct KScales {
-  uint8_t scales[8];
-  uint8_t mins[8];
+  uint8_t scales[8];  // read one at a time
+  uint64_t mins;      // byte j = min j, kept in a register for the vector min dot
 };
 inline KScales unpack_k4_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  const uint32_t w[4] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4),
-                         a[1] & 0x3f3f3f3fu, ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4)};
+  const uint32_t sc[2] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4)};
+  const uint32_t mn0 = a[1] & 0x3f3f3f3fu, mn1 = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
   KScales k;
-  std::memcpy(k.scales, w, 8);
-  std::memcpy(k.mins, w + 2, 8);
+  std::memcpy(k.scales, sc, 8);
+  k.mins = mn0 | (static_cast<uint64_t>(mn1) << 32);
   return k;
 }
 
-inline void unpack_q3_k_scales(const uint8_t* p, int8_t out[16]) {
+// Q3_K's sixteen scales, bias removed (-32..31), lane j = scale j; built in registers (a u32
+// array reloaded as a vector would stall store forwarding).
+inline int8x16_t q3_k_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  const uint32_t w[4] = {(a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4),
-                         (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4),
-                         ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4),
-                         ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)};
-  const uint8x16_t u = vld1q_u8(reinterpret_cast<const uint8_t*>(w));
-  vst1q_s8(out, vsubq_s8(vreinterpretq_s8_u8(u), vdupq_n_s8(32)));
+  const uint64_t lo = ((a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4)) |
+                      (static_cast<uint64_t>((a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4)) << 32);
+  const uint64_t hi = (((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4)) |
+                      (static_cast<uint64_t>(((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)) << 32);
+  const uint8x16_t u = vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(lo), vcreate_u64(hi)));
+  return vsubq_s8(vreinterpretq_s8_u8(u), vdupq_n_s8(32));
 }
 
 inline int iq4_xs_scale(const uint8_t* scales_l, uint16_t scales_h, int ib) {

@@ -42,9 +42,9 @@ void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < n / kQK_K; ++i) {
-    int8_t scales[16];  // -32..31
-    unpack_q3_k_scales(x[i].scales, scales);
-    const v128_t sc8 = load(scales);
+    const v128_t sc8 = q3_k_scales(x[i].scales);  // -32..31
+    int8_t scales[16];
+    wasm_v128_store(scales, sc8);  // read back one byte at a time: forwarding works
     // q = u - 4 with u = low2 + 4 * hbit: start from -4 * sum_k sc_k * bsums_k.
     const v128_t bias = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(y[i].bsums), wasm_i16x8_extend_low_i8x16(sc8)),
                                        wasm_i32x4_dot_i16x8(load(y[i].bsums + 8), wasm_i16x8_extend_high_i8x16(sc8)));

@@ -20,8 +20,8 @@ inline Nibbles nibbles(v128_t q) {
 }
 
 // sum_j m_j * (bsums[2j] + bsums[2j+1]) as i32x4 partial sums.
-inline v128_t min_dot(const uint8_t mins[8], const int16_t* bsums) {
-  const v128_t m8 = wasm_v128_load64_zero(mins);
+inline v128_t min_dot(uint64_t mins, const int16_t* bsums) {
+  const v128_t m8 = wasm_i64x2_make(static_cast<int64_t>(mins), 0);
   const v128_t dup = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
   return wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(bsums), wasm_u16x8_extend_low_u8x16(dup)),
                         wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_u16x8_extend_high_u8x16(dup)));

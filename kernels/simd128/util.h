@@ -88,30 +88,30 @@ static inline v128_t mul_add(v128_t acc, v128_t isum, float d) {
 
 // K-quant scale unpacking, same bit layouts as kernels/x86/avx2/util.h describes.
 struct KScales {
-  uint8_t scales[8];
-  uint8_t mins[8];
+  uint8_t scales[8];  // read one at a time
+  uint64_t mins;      // byte j = min j, kept in a register for the vector min dot
 };
 static inline KScales unpack_k4_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  const uint32_t w[4] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4),
-                         a[1] & 0x3f3f3f3fu, ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4)};
+  const uint32_t sc[2] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4)};
+  const uint32_t mn0 = a[1] & 0x3f3f3f3fu, mn1 = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
   KScales k;
-  std::memcpy(k.scales, w, 8);
-  std::memcpy(k.mins, w + 2, 8);
+  std::memcpy(k.scales, sc, 8);
+  k.mins = mn0 | (static_cast<uint64_t>(mn1) << 32);
   return k;
 }
 
-static inline void unpack_q3_k_scales(const uint8_t* p, int8_t out[16]) {
+// Q3_K's sixteen scales, bias removed (-32..31), byte j = scale j; built in registers (a byte
+// array reloaded as a vector would stall store forwarding).
+static inline v128_t q3_k_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  const uint32_t w[4] = {(a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4),
-                         (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4),
-                         ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4),
-                         ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)};
-  uint8_t u[16];
-  std::memcpy(u, w, 16);
-  for (int j = 0; j < 16; ++j) out[j] = static_cast<int8_t>(u[j] - 32);
+  const v128_t w = wasm_i32x4_make(static_cast<int32_t>((a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4)),
+                                   static_cast<int32_t>((a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4)),
+                                   static_cast<int32_t>(((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4)),
+                                   static_cast<int32_t>(((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)));
+  return wasm_i8x16_sub(w, wasm_i8x16_splat(32));
 }
 
 // The 16-element sub-block layout of Q2_K, Q3_K and Q6_K: elements 128h + 32j + 16t + (0..15)

@@ -319,7 +319,7 @@ TEST_P(KernelTableTest, VecDotIsBitExactWithUnitScales) {
       }
     }
   }
-  EXPECT_GT(exact_checks, 250);  // most cases fit: the exact path is not vacuous
+  EXPECT_GE(exact_checks, 300) << "of 402";  // most cases fit (333 here): the exact path is not vacuous
 }
 
 TEST_P(KernelTableTest, VecDotOfZeroRowsIsZero) {

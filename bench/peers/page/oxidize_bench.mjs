@@ -1,5 +1,6 @@
 // oxidize's browser package (web/dist, mounted at /oxidize/) in the page: an engine with `threads`
-// threads (the multi-thread wasm build: the page is cross-origin isolated), then one completion per
+// threads (the page is cross-origin isolated; 1 thread runs the single-thread build, as wllama runs
+// its single-thread mode for n_threads 1), then one completion per
 // repetition (nPrompt fixed token ids, nGen greedy tokens, EOS ignored) timed by the engine itself.
 // Its tg counts like llama-server's (and so wllama's): nGen tokens over nGen - 1 evaluations after
 // the prompt, the first one being sampled from the prompt's logits.
@@ -7,7 +8,8 @@ import { createEngine } from '/oxidize/index.js';
 import { benchTokens } from './common.mjs';
 
 export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup }) {
-  const engine = await createEngine({ threads, onLog: () => {} });
+  // The multi-thread build asked for 1 thread (a pool of 0 workers) never finished starting here.
+  const engine = await createEngine({ threads, forceSingleThread: threads === 1, onLog: () => {} });
   try {
     const info = await engine.load(modelUrl, { cache: false, n_ctx: nPrompt + nGen + 16, n_batch: 512 });
     const runtime = { ...engine.runtime, coi: self.crossOriginIsolated };

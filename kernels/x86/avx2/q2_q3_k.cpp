@@ -62,9 +62,7 @@ void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const __m256i one = _mm256_set1_epi8(1);
   __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    uint32_t sc_words[4];
-    unpack_q3_k_scales(x[i].scales, sc_words);
-    const __m128i sc8 = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc_words)), _mm_set1_epi8(32));
+    const __m128i sc8 = _mm_sub_epi8(q3_k_scales(x[i].scales), _mm_set1_epi8(32));
     const __m256i scales16 = _mm256_cvtepi8_epi16(sc8);  // -32..31
     // q = u - 4 with u = low2 + 4*hbit in 0..7, so sum sc*q*a = sum sc*u*a - 4 * sum sc*bsum.
     __m256i sumi = _mm256_slli_epi32(_mm256_madd_epi16(load256(y[i].bsums), scales16), 2);

@@ -52,6 +52,10 @@ void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
   __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
+    // The 8 scales as i16 words 0..7 of both lanes, for per-sub-block madd multipliers.
+    const __m256i ls32 = iq4_xs_scales(x[i].scales_l, x[i].scales_h);
+    const __m256i ls16 = _mm256_broadcastsi128_si256(
+        _mm_packs_epi32(_mm256_castsi256_si128(ls32), _mm256_extracti128_si256(ls32, 1)));
     __m256i sumi = _mm256_setzero_si256();
     for (int ib = 0; ib < 8; ib += 2) {
       // 32 bytes = sub-blocks ib (low lane) and ib+1 (high lane); within a sub-block the low
@@ -63,10 +67,9 @@ void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
       const __m256i w1 = _mm256_permute2x128_si256(lo, hi, 0x31);
       const __m256i p0 = mul_s8s8(w0, load256(y[i].qs + 32 * ib));
       const __m256i p1 = mul_s8s8(w1, load256(y[i].qs + 32 * ib + 32));
-      const int16_t ls0 = static_cast<int16_t>(iq4_xs_scale(x[i].scales_l, x[i].scales_h, ib) - 32);
-      const int16_t ls1 = static_cast<int16_t>(iq4_xs_scale(x[i].scales_l, x[i].scales_h, ib + 1) - 32);
-      sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(_mm256_madd_epi16(p0, _mm256_set1_epi16(ls0)),
-                                                     _mm256_madd_epi16(p1, _mm256_set1_epi16(ls1))));
+      const __m256i s0 = _mm256_shuffle_epi8(ls16, word_splat_mask(ib, ib));
+      const __m256i s1 = _mm256_shuffle_epi8(ls16, word_splat_mask(ib + 1, ib + 1));
+      sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(_mm256_madd_epi16(p0, s0), _mm256_madd_epi16(p1, s1)));
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * fp16(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
   }

@@ -102,21 +102,32 @@ static inline KScales unpack_k4_scales(const uint8_t* p) {
   return k;
 }
 
-// Q3_K: 12 bytes -> sixteen 6-bit scales (0..63, bias 32 not removed), byte j of word j/4.
+// Q3_K: 12 bytes -> sixteen 6-bit scales (0..63, bias 32 not removed), byte j = scale j.
 // Scales 0..7 keep their low nibble in the low nibbles of bytes 0..7, scales 8..15 in the high
-// nibbles; the top 2 bits of scale j sit in byte 8 + j%4 at bit 2*(j/4).
-static inline void unpack_q3_k_scales(const uint8_t* p, uint32_t out[4]) {
+// nibbles; the top 2 bits of scale j sit in byte 8 + j%4 at bit 2*(j/4). Built in registers:
+// going through a u32 array would cost a store-forwarding stall on the 16-byte reload.
+static inline __m128i q3_k_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  out[0] = (a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4);
-  out[1] = (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4);
-  out[2] = ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4);
-  out[3] = ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4);
+  const uint32_t w0 = (a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4);
+  const uint32_t w1 = (a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4);
+  const uint32_t w2 = ((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4);
+  const uint32_t w3 = ((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4);
+  return _mm_setr_epi32(static_cast<int>(w0), static_cast<int>(w1), static_cast<int>(w2), static_cast<int>(w3));
 }
 
-// IQ4_XS: 6-bit scale of sub-block ib (bias 32 not removed).
-static inline int iq4_xs_scale(const uint8_t* scales_l, uint16_t scales_h, int ib) {
-  return ((scales_l[ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+// IQ4_XS: the 8 sub-block scales with the bias 32 removed, as i32 lanes. The low 4 bits of
+// scale ib are nibble ib of scales_l (read as a little-endian u32), the top 2 bits are bits
+// 2ib..2ib+1 of scales_h.
+static inline __m256i iq4_xs_scales(const uint8_t* scales_l, uint16_t scales_h) {
+  uint32_t sl;
+  std::memcpy(&sl, scales_l, 4);
+  const __m256i lo = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(sl)),
+                                                        _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                                      _mm256_set1_epi32(0xF));
+  const __m256i hi = _mm256_and_si256(
+      _mm256_srlv_epi32(_mm256_set1_epi32(scales_h), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)), _mm256_set1_epi32(3));
+  return _mm256_sub_epi32(_mm256_or_si256(lo, _mm256_slli_epi32(hi, 4)), _mm256_set1_epi32(32));
 }
 
 // Shuffle controls that repeat i16 word `lo` of the low lane across the low lane and word `hi`

@@ -12,19 +12,24 @@
 namespace ox::kernels::avx512 {
 namespace {
 
-// Runs `pair(i, acc)` over block pairs (two accumulators); the odd last block, if any, goes
-// through `single`, the AVX2 kernel of the format, on that block alone.
+// sum_i (dx_i * dy_i) * isum_i over nb blocks; `pair(i)` gives the integer dots of blocks i
+// (lanes 0-7) and i+1 (lanes 8-15). Eight blocks per step: their sixteen fp16 scales are
+// converted together (avx2::scale8) and spread over lane halves by one permute per pair. An
+// odd last block goes through `single`, the AVX2 kernel of the format, on that block alone.
 template <typename Block, typename Act, typename Pair>
 inline float sum_pairs(int64_t nb, Pair pair, VecDotFn single, const Block* x, const Act* y) {
   __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  const __m512i spread[4] = {lane_halves_index(0), lane_halves_index(2), lane_halves_index(4), lane_halves_index(6)};
   int64_t i = 0;
-  for (; i + 3 < nb; i += 4) {
-    acc0 = pair(i, acc0);
-    acc1 = pair(i + 2, acc1);
+  for (; i + 7 < nb; i += 8) {
+    const __m512 d = _mm512_castps256_ps512(avx2::scale8(x + i, y + i));
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i)), _mm512_permutexvar_ps(spread[0], d), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i + 2)), _mm512_permutexvar_ps(spread[1], d), acc1);
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i + 4)), _mm512_permutexvar_ps(spread[2], d), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i + 6)), _mm512_permutexvar_ps(spread[3], d), acc1);
   }
-  if (i + 1 < nb) {
-    acc0 = pair(i, acc0);
-    i += 2;
+  for (; i + 1 < nb; i += 2) {
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i)), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc0);
   }
   float sum = hsum512(_mm512_add_ps(acc0, acc1));
   if (i < nb) {
@@ -49,11 +54,10 @@ void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK4_0;
   const __m512i eight = _mm512_set1_epi8(8);
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(eight, a));  // (w - 8) . a
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(eight, a));  // (w - 8) . a
   };
   *s = sum_pairs(nb, pair, avx2::vec_dot_q4_0_q8_0, x, y);
 }
@@ -64,10 +68,9 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const int64_t nb = n / kQK4_1;
   float sum_m = 0.0f;  // m * s terms (see the AVX2 kernel); the odd tail block adds its own
   for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
-    const __m512i sum = dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
   };
   *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q4_1_q8_1, x, y);
 }
@@ -77,14 +80,13 @@ void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK5_0;
   const __m512i sixteen = _mm512_set1_epi8(16);
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     // Bit e of the 64-bit mask = 5th bit of element e of the pair, exactly the byte order of w.
     const __mmask64 high = qh_pair(x[i].qh, x[i + 1].qh);
     __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
     w = _mm512_mask_add_epi8(w, high, w, sixteen);
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(sixteen, a));  // (w - 16) . a
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(sixteen, a));  // (w - 16) . a
   };
   *s = sum_pairs(nb, pair, avx2::vec_dot_q5_0_q8_0, x, y);
 }
@@ -96,12 +98,11 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const __m512i sixteen = _mm512_set1_epi8(16);
   float sum_m = 0.0f;
   for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     const __mmask64 high = qh_pair(x[i].qh, x[i + 1].qh);
     __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
     w = _mm512_mask_add_epi8(w, high, w, sixteen);
-    const __m512i sum = dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
   };
   *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q5_1_q8_1, x, y);
 }
@@ -111,12 +112,11 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK8_0;
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     // x ^ 0x80 = x + 128 as u8: (x + 128) . a - 128 * sum(a), exact for every byte value.
     const __m512i w = _mm512_xor_si512(load_pair(x[i].qs, x[i + 1].qs), bias);
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
   };
   *s = sum_pairs(nb, pair, avx2::vec_dot_q8_0_q8_0, x, y);
 }
@@ -129,11 +129,10 @@ void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const __m512i table =
       _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  auto pair = [&](int64_t i, __m512 acc) {
+  auto pair = [&](int64_t i) {
     const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    const __m512i sum = _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
   };
   *s = sum_pairs(nb, pair, avx2::vec_dot_iq4_nl_q8_0, x, y);
 }

@@ -67,9 +67,7 @@ void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   }
   __m512 acc = _mm512_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    uint32_t sc_words[4];
-    avx2::unpack_q3_k_scales(x[i].scales, sc_words);
-    const __m128i sc8 = _mm_sub_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc_words)), _mm_set1_epi8(32));
+    const __m128i sc8 = _mm_sub_epi8(avx2::q3_k_scales(x[i].scales), _mm_set1_epi8(32));
     const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);  // -32..31
     // q = u - 4 (u = low2 + 4 * hbit): start from -4 * sum sc * bsum, zero-extended to 512 bits.
     const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(load256(y[i].bsums), sc16), 2);

@@ -55,15 +55,12 @@ void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   }
   __m512 acc = _mm512_setzero_ps();
   for (int64_t i = 0; i < nb; ++i) {
-    alignas(32) int32_t ls[8];
-    alignas(32) int16_t ls_pairs[16];  // each sub-block scale twice: one per 16-element bsum
-    for (int ib = 0; ib < 8; ++ib) {
-      ls[ib] = avx2::iq4_xs_scale(x[i].scales_l, x[i].scales_h, ib) - 32;
-      ls_pairs[2 * ib] = ls_pairs[2 * ib + 1] = static_cast<int16_t>(ls[ib]);
-    }
-    const __m512i scales = _mm512_castsi256_si512(_mm256_load_si256(reinterpret_cast<const __m256i*>(ls)));
-    const __m256i bias = _mm256_slli_epi32(
-        _mm256_madd_epi16(load256(y[i].bsums), _mm256_load_si256(reinterpret_cast<const __m256i*>(ls_pairs))), 7);
+    const __m256i ls32 = avx2::iq4_xs_scales(x[i].scales_l, x[i].scales_h);  // bias removed
+    const __m512i scales = _mm512_castsi256_si512(ls32);
+    // Each scale twice (one per 16-element bsum) as i16, for the 128 * sum(a) correction.
+    const __m128i ls16 = _mm_packs_epi32(_mm256_castsi256_si128(ls32), _mm256_extracti128_si256(ls32, 1));
+    const __m256i ls_pairs = _mm256_setr_m128i(_mm_unpacklo_epi16(ls16, ls16), _mm_unpackhi_epi16(ls16, ls16));
+    const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(load256(y[i].bsums), ls_pairs), 7);
     __m512i sumi = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_sub_epi32(_mm256_setzero_si256(), bias), 0);
     for (int k = 0; k < 4; ++k) {  // sub-blocks 2k, 2k+1: 32 qs bytes, 64 activations
       const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(load256(x[i].qs + 32 * k)));

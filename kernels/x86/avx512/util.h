@@ -57,6 +57,11 @@ static inline __m512 scale_pair(uint16_t dx0, uint16_t dy0, uint16_t dx1, uint16
                                _mm512_castps128_ps512(d));
 }
 
+// permutexvar index: element k over lanes 0-7 and element k+1 over lanes 8-15.
+static inline __m512i lane_halves_index(int k) {
+  return _mm512_inserti64x4(_mm512_set1_epi32(k), _mm256_set1_epi32(k + 1), 1);
+}
+
 // i32 lanes = sums of 4 adjacent u8 x s8 products (vpdpbusd, exact).
 static inline __m512i dot_u8s8(__m512i u, __m512i s) { return _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, s); }
 

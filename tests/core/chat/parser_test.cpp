@@ -38,7 +38,7 @@ const BadTemplate kBad[] = {
     {"{% macro %}{% endmacro %}", "line 1, column 10: expected a macro name, got end of statement block '%}'"},
     {"{{ x | }}", "line 1, column 8: expected a name, got end of print statement '}}'"},
     {"{{ {'a' 1} }}", "line 1, column 9: expected ':', got number 1"},
-    {"{{ x[] }}", "line 1, column 5: expected a subscript inside '[]'"},
+    {"{{ x[1:2:3:4] }}", "line 1, column 11: expected ',', got ':'"},
     {"{{ f(a=1, 2) }}", "line 1, column 11: invalid syntax for function call: positional argument after keyword argument"},
     {"{% set x | nosuch %}{% endset %}", "line 1, column 12: no filter named 'nosuch'"},
     {"{% call foo %}{% endcall %}", "line 1, column 4: expected a call after 'call'"},

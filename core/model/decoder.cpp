@@ -1,0 +1,239 @@
+// The generic decoder-only transformer forward pass: every architecture in archs.h runs this,
+// steered by its ArchSpec (norm kind, residual layout, FFN kind, ...) and by which optional
+// tensors (biases, q/k norms, post norms, experts) its file has.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/model/archs.h"
+#include "core/ops/attention.h"
+
+namespace ox {
+namespace {
+
+const float* f32(const Tensor& t) { return t.empty() ? nullptr : reinterpret_cast<const float*>(t.data); }
+
+// out = norm(x) * weight (+ bias), n rows of n_embd: RMSNorm or LayerNorm as the architecture says.
+void norm(const Model& m, const float* x, const Tensor& w, const Tensor& b, int64_t n, float* out) {
+  const HParams& hp = m.hparams();
+  if (m.spec().norm == NormKind::kRms) {
+    rms_norm(x, f32(w), hp.n_embd, n, hp.rms_eps, out);
+  } else {
+    layer_norm(x, f32(w), f32(b), hp.n_embd, n, hp.norm_eps, out);
+  }
+}
+
+// y = x W^T (+ b): x [n, W.cols] -> y [n, W.rows]
+void linear(OpContext& ops, const Tensor& w, const Tensor& b, const float* x, int64_t n, float* y) {
+  matmul(ops, w, x, n, y);
+  if (!b.empty()) add_bias(y, f32(b), w.rows, n);
+}
+
+// x[t] = token_embd[tokens[t]] (* sqrt(n_embd)) (+ position_embd[pos0 + t])
+void embed(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0) {
+  const ModelWeights& w = m.weights();
+  const int64_t d = m.hparams().n_embd;
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  float* x = st.x.data();
+  for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, tokens[t], x + t * d);
+  if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
+  if (!w.position_embd.empty()) {
+    for (int64_t t = 0; t < n; ++t) {
+      get_row(w.position_embd, pos0 + t, st.h.data());
+      add(x + t * d, st.h.data(), d);
+    }
+  }
+}
+
+// out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input.
+void attention_block(const Model& m, ForwardState& st, int l, const float* h, int64_t n, int64_t pos0, float* out) {
+  const HParams& hp = m.hparams();
+  const ArchSpec& spec = m.spec();
+  const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
+  const LayerAttention& la = spec.layers[static_cast<size_t>(l)];
+  OpContext& ops = st.ops;
+  float* q = st.q.data();  // [n, n_head * head_dim_k]
+  float* k = st.k.data();  // [n, n_head_kv * head_dim_k]
+  float* v = st.v.data();  // [n, n_head_kv * head_dim_v]
+  const int64_t k_dim = st.kv.k_dim(), v_dim = st.kv.v_dim();
+
+  linear(ops, L.wq, L.bq, h, n, q);
+  linear(ops, L.wk, L.bk, h, n, k);
+  linear(ops, L.wv, L.bv, h, n, v);
+  // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
+  if (!L.q_norm.empty()) rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
+  if (!L.k_norm.empty()) rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  if (spec.rope) {
+    rope(q, n, hp.n_head, hp.head_dim_k, pos0, la.rope);
+    rope(k, n, hp.n_head_kv, hp.head_dim_k, pos0, la.rope);
+  }
+  float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
+  const bool f16 = st.numerics == Numerics::kLlamaCpp;
+  if (f16) {  // an F16 KV cache, and q scaled before its rounding where llama.cpp does that
+    round_to_f16(k, n * k_dim);
+    round_to_f16(v, n * v_dim);
+    if (spec.scale_q_first) {
+      scale(q, q_scale, n * hp.n_head * hp.head_dim_k);
+      q_scale = 1.0f;
+    }
+  }
+  std::memcpy(st.kv.k(l, pos0), k, sizeof(float) * static_cast<size_t>(n * k_dim));
+  std::memcpy(st.kv.v(l, pos0), v, sizeof(float) * static_cast<size_t>(n * v_dim));
+
+  AttentionParams p;
+  p.n_head = hp.n_head;
+  p.n_head_kv = hp.n_head_kv;
+  p.head_dim_k = hp.head_dim_k;
+  p.head_dim_v = hp.head_dim_v;
+  p.scale = q_scale;
+  p.softcap = spec.attn_softcap;
+  p.window = la.window;
+  p.f16 = f16;
+  attention(ops, q, n, pos0, st.kv.k(l, 0), k_dim, st.kv.v(l, 0), v_dim, p, st.att.data());
+  linear(ops, L.wo, L.bo, st.att.data(), n, out);
+}
+
+// Dense feed-forward on n rows of h: gated (SwiGLU / GeGLU) or ungated GELU, optional biases.
+void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Tensor& w_up, const Tensor& w_down,
+               const LayerWeights& L, const float* h, int64_t n, float* out) {
+  const int64_t ff = m.hparams().n_ff;
+  OpContext& ops = st.ops;
+  float* gate = st.gate.data();  // [n, n_ff]
+  float* up = st.up.data();      // [n, n_ff]
+  const bool f16_gelu = st.numerics == Numerics::kLlamaCpp;
+  switch (m.spec().ffn) {
+    case FfnKind::kGelu:  // out = gelu(h Wup + b) Wdown + b
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
+      break;
+    case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
+    case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
+      linear(ops, w_gate, L.ffn_gate_b, h, n, gate);
+      linear(ops, w_up, L.ffn_up_b, h, n, up);
+      if (m.spec().ffn == FfnKind::kSwiGlu) {
+        silu_mul(gate, up, n * ff);
+      } else if (f16_gelu) {
+        gelu_mul_f16(gate, up, n * ff);
+      } else {
+        gelu_mul(gate, up, n * ff);
+      }
+      break;
+  }
+  linear(ops, w_down, L.ffn_down_b, gate, n, out);
+}
+
+// Mixture of experts (mixtral): p = softmax(h Wrouter); each token goes to its n_expert_used most
+// probable experts, weighted by their probabilities renormalised to sum to 1.
+void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
+  const HParams& hp = m.hparams();
+  const int n_exp = hp.n_expert, n_used = hp.n_expert_used;
+  const int64_t d = hp.n_embd;
+  float* probs = st.router.data();     // [n, n_expert]
+  int32_t* chosen = st.routed.data();  // [n, n_used]
+  float* weight = st.route_w.data();   // [n, n_used]
+  matmul(st.ops, L.ffn_gate_inp, h, n, probs);
+  for (int64_t t = 0; t < n; ++t) {
+    float* p = probs + t * n_exp;
+    softmax(p, n_exp);
+    int32_t* c = chosen + t * n_used;
+    float* wt = weight + t * n_used;
+    float sum = 0;
+    for (int k = 0; k < n_used; ++k) {
+      // k-th most probable expert not chosen yet (ties: lower id first)
+      int32_t best = -1;
+      for (int32_t e = 0; e < n_exp; ++e) {
+        if (std::find(c, c + k, e) != c + k) continue;
+        if (best < 0 || p[e] > p[best]) best = e;
+      }
+      c[k] = best;
+      wt[k] = p[best];
+      sum += p[best];
+    }
+    for (int k = 0; k < n_used; ++k) wt[k] /= sum;
+  }
+
+  std::fill(out, out + n * d, 0.0f);
+  for (int32_t e = 0; e < n_exp; ++e) {
+    // Gather the tokens routed to expert e, run them as one batch, scatter back weighted.
+    int64_t count = 0;
+    for (int64_t t = 0; t < n; ++t) {
+      for (int k = 0; k < n_used; ++k) {
+        if (chosen[t * n_used + k] != e) continue;
+        st.members[static_cast<size_t>(count)] = static_cast<int32_t>(t * n_used + k);
+        std::memcpy(st.moe_in.data() + count * d, h + t * d, sizeof(float) * static_cast<size_t>(d));
+        ++count;
+      }
+    }
+    if (count == 0) continue;
+    dense_ffn(m, st, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), LayerWeights{},
+              st.moe_in.data(), count, st.moe_out.data());
+    for (int64_t i = 0; i < count; ++i) {
+      const int32_t slot = st.members[static_cast<size_t>(i)];
+      const float w = weight[slot];
+      float* o = out + (slot / n_used) * d;
+      const float* y = st.moe_out.data() + i * d;
+      for (int64_t j = 0; j < d; ++j) o[j] += w * y[j];
+    }
+  }
+}
+
+void ffn_block(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
+  if (!L.ffn_gate_inp.empty()) {
+    moe_ffn(m, st, L, h, n, out);
+  } else {
+    dense_ffn(m, st, L.ffn_gate, L.ffn_up, L.ffn_down, L, h, n, out);
+  }
+}
+
+}  // namespace
+
+void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0,
+                     bool all_logits, float* logits) {
+  const HParams& hp = m.hparams();
+  const ArchSpec& spec = m.spec();
+  const ModelWeights& w = m.weights();
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  const int64_t d = hp.n_embd;
+  float* x = st.x.data();        // [n, d] residual stream
+  float* h = st.h.data();        // [n, d] normalised input of a sub-block
+  float* att = st.proj.data();   // [n, d] attention output
+  float* ffn = st.ffn_out.data();  // [n, d] feed-forward output
+
+  embed(m, st, tokens, pos0);
+  for (int l = 0; l < hp.n_layer; ++l) {
+    const LayerWeights& L = w.layers[static_cast<size_t>(l)];
+    norm(m, x, L.attn_norm, L.attn_norm_b, n, h);
+    attention_block(m, st, l, h, n, pos0, att);
+    if (!L.attn_post_norm.empty()) norm(m, att, L.attn_post_norm, Tensor{}, n, att);
+    switch (spec.residual) {
+      case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
+        add(x, att, n * d);
+        norm(m, x, L.ffn_norm, L.ffn_norm_b, n, h);
+        ffn_block(m, st, L, h, n, ffn);
+        break;
+      case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
+        ffn_block(m, st, L, h, n, ffn);
+        add(x, att, n * d);
+        break;
+      case Residual::kParallelTwoNorms:  // x += attn(norm1(x)) + ffn(norm2(x))
+        norm(m, x, L.ffn_norm, L.ffn_norm_b, n, st.h2.data());
+        ffn_block(m, st, L, st.h2.data(), n, ffn);
+        add(x, att, n * d);
+        break;
+    }
+    if (!L.ffn_post_norm.empty()) norm(m, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    add(x, ffn, n * d);
+  }
+
+  // logits = norm(x) Wout (+ b), soft-capped; only the last row unless all_logits.
+  const int64_t first = all_logits ? 0 : n - 1;
+  const int64_t rows = n - first;
+  norm(m, x + first * d, w.output_norm, w.output_norm_b, rows, h);
+  linear(st.ops, w.output, w.output_b, h, rows, logits);
+  if (spec.final_softcap > 0) {
+    const float c = spec.final_softcap;
+    for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);
+  }
+}
+
+}  // namespace ox
