@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "core/session/session.h"
-#include "wasm/generation.h"
+#include "core/session/generation.h"
+#include "core/session/session.h"
 
 namespace ox::web {
 

@@ -12,7 +12,7 @@ Result<KvCache> KvCache::create(int n_layer, int n_ctx, int k_dim, int v_dim) {
   if (bytes > kLimit) {
     return error(ErrorCode::kTooLarge,
                  strfmt("KV cache for %d positions x %d layers needs %.1f MiB, more than this build can hold "
-                        "(%.0f MiB); use a smaller context (-c)",
+                        "(%.0f MiB); use a smaller context size (n_ctx, or -c in the CLI)",
                         n_ctx, n_layer, bytes / 1048576.0, kLimit / 1048576.0));
   }
   KvCache c;

@@ -114,8 +114,9 @@ Result<Tensor> ModelBuilder::vector(const std::string& name, int64_t n) {
 Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::GgufFile> file) {
   auto model = std::make_shared<Model>();
   model->file_ = std::move(file);
-  OX_ASSIGN_OR_RETURN(model->hparams_, read_hparams(*model->file_));
-  const std::string& arch = model->hparams_.arch;
+  // The architecture first: an unknown one is "unsupported", whatever keys it lacks.
+  OX_ASSIGN_OR_RETURN(std::string_view arch_view, model->file_->get_string("general.architecture"));
+  const std::string arch(arch_view);
   const ArchEntry* entry = nullptr;
   std::string known;
   for (const ArchEntry& e : kArchs) {
@@ -126,6 +127,7 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
     return error(ErrorCode::kUnsupported, strfmt("%s: unknown model architecture '%s' (supported: %s)",
                                                  model->file_->name().c_str(), arch.c_str(), known.c_str()));
   }
+  OX_ASSIGN_OR_RETURN(model->hparams_, read_hparams(*model->file_));
   ModelBuilder builder{*model};
   OX_TRY(entry->load(builder));
   OX_CHECK(model->forward_ != nullptr);

@@ -5,16 +5,10 @@
 #include <chrono>
 #include <cstring>
 
-#include "core/session/text_stream.h"
 #include "kernels/kernels.h"
 
 namespace ox {
 namespace {
-
-double now_ms() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -114,80 +108,23 @@ Status Session::truncate(int n_keep) {
 
 Result<GenerateStats> Session::generate(std::span<const int32_t> prompt, const GenerateOptions& options,
                                         FunctionRef<bool(const GenerateEvent&)> on_event) {
-  GenerateStats stats;
-  if (prompt.empty() && tokens_.empty()) {
-    return error(ErrorCode::kInvalidArgument, "empty prompt and empty context: nothing to continue from");
+  Generation generation(*this, std::vector<int32_t>(prompt.begin(), prompt.end()), options, 0);
+  OX_TRY(generation.begin());
+  std::vector<StepEvent> events;
+  bool keep_going = true;
+  while (!generation.done()) {
+    const bool aborted = !keep_going || (options.abort != nullptr && options.abort->load(std::memory_order_relaxed));
+    if (aborted) {
+      generation.abort(&events);
+    } else {
+      OX_TRY(generation.step(/*max_events=*/1, /*budget_ms=*/1e300, &events));
+    }
+    for (const StepEvent& e : events) {
+      if (!on_event(GenerateEvent{e.token, e.text})) keep_going = false;
+    }
+    events.clear();
   }
-  // Reuse the cached prefix; at least one token must be evaluated to get fresh logits.
-  size_t common = 0;
-  while (common < prompt.size() && common < tokens_.size() && tokens_[common] == prompt[common]) ++common;
-  if (!prompt.empty()) {
-    if (common == prompt.size()) --common;
-    OX_TRY(truncate(static_cast<int>(common)));
-  } else if (!logits_valid_) {
-    // Continue from the context as it is: re-evaluate its last token for logits.
-    common = tokens_.size() - 1;
-    std::vector<int32_t> last(1, tokens_.back());
-    OX_TRY(truncate(static_cast<int>(common)));
-    OX_TRY(eval(last));
-  }
-  stats.n_prompt_cached = static_cast<int>(common);
-  const double t0 = now_ms();
-  if (common < prompt.size()) OX_TRY(eval(prompt.subspan(common)));
-  stats.n_prompt = static_cast<int>(prompt.size() - common);
-  stats.prompt_ms = now_ms() - t0;
-
-  const tok::Tokenizer& tokenizer = model_->tokenizer();
-  Sampler sampler(options.sampling);
-  TextStream stream(options.stop);
-  stats.finish_reason = "length";
-  const double t1 = now_ms();
-  int32_t pending = -1;  // sampled but not yet evaluated
-  while (options.max_tokens < 0 || stats.n_generated < options.max_tokens) {
-    if (options.abort != nullptr && options.abort->load(std::memory_order_relaxed)) {
-      stats.finish_reason = "abort";
-      break;
-    }
-    if (pending >= 0) {
-      if (n_past() >= n_ctx_) break;  // context full: finish with "length"
-      const int32_t one[1] = {pending};
-      OX_TRY(eval(one));
-    }
-    const int32_t token = sampler.sample(logits(), tokens_);
-    pending = token;
-    if (!options.ignore_eos && tokenizer.is_eog(token)) {
-      stats.finish_reason = "stop";
-      break;
-    }
-    stats.tokens.push_back(token);
-    ++stats.n_generated;
-    OX_ASSIGN_OR_RETURN(std::string piece, tokenizer.token_to_piece(token, options.render_special));
-    const bool stopped = stream.push(piece);
-    std::string_view released = stream.take();
-    stats.text += released;
-    const bool go_on = on_event(GenerateEvent{token, released});
-    if (stopped) {
-      stats.finish_reason = "stop";
-      break;
-    }
-    if (!go_on) {
-      stats.finish_reason = "abort";
-      break;
-    }
-  }
-  if (stats.finish_reason != "stop") {
-    // Flush held-back text (an incomplete stop-string prefix or a truncated UTF-8 sequence).
-    stream.finish();
-    std::string_view rest = stream.take();
-    if (!rest.empty()) {
-      stats.text += rest;
-      on_event(GenerateEvent{-1, rest});
-    }
-  }
-  // The last sampled token was never evaluated: the cache ends at the token before it, which
-  // keeps tokens_ equal to what the KV cache holds.
-  stats.generate_ms = now_ms() - t1;
-  return stats;
+  return generation.stats();
 }
 
 }  // namespace ox

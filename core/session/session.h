@@ -17,6 +17,7 @@
 #include "core/gguf/gguf.h"
 #include "core/model/model.h"
 #include "core/sampler/sampler.h"
+#include "core/session/generation.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace ox {
@@ -52,33 +53,6 @@ struct SessionOptions {
   static constexpr int kDefaultMaxContext = 4096;
 };
 
-struct GenerateOptions {
-  int max_tokens = -1;            // -1: until end of generation or the context is full
-  SamplerParams sampling;
-  std::vector<std::string> stop;  // stop strings, matched across token boundaries
-  bool ignore_eos = false;
-  bool render_special = false;    // print control tokens' text
-  const std::atomic<bool>* abort = nullptr;  // set from another thread to stop early
-};
-
-// One step of a generation: the token and the text that became complete with it (may be empty
-// while a UTF-8 character or a possible stop string is pending).
-struct GenerateEvent {
-  int32_t token;
-  std::string_view text;
-};
-
-struct GenerateStats {
-  int n_prompt = 0;        // prompt tokens evaluated (after reusing the cached prefix)
-  int n_prompt_cached = 0; // prompt tokens found already in the KV cache
-  int n_generated = 0;
-  double prompt_ms = 0;
-  double generate_ms = 0;  // time of the generated tokens' forward passes and sampling
-  std::string finish_reason;  // "stop" (EOG or stop string), "length", "abort"
-  std::vector<int32_t> tokens;  // generated ids
-  std::string text;             // generated text (stop string excluded)
-};
-
 class Session {
  public:
   static Result<std::unique_ptr<Session>> create(std::shared_ptr<const LoadedModel> model,
@@ -87,6 +61,7 @@ class Session {
   const LoadedModel& model() const { return *model_; }
   int n_ctx() const { return n_ctx_; }
   int n_threads() const { return pool_.n_threads(); }
+  int n_batch() const { return n_batch_; }
   int n_past() const { return static_cast<int>(tokens_.size()); }
   const std::vector<int32_t>& tokens() const { return tokens_; }  // what the KV cache holds
 
@@ -102,7 +77,8 @@ class Session {
   void reset() { (void)truncate(0); }
 
   // Reuses the longest cached prefix of `prompt`, evaluates the rest, then samples up to
-  // max_tokens, calling on_event for each token (return false to stop).
+  // max_tokens, calling on_event for each token (return false to stop). A Generation (see
+  // generation.h) runs the same loop step by step.
   Result<GenerateStats> generate(std::span<const int32_t> prompt, const GenerateOptions& options,
                                  FunctionRef<bool(const GenerateEvent&)> on_event);
 

@@ -1,12 +1,13 @@
-// Resumable generation over Session's low-level API (eval / logits / truncate). Mirrors
-// Session::generate step for step (same sampler calls, same history, same text stream) so a seed
-// gives the same tokens in the browser as in the CLI.
-#include "wasm/generation.h"
+// Resumable generation over Session's low-level API (eval / logits / truncate): prefix reuse,
+// batched prompt processing, sampling, end-of-generation and stop strings, streamed text.
+#include "core/session/generation.h"
+
+#include "core/session/session.h"
 
 #include <chrono>
 #include <utility>
 
-namespace ox::web {
+namespace ox {
 namespace {
 
 double now_ms() {
@@ -20,7 +21,7 @@ Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOp
     : session_(session),
       prompt_(std::move(prompt)),
       options_(std::move(options)),
-      n_batch_(n_batch > 0 ? n_batch : 512),
+      n_batch_(n_batch > 0 ? n_batch : session.n_batch()),
       sampler_(options_.sampling),
       stream_(options_.stop) {}
 
@@ -128,4 +129,4 @@ void Generation::finish(const char* reason, std::vector<StepEvent>* events, bool
   }
 }
 
-}  // namespace ox::web
+}  // namespace ox

@@ -1,17 +1,48 @@
-// Generation: Session::generate's loop cut into resumable steps. The browser worker runs a few
-// milliseconds of it at a time and returns to the JS event loop in between, so abort messages and
-// streaming work without SharedArrayBuffer (the single-thread build has none).
+// Generation: the generation loop cut into resumable steps. Session::generate runs it to the end;
+// the browser worker runs a few milliseconds at a time and returns to the JS event loop in
+// between, so abort messages and streaming work without SharedArrayBuffer.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/sampler/sampler.h"
-#include "core/session/session.h"
 #include "core/session/text_stream.h"
 
-namespace ox::web {
+namespace ox {
+
+class Session;
+
+struct GenerateOptions {
+  int max_tokens = -1;            // -1: until end of generation or the context is full
+  SamplerParams sampling;
+  std::vector<std::string> stop;  // stop strings, matched across token boundaries
+  bool ignore_eos = false;
+  bool render_special = false;    // print control tokens' text
+  const std::atomic<bool>* abort = nullptr;  // set from another thread to stop early
+};
+
+// One step of a generation: the token and the text that became complete with it (may be empty
+// while a UTF-8 character or a possible stop string is pending).
+struct GenerateEvent {
+  int32_t token;
+  std::string_view text;
+};
+
+struct GenerateStats {
+  int n_prompt = 0;        // prompt tokens evaluated (after reusing the cached prefix)
+  int n_prompt_cached = 0; // prompt tokens found already in the KV cache
+  int n_generated = 0;
+  double prompt_ms = 0;
+  double generate_ms = 0;  // time of the generated tokens' forward passes and sampling
+  std::string finish_reason;  // "stop" (EOG or stop string), "length", "abort"
+  std::vector<int32_t> tokens;  // generated ids
+  std::string text;             // generated text (stop string excluded)
+};
 
 struct StepEvent {
   int32_t token;     // -1 for text flushed at the end (held-back UTF-8 or stop-string prefix)
@@ -21,6 +52,7 @@ struct StepEvent {
 class Generation {
  public:
   // The session must outlive the generation; nothing runs until begin().
+  // n_batch <= 0: the session's batch size.
   Generation(Session& session, std::vector<int32_t> prompt, GenerateOptions options, int n_batch);
 
   // Validates the prompt and drops the part of the KV cache that differs from it.
@@ -50,4 +82,4 @@ class Generation {
   bool done_ = false;
 };
 
-}  // namespace ox::web
+}  // namespace ox
