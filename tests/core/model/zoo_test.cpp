@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -138,7 +139,9 @@ class PassTable : public ::testing::Environment {
   void TearDown() override {
     if (outcomes().empty()) return;
     std::printf("\nzoo parity vs llama.cpp: greedy ids + top-5 logits of 4 positions; cell = verdict, "
-                "max |logit - llama.cpp| / tolerance\n%-17s", "arch");
+                "max |logit - llama.cpp| / tolerance [N tie: greedy ids differing from llama.cpp's at N "
+                "near-ties within tolerance | N ids: differing beyond it]\n%-17s",
+                "arch");
     for (const std::string& c : columns()) std::printf(" | %-21s", c.c_str());
     std::printf("\n");
     for (const char* arch : kZoo) {
@@ -150,8 +153,12 @@ class PassTable : public ::testing::Environment {
         char cell[64] = "-";
         if (o != row->second.end()) {
           const bool pass = o->second.ids_ok && o->second.max_diff <= o->second.tolerance;
-          std::snprintf(cell, sizeof(cell), "%s %.1e/%.0e%s", pass ? "PASS" : "FAIL", o->second.max_diff,
-                        o->second.tolerance, o->second.near_ties > 0 ? " tie" : "");
+          std::snprintf(cell, sizeof(cell), "%s %.1e/%.0e", pass ? "PASS" : "FAIL", o->second.max_diff,
+                        o->second.tolerance);
+          if (o->second.near_ties > 0) {
+            std::snprintf(cell + std::strlen(cell), sizeof(cell) - std::strlen(cell), " %d%s", o->second.near_ties,
+                          o->second.ids_ok ? "tie" : "ids");
+          }
         }
         std::printf(" | %-21s", cell);
       }
