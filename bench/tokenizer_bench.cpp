@@ -103,6 +103,7 @@ BENCHMARK_CAPTURE(BM_Tokenize, bpe_gpt2, "gpt-2")->Unit(benchmark::kMillisecond)
 BENCHMARK_CAPTURE(BM_Tokenize, bpe_deepseek_llm, "deepseek-llm")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Tokenize, bpe_gemma4, "gemma-4")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Tokenize, wordpiece_bert, "bert-bge")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Tokenize, unigram_xlmr, "nomic-bert-moe")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Detokenize, spm_llama2, "llama-spm")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Detokenize, bpe_llama3, "llama-bpe")->Unit(benchmark::kMillisecond);
 

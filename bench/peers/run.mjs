@@ -227,8 +227,7 @@ async function main() {
         if (a.engines.includes('llama.cpp')) {
           await attempt(`llama.cpp ${label}`, async () => {
             const r = await benchLlamaCpp({ model: m.file, threads, timeoutMs, ...run });
-            // node itself and the llama.cpp library, measured before the model loads, are not counted.
-            record(m, threads, 'llama.cpp', r.tests, r.peakRss - r.baselineRss, { info: r.info, process_peak_rss: r.peakRss, baseline_rss: r.baselineRss });
+            record(m, threads, 'llama.cpp', r.tests, r.rss, { info: r.info, process_peak_rss: r.processPeakRss, baseline_rss: r.baselineRss });
           });
         }
         if (a.engines.includes('oxidize-wasm')) {

@@ -44,6 +44,7 @@ Value Interp::make_namespace() {
 }
 
 Status Interp::run(const StmtList& body, const ScopePtr& root, std::string* out) {
+  stack_base_ = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   root_ = root;
   out_ = out;
   return exec(body, root);
@@ -58,7 +59,17 @@ Status Interp::charge_steps(uint64_t n) {
   return Status::ok();
 }
 
+Status Interp::check_stack() const {
+  // The stack grows down on every target we build for (x86-64, aarch64, wasm32).
+  const auto here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  if (stack_base_ > here && stack_base_ - here > options_.max_stack_bytes) {
+    return error(ErrorCode::kTooLarge, strfmt("template nesting used more than %u bytes of stack", options_.max_stack_bytes));
+  }
+  return Status::ok();
+}
+
 Status Interp::charge_eval() {
+  OX_TRY(check_stack());
   if (++evals_ > options_.max_evals) {
     return error(ErrorCode::kTooLarge, strfmt("template exceeded %llu expression evaluations",
                                               static_cast<unsigned long long>(options_.max_evals)));
@@ -118,7 +129,8 @@ Status Interp::exec(const StmtList& list, const ScopePtr& scope) {
 }
 
 Status Interp::exec_stmt(const Stmt& s, const ScopePtr& scope) {
-  Status st;
+  Status st = check_stack();
+  if (!st.is_ok()) return locate(std::move(st), s.line);
   switch (s.kind) {
     case StmtKind::kText: return emit(s.text);
     case StmtKind::kPrint: {

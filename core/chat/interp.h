@@ -41,6 +41,9 @@ class Interp {
   Result<ValueList> iterate(const Value& v);
   Status charge_steps(uint64_t n);
   Status charge_eval();
+  // Fails once the interpreter's recursion has used options().max_stack_bytes of stack, so
+  // nesting (macros inside deep expressions inside macros ...) cannot overflow it.
+  Status check_stack() const;
   Status check_string_size(uint64_t bytes) const;
   Status check_list_size(uint64_t n) const;
   const RenderOptions& options() const { return options_; }
@@ -67,6 +70,8 @@ class Interp {
   Status eval_args(const Expr& e, const ScopePtr& scope, size_t first, CallArgs* out);
   Result<Value> eval_getitem(const Expr& e, const ScopePtr& scope);
   Result<Value> eval_compare(const Expr& e, const ScopePtr& scope);
+  Result<Value> eval_literal(const Expr& e, const ScopePtr& scope);
+  Result<Value> eval_concat(const Expr& e, const ScopePtr& scope);
   Status locate(Status s, uint32_t line);
 
   const RenderOptions& options_;
@@ -76,6 +81,7 @@ class Interp {
   uint64_t evals_ = 0;
   uint64_t string_work_ = 0;
   uint32_t call_depth_ = 0;
+  uintptr_t stack_base_ = 0;
   bool error_located_ = false;
   ScopePtr root_;
   std::vector<std::weak_ptr<Namespace>> namespaces_;  // cleared at the end to break cycles
@@ -83,6 +89,8 @@ class Interp {
 
 // Binary operators with Python semantics (int overflow is an error, not a bignum).
 Result<Value> binary_op(BinOp op, const Value& a, const Value& b, const Interp& in);
+// Unary - and + on numbers.
+Result<Value> unary_op(const std::string& op, const Value& v);
 // Python slicing of lists, tuples and strings.
 Result<Value> slice_value(const Value& v, const Value& start, const Value& stop, const Value& step);
 

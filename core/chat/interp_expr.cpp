@@ -278,8 +278,6 @@ Result<Value> Interp::eval_compare(const Expr& e, const ScopePtr& scope) {
       if (left.is_undefined()) return undefined_error(left);
       if (right.is_undefined()) return undefined_error(right);
       OX_ASSIGN_OR_RETURN(int c, compare(left, right));
-      const char* sym = op == CmpOp::kLt ? "<" : op == CmpOp::kLe ? "<=" : op == CmpOp::kGt ? ">" : ">=";
-      (void)sym;
       result = op == CmpOp::kLt ? c < 0 : op == CmpOp::kLe ? c <= 0 : op == CmpOp::kGt ? c > 0 : c >= 0;
       if ((left.is_number() && std::isnan(left.get_float())) || (right.is_number() && std::isnan(right.get_float()))) {
         result = false;
@@ -291,6 +289,41 @@ Result<Value> Interp::eval_compare(const Expr& e, const ScopePtr& scope) {
   return Value::boolean(true);
 }
 
+Result<Value> Interp::eval_literal(const Expr& e, const ScopePtr& scope) {
+  if (e.kind == ExprKind::kDict) {
+    Dict d;
+    for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
+      OX_ASSIGN_OR_RETURN(Value k, eval(*e.args[i], scope));
+      OX_ASSIGN_OR_RETURN(Value v, eval(*e.args[i + 1], scope));
+      OX_TRY(d.set(std::move(k), std::move(v)));
+    }
+    return Value::dict(std::move(d));
+  }
+  ValueList items;
+  items.reserve(e.args.size());
+  for (const ExprPtr& a : e.args) {
+    OX_ASSIGN_OR_RETURN(Value v, eval(*a, scope));
+    items.push_back(std::move(v));
+  }
+  return e.kind == ExprKind::kList ? Value::list(std::move(items)) : Value::tuple(std::move(items));
+}
+
+// a ~ b ~ c: str() of each operand, Undefined as "".
+Result<Value> Interp::eval_concat(const Expr& e, const ScopePtr& scope) {
+  std::string out;
+  for (const ExprPtr& a : e.args) {
+    OX_ASSIGN_OR_RETURN(Value v, eval(*a, scope));
+    if (v.is_string()) {
+      OX_TRY(check_string_size(out.size() + v.str().size()));
+      out += v.str();
+    } else {
+      out += to_str(v);
+      OX_TRY(check_string_size(out.size()));
+    }
+  }
+  return Value::string(std::move(out));
+}
+
 Result<Value> Interp::eval_inner(const Expr& e, const ScopePtr& scope) {
   switch (e.kind) {
     case ExprKind::kConst: return e.value;
@@ -299,24 +332,8 @@ Result<Value> Interp::eval_inner(const Expr& e, const ScopePtr& scope) {
       return Value::undefined("'" + e.name + "' is undefined");
     }
     case ExprKind::kList:
-    case ExprKind::kTuple: {
-      ValueList items;
-      items.reserve(e.args.size());
-      for (const ExprPtr& a : e.args) {
-        OX_ASSIGN_OR_RETURN(Value v, eval(*a, scope));
-        items.push_back(std::move(v));
-      }
-      return e.kind == ExprKind::kList ? Value::list(std::move(items)) : Value::tuple(std::move(items));
-    }
-    case ExprKind::kDict: {
-      Dict d;
-      for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
-        OX_ASSIGN_OR_RETURN(Value k, eval(*e.args[i], scope));
-        OX_ASSIGN_OR_RETURN(Value v, eval(*e.args[i + 1], scope));
-        OX_TRY(d.set(std::move(k), std::move(v)));
-      }
-      return Value::dict(std::move(d));
-    }
+    case ExprKind::kTuple:
+    case ExprKind::kDict: return eval_literal(e, scope);
     case ExprKind::kGetattr: {
       OX_ASSIGN_OR_RETURN(Value obj, eval(*e.args[0], scope));
       return getattr(obj, e.name);
@@ -335,14 +352,7 @@ Result<Value> Interp::eval_inner(const Expr& e, const ScopePtr& scope) {
     }
     case ExprKind::kUnary: {
       OX_ASSIGN_OR_RETURN(Value v, eval(*e.args[0], scope));
-      if (v.is_undefined()) return undefined_error(v);
-      if (v.kind() == Kind::kFloat) return Value::real(e.name == "-" ? -v.get_float() : v.get_float());
-      if (v.is_int()) {
-        if (e.name == "+") return Value::integer(v.get_int());
-        if (v.get_int() == INT64_MIN) return type_error("integer overflow");
-        return Value::integer(-v.get_int());
-      }
-      return type_error(strfmt("bad operand type for unary %s: '%s'", e.name.c_str(), type_name(v)));
+      return unary_op(e.name, v);
     }
     case ExprKind::kBinary: {
       OX_ASSIGN_OR_RETURN(Value a, eval(*e.args[0], scope));
@@ -360,20 +370,7 @@ Result<Value> Interp::eval_inner(const Expr& e, const ScopePtr& scope) {
       return Value::boolean(!truthy(a));
     }
     case ExprKind::kCompare: return eval_compare(e, scope);
-    case ExprKind::kConcat: {
-      std::string out;
-      for (const ExprPtr& a : e.args) {
-        OX_ASSIGN_OR_RETURN(Value v, eval(*a, scope));
-        if (v.is_string()) {
-          OX_TRY(check_string_size(out.size() + v.str().size()));
-          out += v.str();
-        } else {
-          out += to_str(v);
-          OX_TRY(check_string_size(out.size()));
-        }
-      }
-      return Value::string(std::move(out));
-    }
+    case ExprKind::kConcat: return eval_concat(e, scope);
     case ExprKind::kCond: {
       OX_ASSIGN_OR_RETURN(Value test, eval(*e.args[0], scope));
       if (truthy(test)) return eval(*e.args[1], scope);

@@ -10,16 +10,6 @@ namespace ox::chat {
 
 namespace {
 
-using Method = Result<Value> (*)(Interp& in, const Value& self, CallArgs& a);
-
-Value bind(const Value& self, const std::string& name, Method m) {
-  auto c = std::make_shared<Callable>();
-  c->name = name;
-  c->depth = self.depth() + 1;
-  c->fn = [self, m](Interp& in, CallArgs& a) { return m(in, self, a); };
-  return Value::object(Kind::kCallable, std::move(c));
-}
-
 Status need_str(const Value* v, const char* what) {
   if (v != nullptr && !v->is_string()) return type_error(strfmt("%s must be str, not %s", what, type_name(*v)));
   return Status::ok();
@@ -119,37 +109,44 @@ Result<Value> justify_impl(Interp& in, const Value& self, CallArgs& a, const cha
   return Value::string(std::move(out));
 }
 
-Result<Value> str_method(Interp& in, const Value& self, CallArgs& a, const std::string& name);
-
-#define OX_STR_METHOD(NAME) \
-  [](Interp& in, const Value& self, CallArgs& a) -> Result<Value> { return str_method(in, self, a, NAME); }
-
-struct MethodEntry {
-  const char* name;
-  Method fn;
+// Every str method a template may call; aliases map to the same implementation.
+const char* const kStrMethods[] = {
+    "strip",   "lstrip",  "rstrip",    "split",    "rsplit",     "splitlines",   "startswith",   "endswith",
+    "upper",   "lower",   "casefold",  "title",    "capitalize", "swapcase",     "replace",      "join",
+    "find",    "rfind",   "index",     "rindex",   "count",      "format",       "isdigit",      "isnumeric",
+    "isdecimal", "isalpha", "isalnum", "isspace",  "isupper",    "islower",      "center",       "ljust",
+    "rjust",   "zfill",   "partition", "rpartition", "removeprefix", "removesuffix",
 };
 
-const MethodEntry kStrMethods[] = {
-    {"strip", OX_STR_METHOD("strip")},           {"lstrip", OX_STR_METHOD("lstrip")},
-    {"rstrip", OX_STR_METHOD("rstrip")},         {"split", OX_STR_METHOD("split")},
-    {"rsplit", OX_STR_METHOD("rsplit")},         {"splitlines", OX_STR_METHOD("splitlines")},
-    {"startswith", OX_STR_METHOD("startswith")}, {"endswith", OX_STR_METHOD("endswith")},
-    {"upper", OX_STR_METHOD("upper")},           {"lower", OX_STR_METHOD("lower")},
-    {"casefold", OX_STR_METHOD("lower")},        {"title", OX_STR_METHOD("title")},
-    {"capitalize", OX_STR_METHOD("capitalize")}, {"swapcase", OX_STR_METHOD("swapcase")},
-    {"replace", OX_STR_METHOD("replace")},       {"join", OX_STR_METHOD("join")},
-    {"find", OX_STR_METHOD("find")},             {"rfind", OX_STR_METHOD("rfind")},
-    {"index", OX_STR_METHOD("index")},           {"rindex", OX_STR_METHOD("rindex")},
-    {"count", OX_STR_METHOD("count")},           {"format", OX_STR_METHOD("format")},
-    {"isdigit", OX_STR_METHOD("isdigit")},       {"isnumeric", OX_STR_METHOD("isdigit")},
-    {"isdecimal", OX_STR_METHOD("isdigit")},     {"isalpha", OX_STR_METHOD("isalpha")},
-    {"isalnum", OX_STR_METHOD("isalnum")},       {"isspace", OX_STR_METHOD("isspace")},
-    {"isupper", OX_STR_METHOD("isupper")},       {"islower", OX_STR_METHOD("islower")},
-    {"center", OX_STR_METHOD("center")},         {"ljust", OX_STR_METHOD("ljust")},
-    {"rjust", OX_STR_METHOD("rjust")},           {"zfill", OX_STR_METHOD("zfill")},
-    {"partition", OX_STR_METHOD("partition")},   {"rpartition", OX_STR_METHOD("rpartition")},
-    {"removeprefix", OX_STR_METHOD("removeprefix")}, {"removesuffix", OX_STR_METHOD("removesuffix")},
-};
+// Methods without arguments: case mapping and the is*() predicates.
+Result<Value> str_method_no_args(const Value& self, CallArgs& a, const std::string& name) {
+  std::vector<const Value*> p;
+  OX_TRY(bind_args(a, name.c_str(), {}, &p));
+  const std::string& s = self.str();
+  if (name == "upper") return Value::string(utf8::upper(s));
+  if (name == "lower" || name == "casefold") return Value::string(utf8::lower(s));
+  if (name == "title") return Value::string(pystr::title(s));
+  if (name == "capitalize") return Value::string(pystr::capitalize(s));
+  if (name == "swapcase") return Value::string(pystr::swapcase(s));
+  if (name == "isdigit" || name == "isnumeric" || name == "isdecimal") return Value::boolean(pystr::is_all(s, utf8::is_digit));
+  if (name == "isalpha") return Value::boolean(pystr::is_all(s, utf8::is_alpha));
+  if (name == "isalnum") return Value::boolean(pystr::is_all(s, [](uint32_t c) { return utf8::is_alpha(c) || utf8::is_digit(c); }));
+  if (name == "isspace") return Value::boolean(pystr::is_all(s, utf8::is_space));
+  if (name == "isupper" || name == "islower") {
+    const bool want_upper = name == "isupper";
+    bool any_cased = false;
+    size_t pos = 0;
+    while (pos < s.size()) {
+      const uint32_t cp = utf8::decode(s, &pos);
+      if (utf8::is_upper(cp) || utf8::is_lower(cp)) {
+        any_cased = true;
+        if (want_upper ? utf8::is_lower(cp) : utf8::is_upper(cp)) return Value::boolean(false);
+      }
+    }
+    return Value::boolean(any_cased);
+  }
+  return type_error("'str' object has no method '" + name + "'");
+}
 
 Result<Value> str_method(Interp& in, const Value& self, CallArgs& a, const std::string& name) {
   const std::string& s = self.str();
@@ -232,30 +229,7 @@ Result<Value> str_method(Interp& in, const Value& self, CallArgs& a, const std::
     const bool ends = x.size() <= s.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
     return Value::string(ends && !x.empty() ? s.substr(0, s.size() - x.size()) : s);
   }
-  OX_TRY(bind_args(a, name.c_str(), {}, &p));
-  if (name == "upper") return Value::string(utf8::upper(s));
-  if (name == "lower") return Value::string(utf8::lower(s));
-  if (name == "title") return Value::string(pystr::title(s));
-  if (name == "capitalize") return Value::string(pystr::capitalize(s));
-  if (name == "swapcase") return Value::string(pystr::swapcase(s));
-  if (name == "isdigit") return Value::boolean(pystr::is_all(s, utf8::is_digit));
-  if (name == "isalpha") return Value::boolean(pystr::is_all(s, utf8::is_alpha));
-  if (name == "isalnum") return Value::boolean(pystr::is_all(s, [](uint32_t c) { return utf8::is_alpha(c) || utf8::is_digit(c); }));
-  if (name == "isspace") return Value::boolean(pystr::is_all(s, utf8::is_space));
-  if (name == "isupper" || name == "islower") {
-    const bool want_upper = name == "isupper";
-    bool any_cased = false;
-    size_t pos = 0;
-    while (pos < s.size()) {
-      const uint32_t cp = utf8::decode(s, &pos);
-      if (utf8::is_upper(cp) || utf8::is_lower(cp)) {
-        any_cased = true;
-        if (want_upper ? utf8::is_lower(cp) : utf8::is_upper(cp)) return Value::boolean(false);
-      }
-    }
-    return Value::boolean(any_cased);
-  }
-  return type_error("'str' object has no method '" + name + "'");
+  return str_method_no_args(self, a, name);
 }
 
 Result<Value> dict_method(Interp& in, const Value& self, CallArgs& a, const std::string& name) {
@@ -322,8 +296,8 @@ Value unsafe(const Value& self, const std::string& name) {
 std::optional<Value> bound_method(const Value& obj, const std::string& name) {
   switch (obj.kind()) {
     case Kind::kString:
-      for (const MethodEntry& m : kStrMethods) {
-        if (name == m.name) return bind(obj, name, m.fn);
+      for (const char* m : kStrMethods) {
+        if (name == m) return bind_named(obj, name, str_method);
       }
       return std::nullopt;
     case Kind::kDict:

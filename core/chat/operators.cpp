@@ -186,6 +186,17 @@ Result<Value> binary_op(BinOp op, const Value& a, const Value& b, const Interp& 
   return unsupported(op, a, b);
 }
 
+Result<Value> unary_op(const std::string& op, const Value& v) {
+  if (v.is_undefined()) return undefined_error(v);
+  if (v.kind() == Kind::kFloat) return Value::real(op == "-" ? -v.get_float() : v.get_float());
+  if (v.is_int()) {
+    if (op == "+") return Value::integer(v.get_int());
+    if (v.get_int() == INT64_MIN) return overflow();
+    return Value::integer(-v.get_int());
+  }
+  return type_error(strfmt("bad operand type for unary %s: '%s'", op.c_str(), type_name(v)));
+}
+
 Result<Value> slice_value(const Value& v, const Value& start_v, const Value& stop_v, const Value& step_v) {
   auto get = [](const Value& x, int64_t* out) -> Status {
     if (x.is_none() || x.is_undefined()) return Status::ok();

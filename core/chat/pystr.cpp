@@ -387,126 +387,136 @@ namespace ox::chat::pystr {
 
 namespace {
 
-// format(value, spec) for the spec mini-language: [[fill]align][sign][#][0][width][,][.prec][type].
-Result<std::string> format_spec(const Value& v, std::string_view spec) {
-  if (spec.empty()) return to_str(v);
-  size_t i = 0;
+// The format-spec mini-language: [[fill]align][sign][#][0][width][,|_][.precision][type].
+struct FormatSpec {
   std::string fill = " ";
   char align = '\0';
-  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
-  {
-    size_t next = 0;
-    std::string first;
-    utf8::append(&first, utf8::decode(spec, &next));
-    if (next < spec.size() && is_align(spec[next])) {
-      fill = first;
-      align = spec[next];
-      i = next + 1;
-    } else if (is_align(spec[0])) {
-      align = spec[0];
-      i = 1;
-    }
-  }
   char sign = '-';
-  if (i < spec.size() && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) sign = spec[i++];
   bool alt = false;
+  int64_t width = 0;
+  char grouping = '\0';
+  int64_t precision = -1;
+  char type = '\0';
+};
+
+Result<FormatSpec> parse_spec(std::string_view spec) {
+  FormatSpec f;
+  size_t i = 0;
+  auto is_align = [](char c) { return c == '<' || c == '>' || c == '^' || c == '='; };
+  size_t next = 0;
+  std::string first;
+  utf8::append(&first, utf8::decode(spec, &next));
+  if (next < spec.size() && is_align(spec[next])) {
+    f.fill = first;
+    f.align = spec[next];
+    i = next + 1;
+  } else if (is_align(spec[0])) {
+    f.align = spec[0];
+    i = 1;
+  }
+  if (i < spec.size() && (spec[i] == '+' || spec[i] == '-' || spec[i] == ' ')) f.sign = spec[i++];
   if (i < spec.size() && spec[i] == '#') {
-    alt = true;
+    f.alt = true;
     ++i;
   }
   if (i < spec.size() && spec[i] == '0') {
-    if (align == '\0') {
-      fill = "0";
-      align = '=';
+    if (f.align == '\0') {
+      f.fill = "0";
+      f.align = '=';
     }
     ++i;
   }
-  int64_t width = 0;
-  while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') width = std::min<int64_t>(width * 10 + (spec[i++] - '0'), 1 << 20);
-  char grouping = '\0';
-  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) grouping = spec[i++];
-  int64_t precision = -1;
+  while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') f.width = std::min<int64_t>(f.width * 10 + (spec[i++] - '0'), 1 << 20);
+  if (i < spec.size() && (spec[i] == ',' || spec[i] == '_')) f.grouping = spec[i++];
   if (i < spec.size() && spec[i] == '.') {
     ++i;
-    precision = 0;
-    while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') precision = std::min<int64_t>(precision * 10 + (spec[i++] - '0'), 100);
+    f.precision = 0;
+    while (i < spec.size() && spec[i] >= '0' && spec[i] <= '9') f.precision = std::min<int64_t>(f.precision * 10 + (spec[i++] - '0'), 100);
   }
-  char type = i < spec.size() ? spec[i++] : '\0';
+  if (i < spec.size()) f.type = spec[i++];
   if (i != spec.size()) return type_error("invalid format specifier");
-  std::string body;
-  bool numeric = false;
-  bool negative = false;
-  if (v.is_string() || (!v.is_number())) {
-    if (!v.is_string()) return type_error(strfmt("unsupported format string passed to %s.__format__", type_name(v)));
-    if (type != '\0' && type != 's') return type_error(strfmt("Unknown format code '%c' for object of type 'str'", type));
-    body = v.str();
-    if (precision >= 0) body = body.substr(0, byte_offset(body, precision));
-    if (align == '\0') align = '<';
-  } else {
-    numeric = true;
-    const bool as_int = v.kind() != Kind::kFloat && (type == '\0' || std::string_view("dnbxXoc").find(type) != std::string_view::npos);
-    if (as_int) {
-      if (type == 'c') {
-        utf8::append(&body, static_cast<uint32_t>(v.get_int()));
-        numeric = false;
-      } else {
-        const int64_t n = v.get_int();
-        negative = n < 0;
-        const unsigned long long mag = negative ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
-        if (type == 'x' || type == 'X' || type == 'o') {
-          body = strfmt(type == 'x' ? "%llx" : (type == 'X' ? "%llX" : "%llo"), mag);
-          if (alt) body = std::string(type == 'o' ? "0o" : (type == 'X' ? "0X" : "0x")) + body;
-        } else if (type == 'b') {
-          for (unsigned long long m = mag; m > 0; m >>= 1) body.insert(body.begin(), static_cast<char>('0' + (m & 1)));
-          if (body.empty()) body = "0";
-          if (alt) body = "0b" + body;
-        } else {
-          body = std::to_string(mag);
-        }
-      }
-    } else {
-      if (type != '\0' && std::string_view("eEfFgG%n").find(type) == std::string_view::npos) {
-        return type_error(strfmt("Unknown format code '%c' for object of type 'float'", type));
-      }
-      double f = v.get_float();
-      negative = std::signbit(f) && !std::isnan(f);
-      f = std::fabs(f);
-      if (type == '\0' && precision < 0) {
-        body = float_repr(f);
-      } else if (type == '%') {
-        body = strfmt("%.*f%%", static_cast<int>(precision < 0 ? 6 : precision), f * 100.0);
-      } else {
-        const char t = type == '\0' || type == 'n' ? 'g' : type;
-        const std::string fmt = std::string("%") + (alt ? "#" : "") + ".*" + t;
-        body = strfmt(fmt.c_str(), static_cast<int>(precision < 0 ? 6 : precision), f);
-      }
+  return f;
+}
+
+// Digits of a number without its sign (*negative reports the sign); false when the value is
+// a char ('c') that must not get a sign or grouping.
+Result<bool> format_number(const Value& v, const FormatSpec& f, std::string* body, bool* negative) {
+  const bool as_int = v.kind() != Kind::kFloat && (f.type == '\0' || std::string_view("dnbxXoc").find(f.type) != std::string_view::npos);
+  if (as_int) {
+    if (f.precision >= 0) return type_error("Precision not allowed in integer format specifier");
+    if (f.type == 'c') {
+      if (v.get_int() < 0 || v.get_int() > 0x10FFFF) return type_error("%c arg not in range(0x110000)");
+      utf8::append(body, static_cast<uint32_t>(v.get_int()));
+      return false;
     }
-    if (grouping != '\0' && numeric) {
+    const int64_t n = v.get_int();
+    *negative = n < 0;
+    const unsigned long long mag = *negative ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
+    if (f.type == 'x' || f.type == 'X' || f.type == 'o') {
+      *body = strfmt(f.type == 'x' ? "%llx" : (f.type == 'X' ? "%llX" : "%llo"), mag);
+      if (f.alt) *body = std::string(f.type == 'o' ? "0o" : (f.type == 'X' ? "0X" : "0x")) + *body;
+    } else if (f.type == 'b') {
+      for (unsigned long long m = mag; m > 0; m >>= 1) body->insert(body->begin(), static_cast<char>('0' + (m & 1)));
+      if (body->empty()) *body = "0";
+      if (f.alt) *body = "0b" + *body;
+    } else {
+      *body = std::to_string(mag);
+    }
+    return true;
+  }
+  if (f.type != '\0' && std::string_view("eEfFgG%n").find(f.type) == std::string_view::npos) {
+    return type_error(strfmt("Unknown format code '%c' for object of type 'float'", f.type));
+  }
+  double x = v.get_float();
+  *negative = std::signbit(x) && !std::isnan(x);
+  x = std::fabs(x);
+  const int precision = static_cast<int>(f.precision < 0 ? 6 : f.precision);
+  if (f.type == '\0' && f.precision < 0) {
+    *body = float_repr(x);
+  } else if (f.type == '%') {
+    *body = strfmt("%.*f%%", precision, x * 100.0);
+  } else {
+    const char t = f.type == '\0' || f.type == 'n' ? 'g' : f.type;
+    const std::string fmt = std::string("%") + (f.alt ? "#" : "") + ".*" + t;
+    *body = strfmt(fmt.c_str(), precision, x);
+  }
+  return true;
+}
+
+// format(value, spec) as str.format applies it to one field.
+Result<std::string> format_spec(const Value& v, std::string_view spec) {
+  if (spec.empty()) return to_str(v);
+  OX_ASSIGN_OR_RETURN(FormatSpec f, parse_spec(spec));
+  std::string body;
+  std::string prefix;
+  if (v.is_string()) {
+    if (f.type != '\0' && f.type != 's') return type_error(strfmt("Unknown format code '%c' for object of type 'str'", f.type));
+    if (f.grouping != '\0') return type_error(strfmt("Cannot specify '%c' with 's'.", f.grouping));
+    body = v.str();
+    if (f.precision >= 0) body = body.substr(0, byte_offset(body, f.precision));
+    if (f.align == '\0') f.align = '<';
+  } else if (v.is_number()) {
+    bool negative = false;
+    OX_ASSIGN_OR_RETURN(bool numeric, format_number(v, f, &body, &negative));
+    if (numeric && f.grouping != '\0') {
       size_t end = body.find_first_not_of("0123456789");
       if (end == std::string::npos) end = body.size();
-      for (int64_t k = static_cast<int64_t>(end) - 3; k > 0; k -= 3) body.insert(static_cast<size_t>(k), 1, grouping);
+      for (int64_t k = static_cast<int64_t>(end) - 3; k > 0; k -= 3) body.insert(static_cast<size_t>(k), 1, f.grouping);
     }
-    if (align == '\0') align = '>';
-  }
-  std::string prefix;
-  if (numeric) {
-    if (negative) {
-      prefix = "-";
-    } else if (sign == '+') {
-      prefix = "+";
-    } else if (sign == ' ') {
-      prefix = " ";
-    }
+    if (numeric) prefix = negative ? "-" : (f.sign == '+' ? "+" : (f.sign == ' ' ? " " : ""));
+    if (f.align == '\0') f.align = '>';
+  } else {
+    return type_error(strfmt("unsupported format string passed to %s.__format__", type_name(v)));
   }
   const int64_t len = static_cast<int64_t>(utf8::length(body) + prefix.size());
-  if (width <= len) return prefix + body;
-  const int64_t pad = width - len;
+  if (f.width <= len) return prefix + body;
+  const int64_t pad = f.width - len;
   auto fill_n = [&](int64_t n) {
     std::string out;
-    for (int64_t k = 0; k < n; ++k) out += fill;
+    for (int64_t k = 0; k < n; ++k) out += f.fill;
     return out;
   };
-  switch (align) {
+  switch (f.align) {
     case '<': return prefix + body + fill_n(pad);
     case '^': return fill_n(pad / 2) + prefix + body + fill_n(pad - pad / 2);
     case '=': return prefix + fill_n(pad) + body;

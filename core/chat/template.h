@@ -39,6 +39,7 @@ struct RenderOptions {
   uint64_t max_string_work = 2ull << 30;      // bytes of string values built during one render
   uint64_t max_list_items = 4'000'000;        // items of any single list
   uint32_t max_call_depth = 48;               // nested macro calls
+  uint32_t max_stack_bytes = 512u << 10;      // C++ stack the interpreter may use (recursion)
 };
 
 // A parsed template; render it many times with different contexts.

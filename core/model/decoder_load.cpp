@@ -110,8 +110,8 @@ Status load_decoder(ModelBuilder& b) {
   const int64_t d = hp.n_embd;
   const char* file = b.file().name().c_str();
   if (hp.n_vocab <= 0) {
-    return error(ErrorCode::kInvalidFile,
-                 strfmt("%s: vocabulary size unknown (no %s.vocab_size, no tokenizer.ggml.tokens)", file, hp.arch.c_str()));
+    return error(ErrorCode::kInvalidFile, strfmt("%s: vocabulary size unknown (no %s.vocab_size, no "
+                                                 "tokenizer.ggml.tokens)", file, hp.arch.c_str()));
   }
   if (hp.n_ff <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
   if (s.layers.size() != static_cast<size_t>(hp.n_layer)) set_layer_attention(b, RopeStyle::kNorm, 0, 0.0f, 1.0f);

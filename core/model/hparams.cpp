@@ -54,8 +54,9 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.n_expert, read_count(f, p + "expert_count", false, 0));
   OX_ASSIGN_OR_RETURN(hp.n_expert_used, read_count(f, p + "expert_used_count", false, 0));
   if (hp.n_expert_used > hp.n_expert || (hp.n_expert > 0 && hp.n_expert_used <= 0)) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: '%sexpert_used_count' (%d) must be in 1..'%sexpert_count' (%d)",
-                                                 f.name().c_str(), p.c_str(), hp.n_expert_used, p.c_str(), hp.n_expert));
+    return error(ErrorCode::kInvalidFile,
+                 strfmt("%s: '%sexpert_used_count' (%d) must be in 1..'%sexpert_count' (%d)", f.name().c_str(),
+                        p.c_str(), hp.n_expert_used, p.c_str(), hp.n_expert));
   }
   OX_ASSIGN_OR_RETURN(hp.n_swa, read_count(f, p + "attention.sliding_window", false, 0));
   OX_ASSIGN_OR_RETURN(hp.swa_pattern, read_count(f, p + "attention.sliding_window_pattern", false, 0));
@@ -64,7 +65,8 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.final_softcap, f.get_f32_or(p + "final_logit_softcapping", 0.0f));
   if (!(hp.attn_softcap >= 0.0f) || !(hp.final_softcap >= 0.0f) || !(hp.rope_freq_base_swa >= 0.0f) ||
       !(hp.rope_freq_base > 0.0f) || !(hp.rms_eps >= 0.0f) || !(hp.norm_eps >= 0.0f)) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: negative or NaN rope base, epsilon or soft-cap", f.name().c_str()));
+    return error(ErrorCode::kInvalidFile,
+                 strfmt("%s: negative or NaN rope base, epsilon or soft-cap", f.name().c_str()));
   }
 
   // Vocabulary size: the key if present, else the token list's length.

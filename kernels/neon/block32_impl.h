@@ -45,6 +45,22 @@ inline uint32_t load_u32(const uint8_t* p) {
   return v;
 }
 
+// sum_i m_i * s_i of Q4_1 / Q5_1 against Q8_1 (x = d*q + m; s = dy * sum(a) is stored); four
+// partial sums so the adds do not form one serial chain.
+template <typename Block>
+inline float sum_min_terms(int64_t nb, const Block* x, const BlockQ8_1* y) {
+  float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  int64_t i = 0;
+  for (; i + 3 < nb; i += 4) {
+    s0 += fp16(x[i].m) * fp16(y[i].s);
+    s1 += fp16(x[i + 1].m) * fp16(y[i + 1].s);
+    s2 += fp16(x[i + 2].m) * fp16(y[i + 2].s);
+    s3 += fp16(x[i + 3].m) * fp16(y[i + 3].s);
+  }
+  for (; i < nb; ++i) s0 += fp16(x[i].m) * fp16(y[i].s);
+  return (s0 + s1) + (s2 + s3);
+}
+
 template <typename Dot>
 void q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
@@ -65,9 +81,7 @@ void q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK4_1;
   const uint8x16_t m4 = vdupq_n_u8(0x0F);
-  float sum_m = 0.0f;  // x = d*q + m: the m part is m * s, s = dy * sum(a) stored in Q8_1
-  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, [&](int64_t i, float32x4_t acc) {
+  *s = sum_min_terms(nb, x, y) + sum_blocks(nb, [&](int64_t i, float32x4_t acc) {
          const uint8x16_t q = vld1q_u8(x[i].qs);
          const int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(q, m4));
          const int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(q, 4));
@@ -97,9 +111,7 @@ void q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK5_1;
   const uint8x16_t m4 = vdupq_n_u8(0x0F);
-  float sum_m = 0.0f;
-  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, [&](int64_t i, float32x4_t acc) {
+  *s = sum_min_terms(nb, x, y) + sum_blocks(nb, [&](int64_t i, float32x4_t acc) {
          const uint32_t qh = load_u32(x[i].qh);
          const uint8x16_t q = vld1q_u8(x[i].qs);
          const uint8x16_t lo = vorrq_u8(vandq_u8(q, m4), q5_high_bits(qh, 0));

@@ -136,7 +136,7 @@ void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const v128_t m4 = wasm_i8x16_splat(0x0F);
   *s = sum_blocks(n / kQK4_NL, x, y, [&](int64_t i) {
     const v128_t q = load(x[i].qs);
-    const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, m4));                      // elements 0..15
+    const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, m4));                     // elements 0..15
     const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), m4));  // 16..31
     return block_dot({split_s8(lo), split_s8(hi)}, y[i].qs);
   });

@@ -107,10 +107,11 @@ static inline KScales unpack_k4_scales(const uint8_t* p) {
 static inline v128_t q3_k_scales(const uint8_t* p) {
   uint32_t a[3];
   std::memcpy(a, p, 12);
-  const v128_t w = wasm_i32x4_make(static_cast<int32_t>((a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4)),
-                                   static_cast<int32_t>((a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4)),
-                                   static_cast<int32_t>(((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4)),
-                                   static_cast<int32_t>(((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)));
+  const v128_t w =
+      wasm_i32x4_make(static_cast<int32_t>((a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4)),
+                      static_cast<int32_t>((a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4)),
+                      static_cast<int32_t>(((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4)),
+                      static_cast<int32_t>(((a[1] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 6) & 0x03030303u) << 4)));
   return wasm_i8x16_sub(w, wasm_i8x16_splat(32));
 }
 

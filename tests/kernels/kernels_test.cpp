@@ -252,10 +252,13 @@ double magnitude(DType w, const Bytes& wb, DType a, const Bytes& ab, int64_t n) 
   return mag;
 }
 
-// Two float sums of the same N terms in different orders (and with or without FMA) differ by
-// at most about 2 N u sum|terms| (u = 2^-24, the standard bound gamma_N for each). N is the
-// number of float terms: elements for float formats, two per block for quantized ones; the
-// +16 covers the lane tree and per-term rounding, the absolute part subnormal underflow.
+// Tolerance for the float part. The scalar reference adds N terms in order (N = elements for
+// float formats, about 2 per block for quantized ones: d*isum and the min term), so it is
+// within gamma_N * mag of the exact sum (u = 2^-24, gamma_N ~ N u, mag = sum |terms| <=
+// magnitude()). SIMD kernels add fewer terms per lane (N / lanes) plus a log-depth lane tree,
+// with or without FMA, so they are within gamma_{N/2 + 16} * mag. The difference is therefore
+// below (2N + 16) u mag, plus an absolute allowance for subnormal underflow. A wrong nibble or
+// scale moves the result by ~mag / sqrt(n), far above this for the short rows tested.
 double tolerance(DType w, int64_t n, double mag) {
   const double terms = is_float_format(w) ? static_cast<double>(n) : 2.0 * static_cast<double>(n / block_size(w));
   return (2.0 * terms + 16.0) * 0x1p-24 * mag + (terms + 16.0) * 0x1p-149;

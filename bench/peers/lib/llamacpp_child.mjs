@@ -1,13 +1,14 @@
-// llama.cpp through node-llama-cpp, one model and one thread count per process (so its peak RSS is
-// that run's): `node llamacpp_child.mjs '{"model":...,"threads":1,"nPrompt":128,"nGen":64,"reps":3}'`
-// prints one JSON line. pp: one batch of nPrompt tokens (BOS + fixed ids) from an empty context; tg:
-// nGen single-token evaluations from an empty context, as llama-bench does. Times are llama.cpp's
-// own perf counters (prompt eval / eval time: evaluation only); wall-clock times, which add
-// node-llama-cpp's per-call JS overhead and its greedy sampling, are kept beside them.
+// llama.cpp through node-llama-cpp, one model and one thread count per process (so its memory is that
+// run's): `node --expose-gc llamacpp_child.mjs '{"model":...,"threads":1,"nPrompt":128,"nGen":64,"reps":3,
+// "warmup":1}'` prints one JSON line. pp: one batch of nPrompt tokens (BOS + fixed ids) from an empty
+// context; tg: nGen single-token evaluations from an empty context, as llama-bench does. Times are
+// llama.cpp's own perf counters (prompt eval / eval time: evaluation only); wall-clock times, which add
+// node-llama-cpp's per-call JS overhead and its greedy pick, are kept beside them.
 import fs from 'node:fs';
 
-function vmHwmBytes() {
-  const m = fs.readFileSync('/proc/self/status', 'utf8').match(/^VmHWM:\s+(\d+) kB/m);
+// VmHWM (peak) or VmRSS (now) of this process, in bytes.
+function statusBytes(key) {
+  const m = fs.readFileSync('/proc/self/status', 'utf8').match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'));
   return m ? Number(m[1]) * 1024 : null;
 }
 
@@ -46,7 +47,11 @@ const llama = await getLlama({
     if (message.includes('llama_perf_context_print')) perfLines.push(message);
   },
 });
-const baselineRss = vmHwmBytes(); // node + the llama.cpp library, before the model
+// V8 keeps garbage from node-llama-cpp's per-call JS (tens of MB over a tg run) until it collects,
+// which would be charged to llama.cpp: collect (run.mjs starts us with --expose-gc) before reading RSS.
+const collect = () => globalThis.gc?.();
+collect();
+const baselineRss = statusBytes('VmRSS'); // node + the llama.cpp library, before the model
 const model = await llama.loadModel({ modelPath: args.model, gpuLayers: 0 });
 const meta = model.fileInfo.metadata;
 const nVocab = meta?.tokenizer?.ggml?.tokens?.length ?? 256;
@@ -98,7 +103,10 @@ const results = [];
 for (const [test, fn] of [[`pp${args.nPrompt}`, pp], [`tg${args.nGen}`, tg]]) {
   for (let i = 0; i < args.warmup; i++) await fn(1000 + i);
   const samples = [];
-  for (let i = 0; i < args.reps; i++) samples.push(await fn(i));
+  for (let i = 0; i < args.reps; i++) {
+    samples.push(await fn(i));
+    collect(); // outside the timed region
+  }
   results.push({ test, samples });
 }
 const info = {
@@ -107,6 +115,8 @@ const info = {
   flash_attention: context.flashAttention,
   threads: context.currentThreads,
 };
+collect();
+const rss = { rss_after: statusBytes('VmRSS'), peak_rss: statusBytes('VmHWM'), baseline_rss: baselineRss };
 await context.dispose();
 await model.dispose();
-process.stdout.write(JSON.stringify({ info, results, peak_rss: vmHwmBytes(), baseline_rss: baselineRss }) + '\n');
+process.stdout.write(JSON.stringify({ info, results, ...rss }) + '\n');

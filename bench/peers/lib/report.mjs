@@ -1,5 +1,5 @@
 // The one table: per model, type, threads and test, each engine's t/s (mean ± sample standard
-// deviation over the repetitions), the two ratios, and the native peak RSS of oxidize and llama.cpp.
+// deviation over the repetitions), the two ratios, and the native memory of oxidize and llama.cpp.
 
 export function stats(samples) {
   const xs = (samples ?? []).filter((x) => Number.isFinite(x));
@@ -20,7 +20,7 @@ export const ENGINES = ['oxidize', 'llama.cpp', 'oxidize-wasm', 'wllama'];
 export function markdownTable(rows, { wasmLabel }) {
   const head = [
     'model', 'type', 'threads', 'test', 'oxidize t/s', 'llama.cpp t/s', 'oxidize / llama.cpp',
-    `${wasmLabel} t/s`, 'wllama t/s', 'oxidize wasm / wllama', 'oxidize peak RSS MiB', 'llama.cpp peak RSS MiB',
+    `${wasmLabel} t/s`, 'wllama t/s', 'oxidize wasm / wllama', 'oxidize peak RSS MiB', 'llama.cpp RSS MiB',
   ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i < 4 ? '---' : '---:')).join('|')}|`];
   for (const r of rows) {

@@ -58,11 +58,9 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK4_1;
   // x = d*q + m, so dot = d*dy*sum(q*a) + m*s where s = dy*sum(a) is stored in the Q8_1 block.
-  float sum_m = 0.0f;
-  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, x, y, [&](int64_t i) {
-    return sum_pairs_i16(mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs)));
-  });
+  *s = sum_min_terms(nb, x, y) + sum_blocks(nb, x, y, [&](int64_t i) {
+         return sum_pairs_i16(mul_u8s8(unpack_nibbles(x[i].qs), load256(y[i].qs)));
+       });
 }
 
 void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
@@ -82,13 +80,11 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK5_1;
   const __m256i sixteen = _mm256_set1_epi8(16);
-  float sum_m = 0.0f;
-  for (int64_t i = 0; i < nb; ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
-  *s = sum_m + sum_blocks(nb, x, y, [&](int64_t i) {
-    const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
-    const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
-    return sum_pairs_i16(mul_u8s8(w, load256(y[i].qs)));
-  });
+  *s = sum_min_terms(nb, x, y) + sum_blocks(nb, x, y, [&](int64_t i) {
+         const __m256i hi = _mm256_and_si256(expand_bits(load_u32(x[i].qh)), sixteen);
+         const __m256i w = _mm256_or_si256(unpack_nibbles(x[i].qs), hi);
+         return sum_pairs_i16(mul_u8s8(w, load256(y[i].qs)));
+       });
 }
 
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {

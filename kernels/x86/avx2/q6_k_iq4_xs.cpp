@@ -54,8 +54,8 @@ void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   for (int64_t i = 0; i < nb; ++i) {
     // The 8 scales as i16 words 0..7 of both lanes, for per-sub-block madd multipliers.
     const __m256i ls32 = iq4_xs_scales(x[i].scales_l, x[i].scales_h);
-    const __m256i ls16 = _mm256_broadcastsi128_si256(
-        _mm_packs_epi32(_mm256_castsi256_si128(ls32), _mm256_extracti128_si256(ls32, 1)));
+    const __m256i ls16 =
+        _mm256_broadcastsi128_si256(_mm_packs_epi32(_mm256_castsi256_si128(ls32), _mm256_extracti128_si256(ls32, 1)));
     __m256i sumi = _mm256_setzero_si256();
     for (int ib = 0; ib < 8; ib += 2) {
       // 32 bytes = sub-blocks ib (low lane) and ib+1 (high lane); within a sub-block the low

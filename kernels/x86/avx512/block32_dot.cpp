@@ -66,8 +66,8 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_1* x = static_cast<const BlockQ4_1*>(vx);
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK4_1;
-  float sum_m = 0.0f;  // m * s terms (see the AVX2 kernel); the odd tail block adds its own
-  for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  // m * s terms (see the AVX2 kernel); the odd tail block's come with its AVX2 call.
+  const float sum_m = avx2::sum_min_terms(nb - (nb & 1), x, y);
   auto pair = [&](int64_t i) {
     const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
     return dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
@@ -96,8 +96,7 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK5_1;
   const __m512i sixteen = _mm512_set1_epi8(16);
-  float sum_m = 0.0f;
-  for (int64_t i = 0; i < nb - (nb & 1); ++i) sum_m += fp16(x[i].m) * fp16(y[i].s);
+  const float sum_m = avx2::sum_min_terms(nb - (nb & 1), x, y);
   auto pair = [&](int64_t i) {
     const __mmask64 high = qh_pair(x[i].qh, x[i + 1].qh);
     __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);

@@ -107,6 +107,10 @@ TEST(InterpErrors, HostileTemplatesEndInAnError) {
       {"busy loop body", "{% for i in range(100000) %}{% for j in range(100000) %}{{ (i + j) * 2 - i }}{% endfor %}{% endfor %}",
        "ERROR: line 1: template exceeded 10000000 expression evaluations"},
       {"infinite recursion", "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "ERROR: line 1: macro calls nested deeper than 48"},
+      {"recursion through deep expressions",
+       "{% macro f(n) %}{% if n > 0 %}{{ " + repeat("(1 + ", 60) + "f(n - 1)|length" + repeat(")", 60) +
+           " }}{% endif %}{% endmacro %}{{ f(47) }}",
+       "ERROR: line 1: template nesting used more than 524288 bytes of stack"},
       {"exponential recursion",
        "{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}",
        "ERROR: line 1: template exceeded 2000000 loop iterations and macro calls"},
@@ -150,6 +154,10 @@ TEST(InterpErrors, LimitsAreConfigurable) {
   o.max_call_depth = 3;
   EXPECT_EQ(test::render("{% macro f(n) %}{{ f(n + 1) if n < 10 else n }}{% endmacro %}{{ f(0) }}", "{}", o),
             "ERROR: line 1: macro calls nested deeper than 3");
+  o = test::fixed_clock();
+  o.max_stack_bytes = 8 << 10;
+  EXPECT_EQ(test::render("{% macro f(n) %}{{ f(n - 1) if n > 0 else 'end' }}{% endmacro %}{{ f(40) }}", "{}", o),
+            "ERROR: line 1: template nesting used more than 8192 bytes of stack");
   RenderOptions big = test::fixed_clock();
   big.max_steps = 200;
   Result<std::string> r = render_template("{% for i in range(150) %}{% endfor %}", nlohmann::json::object(), big);

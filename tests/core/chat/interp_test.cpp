@@ -130,5 +130,69 @@ TEST(Language, MatchesJinja2) {
   }
 }
 
+// Scoping and control flow in combination: macros, caller(), loops, namespaces, blocks.
+const Case kStatementCases[] = {
+    {"macro_default_refs_param", R"J({% macro m(a, b=a * 2) %}{{ a }},{{ b }}{% endmacro %}{{ m(3) }}|{{ m(3, 1) }})J", R"J({})J", R"J(3,6|3,1)J"},
+    {"macro_sees_caller_scope_not", R"J({% macro m() %}[{{ y }}]{% endmacro %}{% for y in [1] %}{{ m() }}{% endfor %})J", R"J({})J", R"J([])J"},
+    {"macro_set_local", R"J({% set x = 1 %}{% macro m() %}{% set x = 2 %}{{ x }}{% endmacro %}{{ m() }}{{ x }})J", R"J({})J", R"J(21)J"},
+    {"macro_in_loop", R"J({% for i in [1,2] %}{% macro m() %}<{{ i }}>{% endmacro %}{{ m() }}{% endfor %})J", R"J({})J", R"J(<1><2>)J"},
+    {"macro_ns_mutation", R"J({% set ns = namespace(c=0) %}{% macro inc() %}{% set ns.c = ns.c + 1 %}{% endmacro %}{{ inc() }}{{ inc() }}{{ ns.c }})J", R"J({})J", R"J(2)J"},
+    {"caller_default_args", R"J({% macro w() %}{{ caller() }}|{{ caller(5) }}{% endmacro %}{% call(x=1) w() %}{{ x }}{% endcall %})J", R"J({})J", R"J(1|5)J"},
+    {"macro_kwargs_only_when_used", R"J({% macro m(a) %}{{ kwargs|length }}{% endmacro %}{{ m(1, b=2, c=3) }})J", R"J({})J", R"J(2)J"},
+    {"nested_macro_call", R"J({% macro outer(x) %}{% macro inner(y) %}({{ y }}){% endmacro %}{{ inner(x) ~ inner(x + 1) }}{% endmacro %}{{ outer(1) }})J", R"J({})J", R"J((1)(2))J"},
+    {"loop_set_outer_visible_after", R"J({% for i in [1] %}{% set a = 5 %}{% endfor %}[{{ a }}])J", R"J({})J", R"J([])J"},
+    {"if_set_visible", R"J({% if true %}{% set a = 5 %}{% endif %}[{{ a }}])J", R"J({})J", R"J([5])J"},
+    {"loop_var_after_loop", R"J({% for i in [1, 2] %}{% endfor %}[{{ i }}])J", R"J({})J", R"J([])J"},
+    {"loop_shadow_outer", R"J({% set i = 'o' %}{% for i in [1, 2] %}{{ i }}{% endfor %}{{ i }})J", R"J({})J", R"J(12o)J"},
+    {"nested_loop_outer_loop_ref", R"J({% for a in [1,2] %}{% set outer = loop %}{% for b in [1,2] %}{{ outer.index }}{{ loop.index }} {% endfor %}{% endfor %})J", R"J({})J", R"J(11 12 21 22 )J"},
+    {"break_inner_only", R"J({% for a in [1,2] %}{% for b in [1,2,3] %}{% if b == 2 %}{% break %}{% endif %}{{ a }}{{ b }} {% endfor %}{% endfor %})J", R"J({})J", R"J(11 21 )J"},
+    {"continue_in_if_else", R"J({% for a in range(5) %}{% if a is even %}{% continue %}{% else %}{{ a }}{% endif %}!{% endfor %})J", R"J({})J", R"J(1!3!)J"},
+    {"loop_filter_uses_outer", R"J({% set lim = 2 %}{% for x in range(5) if x > lim %}{{ x }}{{ loop.length }}{% endfor %})J", R"J({})J", R"J(3242)J"},
+    {"set_block_in_loop", R"J({% for i in [1,2] %}{% set t %}<{{ i }}>{% endset %}{{ t }}{% endfor %})J", R"J({})J", R"J(<1><2>)J"},
+    {"with_scope", R"J({% set a = 1 %}{% with a = 2 %}{% set b = 3 %}{{ a }}{{ b }}{% endwith %}{{ a }}[{{ b }}])J", R"J({})J", R"J(231[])J"},
+    {"filter_block_nested", R"J({% filter upper %}a{% filter trim %}  b  {% endfilter %}c{% endfilter %})J", R"J({})J", R"J(ABC)J"},
+    {"dict_in_loop_items_sorted", R"J({% for k, v in {'b': 1, 'a': 2}|dictsort %}{{ k }}{{ v }}{% endfor %})J", R"J({})J", R"J(a2b1)J"},
+    {"tuple_target_nested", R"J({% for (a, b), c in [((1, 2), 3)] %}{{ a }}{{ b }}{{ c }}{% endfor %})J", R"J({})J", R"J(123)J"},
+    {"loop_over_dict_items_method", R"J({% for item in {'x': 1}.items() %}{{ item[0] }}={{ item[1] }}{% endfor %})J", R"J({})J", R"J(x=1)J"},
+    {"string_multiplication_in_loop", R"J({% for i in range(3) %}{{ '-' * loop.index }}
+{% endfor %})J", R"J({})J", R"J(-
+--
+---
+)J"},
+    {"set_from_ternary_undefined", R"J({% set x = 1 if false %}[{{ x }}][{{ x is defined }}])J", R"J({})J", R"J([][False])J"},
+    {"messages_slicing", R"J({% for m in messages[1:] %}{{ m.role }}{% endfor %}|{{ messages[-1]['content'] }})J", R"J({"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]})J", R"J(user|u)J"},
+    {"selectattr_last", R"J({{ (messages|selectattr('role', 'equalto', 'user')|list|last).content }})J", R"J({"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]})J", R"J(b)J"},
+    {"generator_truthy", R"J({% if [] | select('odd') %}Y{% else %}N{% endif %}{% if ([] | select('odd') | list) %}Y{% else %}N{% endif %})J", R"J({})J", R"J(YN)J"},
+    {"loop_over_generator", R"J({% for x in [1,2,3]|select('odd') %}{{ x }}{{ loop.last }}{% endfor %})J", R"J({})J", R"J(1False3True)J"},
+    {"block_tag", R"J({% block a %}A{% set z = 1 %}{% endblock %}[{{ z }}])J", R"J({})J", R"J(A[])J"},
+    {"call_block_caller_scope", R"J({% macro m() %}{{ caller() }}{% endmacro %}{% set v = 'outer' %}{% call m() %}{{ v }}{% endcall %})J", R"J({})J", R"J(outer)J"},
+    {"namespace_loop_last_assistant", R"J({% set ns = namespace(i=-1) %}{% for m in msgs %}{% if m.role == 'assistant' %}{% set ns.i = loop.index0 %}{% endif %}{% endfor %}{{ ns.i }})J", R"J({"msgs": [{"role": "user"}, {"role": "assistant"}, {"role": "user"}]})J", R"J(1)J"},
+    {"whitespace_in_macro_body", R"J({% macro m() %}
+  x
+{% endmacro %}[{{ m() }}])J", R"J({})J", R"J([  x
+])J"},
+    {"lstrip_in_for", R"J({% for i in [1, 2] %}
+    {{ i }}
+{% endfor %})J", R"J({})J", R"J(    1
+    2
+)J"},
+    {"if_else_whitespace", R"J(  {%- if false %}
+A
+  {%- else %}
+B
+  {%- endif %}
+)J", R"J({})J", R"J(B)J"},
+    {"comment_between", R"J(a {# x #} b
+{# y #}
+c)J", R"J({})J", R"J(a  b
+c)J"},
+};
+
+TEST(Language, StatementsMatchJinja2) {
+  for (const Case& c : kStatementCases) {
+    EXPECT_EQ(test::render(c.tmpl, c.context), c.expected) << c.name << "\n" << c.tmpl;
+  }
+}
+
 }  // namespace
 }  // namespace ox::chat

@@ -1,0 +1,199 @@
+// Element-wise ops, norms, rope and attention against float64 references written here from the
+// definitions (RMSNorm, LayerNorm, rotary embeddings, softmax attention), independent of core/ops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/ops/attention.h"
+#include "core/ops/ops.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+
+namespace ox {
+namespace {
+
+std::vector<float> random_vector(size_t n, uint32_t seed, float stddev = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, stddev);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+TEST(Norms, RmsNormAndLayerNormMatchDefinitions) {
+  const int64_t n = 96, rows = 3;
+  const std::vector<float> x = random_vector(n * rows, 1), w = random_vector(n, 2), b = random_vector(n, 3);
+  std::vector<float> rms(n * rows), ln(n * rows);
+  rms_norm(x.data(), w.data(), n, rows, 1e-6f, rms.data());
+  layer_norm(x.data(), w.data(), b.data(), n, rows, 1e-5f, ln.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    double sq = 0, mean = 0, var = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      sq += double{x[r * n + i]} * x[r * n + i];
+      mean += x[r * n + i];
+    }
+    mean /= n;
+    for (int64_t i = 0; i < n; ++i) var += (x[r * n + i] - mean) * (x[r * n + i] - mean);
+    var /= n;
+    for (int64_t i = 0; i < n; ++i) {
+      const double want_rms = x[r * n + i] / std::sqrt(sq / n + 1e-6) * w[i];
+      const double want_ln = (x[r * n + i] - mean) / std::sqrt(var + 1e-5) * w[i] + b[i];
+      EXPECT_NEAR(rms[r * n + i], want_rms, 1e-5 * (1 + std::fabs(want_rms)));
+      EXPECT_NEAR(ln[r * n + i], want_ln, 1e-5 * (1 + std::fabs(want_ln)));
+    }
+  }
+  // In place (the decoder normalises sub-block outputs where they lie).
+  std::vector<float> inplace = x;
+  rms_norm(inplace.data(), w.data(), n, rows, 1e-6f, inplace.data());
+  EXPECT_EQ(inplace, rms);
+}
+
+TEST(Gelu, F16TableVersionRoundsInputAndOutput) {
+  // gelu(1) = 0.5 * (1 + tanh(sqrt(2/pi) * 1.044715)) = 0.841192 (tanh approximation).
+  float x[5] = {1.0f, -10.5f, 12.0f, 0.3001f, -2.2f};
+  const float in[5] = {1.0f, -10.5f, 12.0f, 0.3001f, -2.2f};
+  gelu_f16(x, 5);
+  EXPECT_NEAR(x[0], 0.841192, 1e-3);
+  EXPECT_EQ(x[1], 0.0f);   // saturated below -10
+  EXPECT_EQ(x[2], 12.0f);  // identity above 10
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(x[i], fp16_to_f32(f32_to_fp16(x[i]))) << "output is an f16 value";
+  float y[5] = {1.0f, -10.5f, 12.0f, 0.3001f, -2.2f};
+  gelu(y, 5);
+  for (int i = 0; i < 5; ++i) EXPECT_NEAR(x[i], y[i], 2e-3 * (1 + std::fabs(y[i]))) << in[i];
+}
+
+// Rotary embedding, float64: pair (a, b) of head dims rotated by pos * base^(-2i/n_rot) / factor_i;
+// pairs are (2i, 2i+1) for NORM and (i, i + n_rot/2) for NEOX; dims >= n_rot untouched.
+void rope_reference(std::vector<double>& x, int n_heads, int head_dim, int64_t pos, const RopeParams& p) {
+  for (int h = 0; h < n_heads; ++h) {
+    for (int i = 0; i < p.n_rot / 2; ++i) {
+      double theta = pos * p.freq_scale * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+      if (p.freq_factors != nullptr) theta /= p.freq_factors[i];
+      const int a = p.style == RopeStyle::kNorm ? 2 * i : i;
+      const int b = p.style == RopeStyle::kNorm ? 2 * i + 1 : i + p.n_rot / 2;
+      double& x0 = x[static_cast<size_t>(h * head_dim + a)];
+      double& x1 = x[static_cast<size_t>(h * head_dim + b)];
+      const double r0 = x0 * std::cos(theta) - x1 * std::sin(theta);
+      const double r1 = x0 * std::sin(theta) + x1 * std::cos(theta);
+      x0 = r0;
+      x1 = r1;
+    }
+  }
+}
+
+TEST(Rope, NormNeoxPartialAndFreqFactorsMatchReference) {
+  const int n_heads = 3, head_dim = 32;
+  const float factors[8] = {1, 1, 2, 4, 8, 8, 8, 8};
+  struct Case {
+    RopeStyle style;
+    int n_rot;
+    float base;
+    const float* factors;
+  } cases[] = {{RopeStyle::kNorm, 32, 10000, nullptr},
+               {RopeStyle::kNeox, 32, 1e6f, nullptr},
+               {RopeStyle::kNeox, 16, 10000, nullptr},  // phi2-style partial rotary
+               {RopeStyle::kNorm, 16, 5e5f, factors}};
+  for (const Case& c : cases) {
+    RopeParams p;
+    p.style = c.style;
+    p.n_rot = c.n_rot;
+    p.freq_base = c.base;
+    p.freq_factors = c.factors;
+    const int64_t n_tokens = 5, pos0 = 37;
+    std::vector<float> x = random_vector(n_tokens * n_heads * head_dim, 11);
+    const std::vector<float> orig = x;
+    rope(x.data(), n_tokens, n_heads, head_dim, pos0, p);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      std::vector<double> want(orig.begin() + t * n_heads * head_dim, orig.begin() + (t + 1) * n_heads * head_dim);
+      rope_reference(want, n_heads, head_dim, pos0 + t, p);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(x[static_cast<size_t>(t * n_heads * head_dim) + i], want[i], 2e-5)
+            << "style " << static_cast<int>(c.style) << " n_rot " << c.n_rot << " token " << t << " dim " << i;
+      }
+    }
+  }
+}
+
+// Causal attention, float64: softmax over visible positions of scale * q.k (soft-capped), times V.
+std::vector<double> attention_reference(const std::vector<float>& q, const std::vector<float>& k,
+                                        const std::vector<float>& v, int64_t n_tokens, int64_t pos0,
+                                        const AttentionParams& p) {
+  const int64_t kd = int64_t{p.n_head_kv} * p.head_dim_k, vd = int64_t{p.n_head_kv} * p.head_dim_v;
+  std::vector<double> out(static_cast<size_t>(n_tokens * p.n_head * p.head_dim_v), 0.0);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const int64_t pos = pos0 + t;
+    for (int h = 0; h < p.n_head; ++h) {
+      const int hk = h / (p.n_head / p.n_head_kv);
+      const int64_t first = p.window > 0 ? std::max<int64_t>(0, pos - p.window + 1) : 0;
+      std::vector<double> s;
+      double max_s = -1e300;
+      for (int64_t j = first; j <= pos; ++j) {
+        double dot = 0;
+        for (int d = 0; d < p.head_dim_k; ++d) {
+          dot += double{q[static_cast<size_t>((t * p.n_head + h) * p.head_dim_k + d)]} *
+                 k[static_cast<size_t>(j * kd + hk * p.head_dim_k + d)];
+        }
+        dot *= p.scale;
+        if (p.softcap > 0) dot = p.softcap * std::tanh(dot / p.softcap);
+        s.push_back(dot);
+        max_s = std::max(max_s, dot);
+      }
+      double sum = 0;
+      for (double& e : s) sum += (e = std::exp(e - max_s));
+      for (int64_t j = first; j <= pos; ++j) {
+        for (int d = 0; d < p.head_dim_v; ++d) {
+          out[static_cast<size_t>((t * p.n_head + h) * p.head_dim_v + d)] +=
+              s[static_cast<size_t>(j - first)] / sum * v[static_cast<size_t>(j * vd + hk * p.head_dim_v + d)];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(Attention, GqaWindowSoftcapMatchReferenceInBothModes) {
+  ThreadPool pool(2);
+  OpContext ctx;
+  ctx.kernels = &kernels::scalar::table();
+  ctx.pool = &pool;
+  const int64_t n_kv = 23, n_tokens = 7, pos0 = n_kv - n_tokens;
+  for (int window : {0, 5}) {
+    for (float softcap : {0.0f, 2.0f}) {
+      AttentionParams p;
+      p.n_head = 4;
+      p.n_head_kv = 2;
+      p.head_dim_k = 48;
+      p.head_dim_v = 48;
+      p.scale = 1.0f / std::sqrt(48.0f);
+      p.window = window;
+      p.softcap = softcap;
+      const std::vector<float> q = random_vector(static_cast<size_t>(n_tokens * p.n_head * p.head_dim_k), 21, 2.0f);
+      std::vector<float> k = random_vector(static_cast<size_t>(n_kv * p.n_head_kv * p.head_dim_k), 22);
+      std::vector<float> v = random_vector(static_cast<size_t>(n_kv * p.n_head_kv * p.head_dim_v), 23);
+      std::vector<float> out(static_cast<size_t>(n_tokens * p.n_head * p.head_dim_v));
+      attention(ctx, q.data(), n_tokens, pos0, k.data(), p.n_head_kv * p.head_dim_k, v.data(),
+                p.n_head_kv * p.head_dim_v, p, out.data());
+      const std::vector<double> want = attention_reference(q, k, v, n_tokens, pos0, p);
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], want[i], 1e-5) << "f32 window " << window << " softcap " << softcap << " i " << i;
+      }
+      // f16 mode (llama.cpp numerics): an f16 cache and f16 running sum; within f16 precision of
+      // the reference computed from the same rounded keys and values.
+      round_to_f16(k.data(), static_cast<int64_t>(k.size()));
+      round_to_f16(v.data(), static_cast<int64_t>(v.size()));
+      p.f16 = true;
+      attention(ctx, q.data(), n_tokens, pos0, k.data(), p.n_head_kv * p.head_dim_k, v.data(),
+                p.n_head_kv * p.head_dim_v, p, out.data());
+      const std::vector<double> want16 = attention_reference(q, k, v, n_tokens, pos0, p);
+      double max_err = 0;
+      for (size_t i = 0; i < out.size(); ++i) max_err = std::max(max_err, std::fabs(out[i] - want16[i]));
+      EXPECT_LT(max_err, 1e-2) << "f16 window " << window << " softcap " << softcap;
+      EXPECT_GT(max_err, 0.0) << "f16 mode should round";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ox
