@@ -62,7 +62,8 @@ Status cmd_template(Args& args) {
   }
   if (messages_path.empty()) return error(ErrorCode::kInvalidArgument, "--messages FILE.json is required");
   OX_ASSIGN_OR_RETURN(std::string messages_text, read_text_file(messages_path));
-  nlohmann::json messages = nlohmann::json::parse(messages_text, nullptr, false);
+  // ordered_json keeps key order, so tojson prints objects as Python would.
+  nlohmann::ordered_json messages = nlohmann::ordered_json::parse(messages_text, nullptr, false);
   if (messages.is_discarded()) {
     return error(ErrorCode::kInvalidArgument, strfmt("%s: not valid JSON", messages_path.c_str()));
   }
@@ -91,7 +92,7 @@ Status cmd_template(Args& args) {
       OX_ASSIGN_OR_RETURN(eos, tokenizer->token_to_piece(tokenizer->eos_id(), true));
     }
   }
-  OX_ASSIGN_OR_RETURN(std::string rendered, chat::apply_chat_template(source, messages, add_generation_prompt, bos, eos));
+  OX_ASSIGN_OR_RETURN(std::string rendered, chat::apply_chat_template_ordered(source, messages, add_generation_prompt, bos, eos));
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   return Status::ok();
 }

@@ -28,7 +28,8 @@ std::string_view guess_template_name(const tok::Tokenizer& t) {
 }  // namespace
 
 Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const {
-  nlohmann::json messages = nlohmann::json::parse(messages_json, nullptr, false);
+  // ordered_json keeps key order, so tojson prints objects as Python would.
+  nlohmann::ordered_json messages = nlohmann::ordered_json::parse(messages_json, nullptr, false);
   if (messages.is_discarded() || !messages.is_array()) {
     return error(ErrorCode::kInvalidArgument, "messages must be a JSON array of {role, content} objects");
   }
@@ -42,7 +43,7 @@ Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_j
   }
   std::string_view source = t.chat_template();
   if (source.empty()) source = chat::builtin_template(guess_template_name(t));
-  return chat::apply_chat_template(source, messages, add_generation_prompt, bos, eos);
+  return chat::apply_chat_template_ordered(source, messages, add_generation_prompt, bos, eos);
 }
 
 }  // namespace ox

@@ -57,7 +57,10 @@ const Case kFilterCases[] = {
     {"batch_slice", R"J({{ range(5) | batch(2) | list }} {{ range(5) | batch(2, 'x') | list }} {{ range(5) | slice(2) | list }})J", R"J({})J", R"J([[0, 1], [2, 3], [4]] [[0, 1], [2, 3], [4, 'x']] [[0, 1, 2], [3, 4]])J"},
     {"format_filter", R"J({{ '%s-%s' | format('a', 'b') }} {{ '%(x)s' | format(x=1) }})J", R"J({})J", R"J(a-b 1)J"},
     {"attr_filter", R"J({{ d | attr('items') is defined }} [{{ d | attr('a') }}])J", R"J({"d": {"a": 1}})J", R"J(True [])J"},
-    {"pprint_filter", R"J({{ {'a': [1, 'x']} | pprint }})J", R"J({})J", R"J({'a': [1, 'x']})J"},
+    {"pprint_filter", R"J({{ {'a': [1, 'x']} | pprint }} {{ {'b': 1, 'a': {'d': 2, 'c': 3}} | pprint }})J", R"J({})J", R"J({'a': [1, 'x']} {'a': {'c': 3, 'd': 2}, 'b': 1})J"},
+    {"falsy_map_select", R"J({{ none | map('upper') | list }}{{ 0 | select | list }}{% if none | map('upper') %}T{% endif %}{% if [] | reject %}T{% endif %})J", R"J({})J", R"J([][]TT)J"},
+    {"lower_upper_tests_use_str", R"J({{ {'x': 'y'} is lower }} {{ 'Ab' is lower }} {{ none is upper }} {{ 'ÉA' is upper }})J", R"J({})J", R"J(True False False True)J"},
+    {"percent_with_list", R"J({{ 'abc' % [1] }}|{{ '%s' % [1, 2] }}|{{ '%s' % ((1, 2),) }})J", R"J({})J", R"J(abc|[1, 2]|(1, 2))J"},
 };
 
 TEST(Filters, MatchesJinja2) {

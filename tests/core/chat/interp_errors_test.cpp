@@ -82,7 +82,11 @@ struct Hostile {
   const char* name;
   std::string tmpl;
   const char* message;
+  // Builds with bigger stack frames (sanitizers) may reach the stack bound first; both are fine.
+  bool stack_bound_ok = false;
 };
+
+const char kStackBound[] = "ERROR: line 1: template nesting used more than 524288 bytes of stack";
 
 std::string repeat(const std::string& s, int n) {
   std::string out;
@@ -106,14 +110,15 @@ TEST(InterpErrors, HostileTemplatesEndInAnError) {
        "ERROR: line 1: template exceeded 2000000 loop iterations and macro calls"},
       {"busy loop body", "{% for i in range(100000) %}{% for j in range(100000) %}{{ (i + j) * 2 - i }}{% endfor %}{% endfor %}",
        "ERROR: line 1: template exceeded 10000000 expression evaluations"},
-      {"infinite recursion", "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "ERROR: line 1: macro calls nested deeper than 48"},
+      {"infinite recursion", "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "ERROR: line 1: macro calls nested deeper than 48",
+       true},
       {"recursion through deep expressions",
        "{% macro f(n) %}{% if n > 0 %}{{ " + repeat("(1 + ", 60) + "f(n - 1)|length" + repeat(")", 60) +
            " }}{% endif %}{% endmacro %}{{ f(47) }}",
        "ERROR: line 1: template nesting used more than 524288 bytes of stack"},
       {"exponential recursion",
        "{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40) }}",
-       "ERROR: line 1: template exceeded 2000000 loop iterations and macro calls"},
+       "ERROR: line 1: template exceeded 2000000 loop iterations and macro calls", true},
       {"doubling string",
        "{% set ns = namespace(s='x') %}{% for i in range(100) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
        "ERROR: line 1: template built a string of 134217728 bytes (limit 67108864)"},
@@ -136,7 +141,9 @@ TEST(InterpErrors, HostileTemplatesEndInAnError) {
   };
   for (const Hostile& h : cases) {
     double seconds = 0;
-    EXPECT_EQ(timed_render(h.tmpl, &seconds), h.message) << h.name;
+    const std::string got = timed_render(h.tmpl, &seconds);
+    if (h.stack_bound_ok && got == kStackBound) continue;
+    EXPECT_EQ(got, h.message) << h.name;
     EXPECT_LT(seconds, 30.0) << h.name;  // generous for slow wasm runners; typically well under 2 s
   }
 }
