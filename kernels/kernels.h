@@ -13,6 +13,14 @@
 
 namespace ox::kernels {
 
+// A tile of a matrix product: n_rows weight rows against n_tokens activation rows,
+//   y[t * y_stride + r] = vec_dot(n, w + r * w_stride, a + t * a_stride)   for r < n_rows, t < n_tokens.
+// Kernels keep a small block of rows x tokens in registers so every weight block they load is
+// used for several tokens (prefill) and every activation block for several rows (decode, where
+// it also amortises the per-row horizontal sum and call). Any n_rows, n_tokens >= 1.
+using GemmFn = void (*)(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                        uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+
 struct KernelTable {
   const char* isa = "scalar";  // "scalar", "avx2", "avx512", "simd128", "neon", "neon-dotprod"
   // vec_dot[W]: one row of weight format W against one row of activations already
@@ -21,6 +29,10 @@ struct KernelTable {
   // quantize_row[A]: converts f32 activations to activation format A (Q8_0, Q8_1, Q8_K, F16...).
   // ISA versions must produce bytes identical to the scalar reference.
   FromFloatFn quantize_row[kDTypeCount] = {};
+  // gemm[W]: tiled product for weight format W (activations in its vec_dot_type). Null where an
+  // ISA has no tile kernel: matmul then calls vec_dot once per (row, token). The scalar table
+  // leaves every slot null, since its vec_dot already is the reference.
+  GemmFn gemm[kDTypeCount] = {};
 };
 
 namespace scalar {

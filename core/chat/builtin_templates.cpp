@@ -115,12 +115,16 @@ std::vector<std::string_view> builtin_template_names() {
 }
 
 std::string_view guess_template_name(std::string_view arch, const std::vector<std::string>& tokens) {
+  return guess_template_name_by(arch, [&](std::string_view t) { return has_token(tokens, t); });
+}
+
+std::string_view guess_template_name_by(std::string_view arch, const std::function<bool(std::string_view)>& has) {
   // Special tokens are the strongest signal: they exist only if the model was trained on them.
-  if (has_token(tokens, "<|im_start|>")) return "chatml";
-  if (has_token(tokens, "<|start_header_id|>") || has_token(tokens, "<|eot_id|>")) return "llama-3";
-  if (has_token(tokens, "<start_of_turn>")) return "gemma";
-  if (has_token(tokens, "<|assistant|>") && has_token(tokens, "<|end|>")) return "phi-3";
-  if (has_token(tokens, "[INST]")) return "mistral";
+  if (has("<|im_start|>")) return "chatml";
+  if (has("<|start_header_id|>") || has("<|eot_id|>")) return "llama-3";
+  if (has("<start_of_turn>")) return "gemma";
+  if (has("<|assistant|>") && has("<|end|>")) return "phi-3";
+  if (has("[INST]")) return "mistral";
   if (arch.rfind("gemma", 0) == 0) return "gemma";
   if (arch == "phi3") return "phi-3";
   if (arch == "llama") return "llama-2";

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,5 +84,7 @@ std::vector<std::string_view> builtin_template_names();
 // Picks a built-in template from general.architecture and the vocabulary's special tokens
 // (e.g. "<|im_start|>" means chatml). Returns "chatml" when nothing matches.
 std::string_view guess_template_name(std::string_view model_arch, const std::vector<std::string>& special_tokens);
+// The same, asking `has_token` whether the vocabulary holds a token (for vocabularies too large to list).
+std::string_view guess_template_name_by(std::string_view model_arch, const std::function<bool(std::string_view)>& has_token);
 
 }  // namespace ox::chat

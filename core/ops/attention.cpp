@@ -29,12 +29,18 @@ inline float score(const AttentionParams& p, const float* q, const float* k) {
 }
 
 // f32: scores, then their softmax, then the weighted sum of values. scores: scratch [n_kv].
-void attend_f32(const AttentionParams& p, int64_t k_stride, int64_t v_stride, const Row& r, float* scores) {
+// q . k goes through the kernel table's f32 dot (the score loop is most of attention's time and
+// a plain C++ float reduction cannot be vectorised without reordering it).
+void attend_f32(const AttentionParams& p, VecDotFn dot_f32, int64_t k_stride, int64_t v_stride, const Row& r,
+                float* scores) {
   const int64_t n = r.last - r.first + 1;
   float max_s = -INFINITY;
   for (int64_t j = 0; j < n; ++j) {
-    scores[j] = score(p, r.q, r.keys + (r.first + j) * k_stride);
-    max_s = scores[j] > max_s ? scores[j] : max_s;
+    float s = 0.0f;
+    dot_f32(p.head_dim_k, &s, r.q, r.keys + (r.first + j) * k_stride);
+    s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
+    scores[j] = s;
+    max_s = s > max_s ? s : max_s;
   }
   float sum = 0;
   for (int64_t j = 0; j < n; ++j) {
@@ -88,6 +94,7 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
   if (ctx.float_scratch.size() < need) ctx.float_scratch.resize(need);
   const int group = p.n_head / p.n_head_kv;  // query heads sharing one KV head
   const int64_t n_pairs = n_tokens * p.n_head;
+  const VecDotFn dot_f32 = ctx.kernels->vec_dot[static_cast<uint32_t>(DType::F32)];
 
   auto work = [&](int index, int count) {
     float* scratch = ctx.float_scratch.data() + static_cast<size_t>(index) * static_cast<size_t>(per_thread);
@@ -108,7 +115,7 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
       if (p.f16) {
         attend_f16(p, k_stride, v_stride, r, scratch, scratch + p.head_dim_v);
       } else {
-        attend_f32(p, k_stride, v_stride, r, scratch);
+        attend_f32(p, dot_f32, k_stride, v_stride, r, scratch);
       }
     }
   };

@@ -14,17 +14,6 @@ bool has_special_token(const tok::Tokenizer& t, std::string_view text) {
   return ids.ok() && ids.value().size() == 1;
 }
 
-// For GGUFs without tokenizer.chat_template: pick the built-in template whose markers the
-// vocabulary has (as llama.cpp does), chatml otherwise.
-std::string_view guess_template_name(const tok::Tokenizer& t) {
-  if (has_special_token(t, "<|start_header_id|>")) return "llama-3";
-  if (has_special_token(t, "<start_of_turn>")) return "gemma";
-  if (has_special_token(t, "<|user|>") && has_special_token(t, "<|end|>")) return "phi-3";
-  if (has_special_token(t, "[INST]")) return "mistral";
-  if (has_special_token(t, "<|im_start|>")) return "chatml";
-  return "chatml";
-}
-
 }  // namespace
 
 Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const {
@@ -42,7 +31,12 @@ Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_j
     OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
   }
   std::string_view source = t.chat_template();
-  if (source.empty()) source = chat::builtin_template(guess_template_name(t));
+  if (source.empty()) {
+    // No tokenizer.chat_template: a built-in one chosen from the vocabulary's markers, as llama.cpp does.
+    Result<std::string_view> arch = file().get_string("general.architecture");
+    source = chat::builtin_template(chat::guess_template_name_by(
+        arch.ok() ? arch.value() : std::string_view(), [&](std::string_view text) { return has_special_token(t, text); }));
+  }
   return chat::apply_chat_template_ordered(source, messages, add_generation_prompt, bos, eos);
 }
 

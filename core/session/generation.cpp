@@ -23,7 +23,8 @@ Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOp
       options_(std::move(options)),
       n_batch_(n_batch > 0 ? n_batch : session.n_batch()),
       sampler_(options_.sampling),
-      stream_(options_.stop) {}
+      decoder_(session.model().tokenizer(), options_.render_special),
+      stop_(options_.stop) {}
 
 Status Generation::begin() {
   OX_CHECK(!begun_);
@@ -93,14 +94,13 @@ Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>
       }
       stats_.tokens.push_back(token);
       ++stats_.n_generated;
-      OX_ASSIGN_OR_RETURN(std::string piece, tokenizer.token_to_piece(token, options_.render_special));
-      const bool stopped = stream_.push(piece);
-      std::string_view released = stream_.take();
-      stats_.text += released;
-      events->push_back(StepEvent{token, std::string(released)});
+      OX_ASSIGN_OR_RETURN(std::string text, decoder_.push(token));
+      tok::StopMatcher::Step released = stop_.push(text);
+      stats_.text += released.text;
+      events->push_back(StepEvent{token, std::move(released.text)});
       stats_.generate_ms += now_ms() - t0;
       ++produced;
-      if (stopped) {
+      if (released.stopped) {
         finish("stop", events, /*flush=*/false);
         break;
       }
@@ -120,8 +120,9 @@ void Generation::finish(const char* reason, std::vector<StepEvent>* events, bool
   if (flush) {
     // Release held-back text (a partial stop string or a truncated UTF-8 sequence). Unlike a stop
     // string, an end-of-generation token leaves that text valid, so it is released too.
-    stream_.finish();
-    std::string_view rest = stream_.take();
+    tok::StopMatcher::Step last = stop_.push(decoder_.flush());
+    std::string rest = std::move(last.text);
+    if (!last.stopped) rest += stop_.flush();
     if (!rest.empty()) {
       stats_.text += rest;
       events->push_back(StepEvent{-1, std::string(rest)});

@@ -11,7 +11,7 @@
 
 #include "core/base/status.h"
 #include "core/sampler/sampler.h"
-#include "core/session/text_stream.h"
+#include "core/tokenizer/stream_decoder.h"
 
 namespace ox {
 
@@ -74,7 +74,8 @@ class Generation {
   GenerateOptions options_;
   int n_batch_;
   Sampler sampler_;
-  TextStream stream_;
+  tok::StreamDecoder decoder_;  // token ids -> text, whole UTF-8 characters only
+  tok::StopMatcher stop_;       // stop strings across pieces
   GenerateStats stats_;
   size_t prompt_pos_ = 0;  // prompt tokens [0, prompt_pos_) are in the KV cache
   int32_t pending_ = -1;   // sampled but not yet evaluated

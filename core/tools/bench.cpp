@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/tools/quantize.h"
 #include "kernels/kernels.h"
 
 namespace ox {
@@ -15,13 +16,11 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// The weight type holding the most bytes (what llama-bench reports as the model's type).
-std::string dominant_type(const gguf::GgufFile& f, uint64_t* n_params) {
+// The weight type holding the most bytes.
+std::string dominant_type(const gguf::GgufFile& f) {
   std::map<std::string, uint64_t> bytes;
-  *n_params = 0;
   for (const gguf::TensorInfo& t : f.tensors()) {
     bytes[dtype_name(t.type)] += t.n_bytes;
-    *n_params += t.n_elements;
   }
   std::string best;
   uint64_t most = 0;
@@ -29,6 +28,22 @@ std::string dominant_type(const gguf::GgufFile& f, uint64_t* n_params) {
     if (b > most) most = b, best = name;
   }
   return best;
+}
+
+// The model's type as llama-bench reports it: the preset named by general.file_type (a Q4_0 file
+// keeps its output matrix in Q8_0 or Q6_K, so the largest tensor type can mislead); without that
+// key, the weight type holding the most bytes.
+std::string model_type(const gguf::GgufFile& f, uint64_t* n_params) {
+  uint64_t total = 0;
+  for (const gguf::TensorInfo& t : f.tensors()) total += t.n_elements;
+  *n_params = total;
+  Result<uint32_t> ftype = f.get_u32("general.file_type");
+  if (ftype.ok()) {
+    for (const QuantPreset& p : quant_presets()) {
+      if (p.llama_ftype == ftype.value()) return p.name;
+    }
+  }
+  return dominant_type(f);
 }
 
 // Deterministic, in-vocabulary token ids that are not BOS/EOS.
@@ -63,7 +78,7 @@ Result<std::vector<BenchResult>> run_bench(std::shared_ptr<const LoadedModel> mo
   BenchResult base;
   const std::string& path = model->file().name();
   base.model = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  base.type = dominant_type(model->file(), &base.n_params);
+  base.type = model_type(model->file(), &base.n_params);
   base.model_bytes = model->file().bytes().size();
   base.isa = kernels::best_kernels().isa;
   const int n_vocab = model->hparams().n_vocab;

@@ -362,6 +362,101 @@ TEST_P(KernelTableTest, VecDotOverManyRowsOfAMatrix) {
   }
 }
 
+// ---- gemm: tiles of rows x tokens
+
+// Runs table t's gemm (or, for a table without one, the reference) on an n_rows x n_tokens tile
+// whose rows sit `w_stride` bytes apart (more than a row: matrices may be views) and whose output
+// rows are `y_stride` floats apart; the cells outside the tile must stay untouched.
+struct GemmCase {
+  DType w;
+  int64_t n, n_rows, n_tokens;
+};
+
+void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g) {
+  const DType a = quant_traits(c.w).vec_dot_type;
+  const uint64_t row_bytes = dtype_row_bytes(c.w, c.n), act_bytes = dtype_row_bytes(a, c.n);
+  const uint64_t w_stride = row_bytes + 7, a_stride = act_bytes + 3;  // odd strides: unaligned rows
+  Bytes wm(w_stride * c.n_rows), am(a_stride * c.n_tokens);
+  std::vector<Bytes> wrows, arows;
+  for (int64_t r = 0; r < c.n_rows; ++r) {
+    wrows.push_back(make_weights(c.w, c.n, mode, g));
+    std::memcpy(wm.data() + r * w_stride, wrows.back().data(), row_bytes);
+  }
+  for (int64_t k = 0; k < c.n_tokens; ++k) {
+    arows.push_back(make_activations(a, c.n, mode, g));
+    std::memcpy(am.data() + k * a_stride, arows.back().data(), act_bytes);
+  }
+  const int64_t y_stride = c.n_rows + 3;
+  const float kUntouched = -12345.5f;
+  std::vector<float> y(static_cast<size_t>(y_stride * c.n_tokens), kUntouched);
+  t.gemm[id(c.w)](c.n, wm.data(), w_stride, c.n_rows, am.data(), a_stride, c.n_tokens, y.data(), y_stride);
+  for (int64_t k = 0; k < c.n_tokens; ++k) {
+    for (int64_t r = 0; r < y_stride; ++r) {
+      const float got = y[static_cast<size_t>(k * y_stride + r)];
+      const std::string where = label(t, c.w, c.n, "gemm") + " rows=" + std::to_string(c.n_rows) +
+                                " tokens=" + std::to_string(c.n_tokens) + " cell (" + std::to_string(r) + ", " +
+                                std::to_string(k) + ")";
+      if (r >= c.n_rows) {
+        ASSERT_EQ(got, kUntouched) << where << " written outside the tile";
+        continue;
+      }
+      float want = std::nanf("");
+      scalar::table().vec_dot[id(c.w)](c.n, &want, wrows[r].data(), arows[k].data());
+      const double tol = tolerance(c.w, c.n, magnitude(c.w, wrows[r], a, arows[k], c.n));
+      ASSERT_NEAR(got, want, tol) << where;
+    }
+  }
+}
+
+// Every tile shape around the register blockings kernels use (1-8 rows or tokens, 16, and odd
+// remainders), rows of 1 block up to a few hundred, realistic and extreme scales.
+TEST_P(KernelTableTest, GemmMatchesReferenceOnEveryTileShape) {
+  Gen g(2468);
+  int formats = 0;
+  for (DType w : kWeightFormats) {
+    if (table().gemm[id(w)] == nullptr) continue;
+    ++formats;
+    const int64_t bs = is_float_format(w) ? 1 : block_size(w);
+    const std::vector<int64_t> lengths = is_float_format(w) ? std::vector<int64_t>{7, 64, 200}
+                                                            : std::vector<int64_t>{bs, 3 * bs, 9 * bs};
+    for (int64_t n : lengths) {
+      for (int64_t rows : {1, 2, 3, 4, 5, 7, 8, 9, 16, 17}) {
+        for (int64_t tokens : {1, 2, 3, 4, 5, 6, 8, 9, 13}) {
+          check_gemm(table(), {w, n, rows, tokens}, Mode::kRealistic, g);
+          if (HasFatalFailure()) return;
+        }
+      }
+      check_gemm(table(), {w, n, 6, 7}, Mode::kExtreme, g);
+      check_gemm(table(), {w, n, 8, 4}, Mode::kZero, g);
+      if (HasFatalFailure()) return;
+    }
+  }
+  if (std::string(table().isa) == "scalar") {
+    EXPECT_EQ(formats, 0) << "the scalar table has no gemm";
+  }
+}
+
+// Matrices as big as a layer's (many blocks per row, a long tile): errors that only show when an
+// accumulator or a block counter runs long.
+TEST_P(KernelTableTest, GemmOnLongRows) {
+  Gen g(1357);
+  for (DType w : kWeightFormats) {
+    if (table().gemm[id(w)] == nullptr) continue;
+    check_gemm(table(), {w, is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2), 11, 10},
+               Mode::kRealistic, g);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// The formats of the benchmark matrix (Q4_0, Q8_0, Q4_K_M = Q4_K + Q6_K) must have tile kernels
+// on every SIMD table: without one, prefill falls back to one vec_dot per (row, token).
+TEST_P(KernelTableTest, SimdTablesHaveGemmForTheCommonFormats) {
+  if (std::string(table().isa) == "scalar") return;
+  for (DType w : {DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q6_K}) {
+    EXPECT_NE(table().gemm[id(w)], nullptr) << table().isa << " has no gemm for " << dtype_name(w);
+  }
+}
+
 // ---- activation quantizers: byte-identical output
 
 std::vector<float> quantizer_input(int kind, int64_t n, int64_t bs, Gen& g) {
