@@ -4,62 +4,6 @@
 
 namespace ox::chat::utf8 {
 
-uint32_t decode(std::string_view s, size_t* pos) {
-  const size_t i = *pos;
-  const auto b0 = static_cast<uint8_t>(s[i]);
-  if (b0 < 0x80) {
-    *pos = i + 1;
-    return b0;
-  }
-  int n = 0;
-  uint32_t cp = 0;
-  if ((b0 & 0xE0) == 0xC0) {
-    n = 1;
-    cp = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    n = 2;
-    cp = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    n = 3;
-    cp = b0 & 0x07;
-  } else {
-    *pos = i + 1;
-    return 0xFFFD;
-  }
-  for (int k = 1; k <= n; ++k) {
-    if (i + k >= s.size()) {
-      *pos = i + 1;
-      return 0xFFFD;
-    }
-    const auto b = static_cast<uint8_t>(s[i + k]);
-    if ((b & 0xC0) != 0x80) {
-      *pos = i + 1;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  *pos = i + n + 1;
-  return cp;
-}
-
-void append(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 bool is_ascii(std::string_view s) {
   for (char c : s) {
     if (static_cast<uint8_t>(c) >= 0x80) return false;

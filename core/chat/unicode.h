@@ -7,12 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/utf8.h"
+
 namespace ox::chat::utf8 {
 
-// Decodes the code point at s[*pos] and advances *pos. Malformed bytes decode as U+FFFD one
-// byte at a time, so every input makes progress.
-uint32_t decode(std::string_view s, size_t* pos);
-void append(std::string* out, uint32_t cp);
+// ox::decode_utf8_at / append_utf8 (core/base/utf8.h) in this layer's pointer style: malformed
+// bytes decode as U+FFFD one byte at a time, so every input makes progress.
+inline uint32_t decode(std::string_view s, size_t* pos) { return decode_utf8_at(s, *pos); }
+inline void append(std::string* out, uint32_t cp) { append_utf8(*out, cp); }
 
 // Number of code points.
 uint64_t length(std::string_view s);

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/utf8.h"
+
 namespace ox::tok {
 
 // Order matches CATEGORIES in scripts/gen_unicode_tables.py.
@@ -51,14 +53,8 @@ inline uint32_t utf8_seq_len(uint8_t first) {
   return kLen[first >> 4];
 }
 
-// Decodes one code point at `pos` leniently (llama.cpp semantics): a byte that cannot start a
-// sequence, or a sequence cut short / with a bad continuation byte, yields U+FFFD and consumes one
-// byte. Overlong forms and surrogates are accepted as decoded; values past U+10FFFF become U+FFFD.
-uint32_t decode_utf8_at(std::string_view s, size_t& pos);
 // All code points of s (lenient, as above).
 void decode_utf8(std::string_view s, std::vector<uint32_t>& out);
-// Appends the UTF-8 form of cp (cp <= U+10FFFF; larger values append U+FFFD).
-void append_utf8(std::string& out, uint32_t cp);
 // True if s is well-formed UTF-8 (no overlongs, surrogates or values past U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 
