@@ -29,6 +29,32 @@ void linear(OpContext& ops, const Tensor& w, const Tensor& b, const float* x, in
   if (!b.empty()) add_bias(y, f32(b), w.rows, n);
 }
 
+// Up to three linear maps of the same input (q, k, v; gate, up) in one matmul_many call when their
+// activation formats agree (a missing third has w == nullptr).
+struct Linear {
+  const Tensor* w = nullptr;
+  const Tensor* b = nullptr;
+  float* y = nullptr;
+};
+void linear3(OpContext& ops, const Linear& a, const Linear& b, const Linear& c, const float* x, int64_t n) {
+  MatmulOutput outs[3];
+  const Tensor* bias[3] = {};
+  int count = 0;
+  for (const Linear* l : {&a, &b, &c}) {
+    if (l->w == nullptr) continue;
+    if (count > 0 && !same_activations(*outs[0].w, *l->w)) {
+      linear(ops, *l->w, *l->b, x, n, l->y);
+      continue;
+    }
+    bias[count] = l->b;
+    outs[count++] = MatmulOutput{l->w, l->y, l->w->rows};
+  }
+  matmul_many(ops, std::span<const MatmulOutput>(outs, static_cast<size_t>(count)), x, n);
+  for (int i = 0; i < count; ++i) {
+    if (!bias[i]->empty()) add_bias(outs[i].y, f32(*bias[i]), outs[i].w->rows, n);
+  }
+}
+
 // x[t] = token_embd[tokens[t]] (* sqrt(n_embd)) (+ position_embd[pos0 + t])
 void embed(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0) {
   const ModelWeights& w = m.weights();
@@ -57,9 +83,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   float* v = st.v.data();  // [n, n_head_kv * head_dim_v]
   const int64_t k_dim = st.kv.k_dim(), v_dim = st.kv.v_dim();
 
-  linear(ops, L.wq, L.bq, h, n, q);
-  linear(ops, L.wk, L.bk, h, n, k);
-  linear(ops, L.wv, L.bv, h, n, v);
+  linear3(ops, {&L.wq, &L.bq, q}, {&L.wk, &L.bk, k}, {&L.wv, &L.bv, v}, h, n);
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
   if (!L.q_norm.empty()) rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
   if (!L.k_norm.empty()) rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
@@ -108,8 +132,7 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
       break;
     case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
     case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
-      linear(ops, w_gate, L.ffn_gate_b, h, n, gate);
-      linear(ops, w_up, L.ffn_up_b, h, n, up);
+      linear3(ops, {&w_gate, &L.ffn_gate_b, gate}, {&w_up, &L.ffn_up_b, up}, {}, h, n);
       if (m.spec().ffn == FfnKind::kSwiGlu) {
         silu_mul(gate, up, n * ff);
       } else if (f16_gelu) {

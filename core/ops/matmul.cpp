@@ -25,60 +25,103 @@ void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)>
   }
 }
 
-void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride) {
-  const kernels::KernelTable& k = *ctx.kernels;
+namespace {
+
+// x converted to `act_type` (once for all matrices of a call), in ctx.act_scratch; f32 passes through.
+const uint8_t* quantize_activations(OpContext& ctx, DType act_type, const float* x, int64_t n_tokens, int64_t cols,
+                                    uint64_t* act_row_bytes) {
+  *act_row_bytes = dtype_row_bytes(act_type, static_cast<uint64_t>(cols));
+  if (act_type == DType::F32) return reinterpret_cast<const uint8_t*>(x);
+  const uint64_t need = *act_row_bytes * static_cast<uint64_t>(n_tokens);
+  if (ctx.act_scratch.size() < need) ctx.act_scratch.resize(need);
+  uint8_t* dst = ctx.act_scratch.data();
+  const FromFloatFn quantize = ctx.kernels->quantize_row[static_cast<uint32_t>(act_type)];
+  OX_CHECK(quantize != nullptr);
+  const uint64_t row_bytes = *act_row_bytes;
+  auto quantize_rows = [&](int index, int count) {
+    int64_t b, e;
+    split_range(n_tokens, index, count, 1, &b, &e);
+    for (int64_t t = b; t < e; ++t) quantize(x + t * cols, dst + static_cast<uint64_t>(t) * row_bytes, cols);
+  };
+  parallel_for_work(ctx, n_tokens * cols, quantize_rows);
+  return dst;
+}
+
+// Rows [b, e) of one product, all tokens: tiles through gemm, or vec_dot per (row, token).
+void product_rows(const kernels::KernelTable& k, const MatmulOutput& o, const uint8_t* act, uint64_t act_row_bytes,
+                  int64_t n_tokens, int64_t b, int64_t e) {
+  const Tensor& w = *o.w;
   const uint32_t wt = static_cast<uint32_t>(w.type);
-  const DType act_type = quant_traits(w.type).vec_dot_type;
-  const VecDotFn dot = k.vec_dot[wt];
-  OX_CHECK(dot != nullptr);
-  if (y_stride == 0) y_stride = w.rows;
   const int64_t cols = w.cols;
-
-  // Activations in the format the dot product wants.
-  const uint8_t* act = reinterpret_cast<const uint8_t*>(x);
-  uint64_t act_row_bytes = static_cast<uint64_t>(cols) * sizeof(float);
-  if (act_type != DType::F32) {
-    act_row_bytes = dtype_row_bytes(act_type, static_cast<uint64_t>(cols));
-    const uint64_t need = act_row_bytes * static_cast<uint64_t>(n_tokens);
-    if (ctx.act_scratch.size() < need) ctx.act_scratch.resize(need);
-    uint8_t* dst = ctx.act_scratch.data();
-    const FromFloatFn quantize = k.quantize_row[static_cast<uint32_t>(act_type)];
-    OX_CHECK(quantize != nullptr);
-    auto quantize_rows = [&](int index, int count) {
-      int64_t b, e;
-      split_range(n_tokens, index, count, 1, &b, &e);
-      for (int64_t t = b; t < e; ++t) quantize(x + t * cols, dst + static_cast<uint64_t>(t) * act_row_bytes, cols);
-    };
-    parallel_for_work(ctx, n_tokens * cols, quantize_rows);
-    act = dst;
-  }
-
   const kernels::GemmFn gemm = k.gemm[wt];
+  if (gemm == nullptr) {
+    const VecDotFn dot = k.vec_dot[wt];
+    for (int64_t r = b; r < e; ++r) {
+      const uint8_t* wr = w.row(r);
+      for (int64_t t = 0; t < n_tokens; ++t) {
+        dot(cols, o.y + t * o.y_stride + r, wr, act + static_cast<uint64_t>(t) * act_row_bytes);
+      }
+    }
+    return;
+  }
   // Tokens per pass over a block of rows: enough activation rows to reuse each weight block many
   // times, few enough that they stay in L2 while the thread's rows stream past them.
-  const int64_t token_chunk = std::max<int64_t>(1, std::min<int64_t>(n_tokens, static_cast<int64_t>(kActChunkBytes / act_row_bytes)));
-  auto dot_rows = [&](int index, int count) {
-    int64_t b, e;
-    split_range(w.rows, index, count, kRowGranule, &b, &e);
-    if (gemm == nullptr) {
-      for (int64_t r = b; r < e; ++r) {
-        const uint8_t* wr = w.row(r);
-        for (int64_t t = 0; t < n_tokens; ++t) {
-          dot(cols, y + t * y_stride + r, wr, act + static_cast<uint64_t>(t) * act_row_bytes);
-        }
-      }
-      return;
+  const int64_t token_chunk =
+      std::max<int64_t>(1, std::min<int64_t>(n_tokens, static_cast<int64_t>(kActChunkBytes / act_row_bytes)));
+  for (int64_t t0 = 0; t0 < n_tokens; t0 += token_chunk) {
+    const int64_t nt = std::min(token_chunk, n_tokens - t0);
+    const uint8_t* a = act + static_cast<uint64_t>(t0) * act_row_bytes;
+    for (int64_t r0 = b; r0 < e; r0 += kRowGranule) {
+      const int64_t nr = std::min(kRowGranule, e - r0);
+      gemm(cols, w.row(r0), w.row_bytes, nr, a, act_row_bytes, nt, o.y + t0 * o.y_stride + r0, o.y_stride);
     }
-    for (int64_t t0 = 0; t0 < n_tokens; t0 += token_chunk) {
-      const int64_t nt = std::min(token_chunk, n_tokens - t0);
-      const uint8_t* a = act + static_cast<uint64_t>(t0) * act_row_bytes;
-      for (int64_t r0 = b; r0 < e; r0 += kRowGranule) {
-        const int64_t nr = std::min(kRowGranule, e - r0);
-        gemm(cols, w.row(r0), w.row_bytes, nr, a, act_row_bytes, nt, y + t0 * y_stride + r0, y_stride);
+  }
+}
+
+}  // namespace
+
+void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride) {
+  const MatmulOutput o{&w, y, y_stride == 0 ? w.rows : y_stride};
+  matmul_many(ctx, std::span<const MatmulOutput>(&o, 1), x, n_tokens);
+}
+
+void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float* x, int64_t n_tokens) {
+  OX_CHECK(!outs.empty());
+  const kernels::KernelTable& k = *ctx.kernels;
+  const int64_t cols = outs[0].w->cols;
+  const DType act_type = quant_traits(outs[0].w->type).vec_dot_type;
+  int64_t total_granules = 0;
+  for (const MatmulOutput& o : outs) {
+    OX_CHECK(o.w->cols == cols && quant_traits(o.w->type).vec_dot_type == act_type);
+    OX_CHECK(k.vec_dot[static_cast<uint32_t>(o.w->type)] != nullptr);
+    total_granules += (o.w->rows + kRowGranule - 1) / kRowGranule;
+  }
+  uint64_t act_row_bytes = 0;
+  const uint8_t* act = quantize_activations(ctx, act_type, x, n_tokens, cols, &act_row_bytes);
+
+  // One parallel region over the granules of every matrix in turn: a thread's share may span the
+  // end of one matrix and the start of the next.
+  auto dot_rows = [&](int index, int count) {
+    int64_t gb, ge;
+    split_range(total_granules, index, count, 1, &gb, &ge);
+    int64_t first = 0;  // first granule of the current matrix
+    for (const MatmulOutput& o : outs) {
+      const int64_t granules = (o.w->rows + kRowGranule - 1) / kRowGranule;
+      const int64_t lo = std::max(gb, first), hi = std::min(ge, first + granules);
+      if (lo < hi) {
+        product_rows(k, o, act, act_row_bytes, n_tokens, (lo - first) * kRowGranule,
+                     std::min(o.w->rows, (hi - first) * kRowGranule));
       }
+      first += granules;
     }
   };
-  parallel_for_work(ctx, w.rows * cols * n_tokens, dot_rows);
+  int64_t work = 0;
+  for (const MatmulOutput& o : outs) work += o.w->rows * cols * n_tokens;
+  parallel_for_work(ctx, work, dot_rows);
+}
+
+bool same_activations(const Tensor& a, const Tensor& b) {
+  return a.cols == b.cols && quant_traits(a.type).vec_dot_type == quant_traits(b.type).vec_dot_type;
 }
 
 void get_row(const Tensor& w, int64_t index, float* out) {

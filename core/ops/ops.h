@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/base/thread_pool.h"
@@ -27,6 +28,18 @@ void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)>
 // y[t, r] = sum_k w[r, k] * x[t, k] for t < n_tokens, r < w.rows.
 // x: [n_tokens, w.cols] f32, y: [n_tokens, w.rows] f32 (row stride y_stride, default w.rows).
 void matmul(OpContext& ctx, const Tensor& w, const float* x, int64_t n_tokens, float* y, int64_t y_stride = 0);
+
+// Several products of the same input (q, k, v; gate, up): x is quantized once and all rows are
+// split over the threads in one parallel region (one wake-up instead of one per matrix, which is
+// what a small model's decode is made of). Every w must satisfy same_activations() with the first.
+struct MatmulOutput {
+  const Tensor* w;
+  float* y;          // [n_tokens, y_stride]
+  int64_t y_stride;  // usually w->rows
+};
+void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float* x, int64_t n_tokens);
+// True if matmul_many may take a and b together (same row length and activation format).
+bool same_activations(const Tensor& a, const Tensor& b);
 
 // Row `index` of an embedding table, dequantized: out[w.cols].
 void get_row(const Tensor& w, int64_t index, float* out);

@@ -1,0 +1,131 @@
+// matmul / matmul_many on every kernel table and thread count: each cell against a float64 dot of
+// the dequantized weights and activations (the activations quantized by the scalar reference), and
+// matmul_many equal to separate matmul calls (same kernels per row, so bit for bit).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/ops/ops.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+
+namespace ox {
+namespace {
+
+struct Matrix {
+  std::vector<uint8_t> bytes;
+  Tensor t;
+};
+
+Matrix random_matrix(DType type, int64_t rows, int64_t cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(rows * cols));
+  for (float& v : x) v = dist(rng);
+  Matrix m;
+  m.t.type = type;
+  m.t.rows = rows;
+  m.t.cols = cols;
+  m.t.row_bytes = dtype_row_bytes(type, static_cast<uint64_t>(cols));
+  m.bytes.resize(m.t.row_bytes * static_cast<uint64_t>(rows));
+  quant_traits(type).from_float_ref(x.data(), m.bytes.data(), rows * cols);
+  m.t.data = m.bytes.data();
+  return m;
+}
+
+std::vector<float> random_input(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(n));
+  for (float& v : x) v = dist(rng);
+  return x;
+}
+
+// What x looks like to the kernels: quantized to the activation format and back.
+std::vector<float> as_activations(DType w, const std::vector<float>& x, int64_t cols) {
+  const DType a = quant_traits(w).vec_dot_type;
+  if (a == DType::F32) return x;
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<uint8_t> q(dtype_row_bytes(a, static_cast<uint64_t>(cols)) * static_cast<uint64_t>(n / cols));
+  quant_traits(a).from_float_ref(x.data(), q.data(), n);
+  std::vector<float> out(x.size());
+  quant_traits(a).to_float(q.data(), out.data(), n);
+  return out;
+}
+
+TEST(Matmul, EveryTableAndThreadCountMatchesFloat64) {
+  for (const kernels::KernelTable* table : kernels::all_kernels()) {
+    for (DType type : {DType::Q4_0, DType::Q8_0, DType::Q4_K, DType::Q6_K, DType::F16, DType::F32}) {
+      const int64_t cols = 512;
+      for (int64_t rows : {5, 37, 100}) {
+        const Matrix m = random_matrix(type, rows, cols, 7);
+        std::vector<float> w(static_cast<size_t>(rows * cols));
+        quant_traits(type).to_float(m.t.data, w.data(), rows * cols);
+        for (int64_t tokens : {1, 3, 70}) {
+          const std::vector<float> x = random_input(tokens * cols, 11);
+          const std::vector<float> xa = as_activations(type, x, cols);
+          for (int threads : {1, 2, 3}) {
+            ThreadPool pool(threads);
+            OpContext ctx;
+            ctx.kernels = table;
+            ctx.pool = &pool;
+            std::vector<float> y(static_cast<size_t>(rows * tokens), NAN);
+            matmul(ctx, m.t, x.data(), tokens, y.data());
+            for (int64_t t = 0; t < tokens; ++t) {
+              for (int64_t r = 0; r < rows; ++r) {
+                double want = 0, mag = 0;
+                for (int64_t c = 0; c < cols; ++c) {
+                  const double p = static_cast<double>(w[r * cols + c]) * xa[t * cols + c];
+                  want += p;
+                  mag += std::fabs(p);
+                }
+                ASSERT_NEAR(y[t * rows + r], want, 1e-5 * mag + 1e-6)
+                    << table->isa << " " << dtype_name(type) << " rows " << rows << " tokens " << tokens << " threads "
+                    << threads << " cell " << r << "," << t;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Matmul, ManyEqualsSeparateCalls) {
+  const int64_t cols = 256, tokens = 9;
+  const Matrix a = random_matrix(DType::Q4_K, 40, cols, 1);
+  const Matrix b = random_matrix(DType::Q6_K, 17, cols, 2);  // same activation format (Q8_K)
+  const Matrix c = random_matrix(DType::Q4_K, 3, cols, 3);
+  const std::vector<float> x = random_input(tokens * cols, 4);
+  for (const kernels::KernelTable* table : kernels::all_kernels()) {
+    for (int threads : {1, 2, 4}) {
+      ThreadPool pool(threads);
+      OpContext ctx;
+      ctx.kernels = table;
+      ctx.pool = &pool;
+      std::vector<std::vector<float>> separate, many;
+      const Matrix* ms[] = {&a, &b, &c};
+      MatmulOutput outs[3];
+      for (int i = 0; i < 3; ++i) {
+        separate.emplace_back(static_cast<size_t>(ms[i]->t.rows * tokens));
+        many.emplace_back(static_cast<size_t>(ms[i]->t.rows * tokens), NAN);
+        matmul(ctx, ms[i]->t, x.data(), tokens, separate.back().data());
+        outs[i] = MatmulOutput{&ms[i]->t, many.back().data(), ms[i]->t.rows};
+      }
+      ASSERT_TRUE(same_activations(a.t, b.t));
+      matmul_many(ctx, outs, x.data(), tokens);
+      for (int i = 0; i < 3; ++i) {
+        for (size_t j = 0; j < many[i].size(); ++j) {
+          ASSERT_EQ(many[i][j], separate[i][j]) << table->isa << " threads " << threads << " matrix " << i << " " << j;
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(same_activations(random_matrix(DType::Q4_0, 1, cols, 5).t, a.t));  // Q8_0 vs Q8_K activations
+}
+
+}  // namespace
+}  // namespace ox
