@@ -25,6 +25,7 @@ Status cmd_inspect(Args& args) {
 }
 
 Status cmd_tokenize(Args& args) {
+  if (args.has({"--bench"})) return cmd_tokenize_bench(args);
   OX_ASSIGN_OR_RETURN(std::string path, args.string({"-m", "--model"}, ""));
   const bool ids_only = args.flag({"--ids"});
   const bool no_bos = args.flag({"--no-bos"});

@@ -12,6 +12,8 @@ Status cmd_run(Args& args);
 Status cmd_logits(Args& args);
 Status cmd_inspect(Args& args);
 Status cmd_tokenize(Args& args);
+// `tokenize --bench R` (cmd_tokenize hands over when --bench is given).
+Status cmd_tokenize_bench(Args& args);
 Status cmd_template(Args& args);
 Status cmd_quantize(Args& args);
 Status cmd_synth(Args& args);

@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "  logits    -m MODEL [-p PROMPT] [--top K]          top-K `id logit` after the prompt\n"
     "  inspect   MODEL.gguf                              metadata and tensor table\n"
     "  tokenize  -m MODEL (-p TEXT | -f FILE | --stdin) [--ids] [--no-bos] [--no-parse-special]\n"
+    "            [--bench R [--no-warmup]]   with --bench: JSON of R timed encodes (MB/s), no ids\n"
     "  template  (-m MODEL | --template FILE.jinja) --messages FILE.json [--add-generation-prompt]\n"
     "            [--bos S] [--eos S]\n"
     "  quantize  IN.gguf OUT.gguf TYPE [-t THREADS]     TYPE: Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_M\n"

@@ -119,7 +119,8 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
       }
     }
   };
-  ctx.pool->run(work);
+  // Work ~ pairs x visible positions x (score + value) dims; short decode steps stay on this thread.
+  parallel_for_work(ctx, n_pairs * n_kv_max * (p.head_dim_k + p.head_dim_v), work);
 }
 
 }  // namespace ox

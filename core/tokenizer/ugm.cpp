@@ -164,10 +164,12 @@ void UgmTokenizer::tokenize(std::string_view text, std::vector<int32_t>* out) co
   struct Best {
     int32_t token;
     uint32_t from;
-    float score;  // float like llama.cpp, sums taken in double
+    // Double, as llama.cpp keeps it: deep into a long text the running sum is large enough that
+    // float rounding flips near-ties between segmentations.
+    double score;
   };
   const int32_t unk = vocab_.unk;
-  std::vector<Best> best(n + 1, Best{unk, 0, -FLT_MAX});
+  std::vector<Best> best(n + 1, Best{unk, 0, -DBL_MAX});
   best[0] = Best{unk, 0, 0.0f};
   for (size_t off = 0; off < n;) {
     const size_t char_len = std::min<size_t>(utf8_seq_len(static_cast<uint8_t>(norm[off])), n - off);
@@ -181,12 +183,12 @@ void UgmTokenizer::tokenize(std::string_view text, std::vector<int32_t>* out) co
       if (end - off == char_len) whole_char_token = true;
       // User-defined tokens score 0 (normal scores are log-probabilities) so they win.
       const double score = base + ((vocab_.attrs[id] & kAttrUserDefined) ? 0.0 : vocab_.scores[id]);
-      if (score > best[end].score) best[end] = Best{id, static_cast<uint32_t>(off), static_cast<float>(score)};
+      if (score > best[end].score) best[end] = Best{id, static_cast<uint32_t>(off), score};
     }
     if (!whole_char_token) {
       const double score = base + unknown_score_;
       if (score > best[off + char_len].score) {
-        best[off + char_len] = Best{unk, static_cast<uint32_t>(off), static_cast<float>(score)};
+        best[off + char_len] = Best{unk, static_cast<uint32_t>(off), score};
       }
     }
     off += char_len;

@@ -39,7 +39,13 @@ export interface EngineOptions {
   wasmBaseUrl?: string | URL;
   /** The worker script; default: `worker.js` beside this module. */
   workerUrl?: string | URL;
-  /** Threads of the multi-thread build; default: navigator.hardwareConcurrency (at most 16). */
+  /**
+   * Threads of the multi-thread build, the engine worker's own included (1 runs the multi-thread
+   * build on that worker alone). 0 or absent: navigator.hardwareConcurrency, at most 16. A count above
+   * navigator.hardwareConcurrency (or 64) is clamped to it, with a warning through `onLog`;
+   * `engine.runtime.threads` is the count that runs. Anything but a non-negative integer rejects with
+   * EngineError "invalid_argument". Ignored by the single-thread build (always 1 thread).
+   */
   threads?: number;
   /** Use the single-thread build even when the page is cross-origin isolated. */
   forceSingleThread?: boolean;
@@ -594,6 +600,10 @@ export class Engine {
 
 /** Starts the worker and the wasm build this page can run (threads when cross-origin isolated). */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const threads = options.threads ?? 0;
+  if (typeof threads !== 'number' || !Number.isSafeInteger(threads) || threads < 0) {
+    throw new EngineError('invalid_argument', `threads must be a non-negative integer (0: from the hardware), got ${String(threads)}`);
+  }
   const workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
   const wasmBaseUrl = new URL(options.wasmBaseUrl ?? new URL('./wasm/', import.meta.url), location.href).href;
   const onLog =
@@ -605,7 +615,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       type: 'init',
       options: {
         wasmBaseUrl: wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`,
-        threads: options.threads ?? 0,
+        threads,
         forceSingleThread: options.forceSingleThread ?? false,
       },
     }).promise;

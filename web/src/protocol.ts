@@ -27,7 +27,7 @@ export type ModelSource =
 export interface InitOptions {
   /** Absolute URL of the folder holding oxidize-mt.js / oxidize-st.js and their .wasm. */
   wasmBaseUrl: string;
-  /** Threads of the multi-threaded build (the worker's own included); 0: from hardwareConcurrency. */
+  /** Threads asked for (the worker's own included); 0: from hardwareConcurrency. Clamped by the worker. */
   threads: number;
   /** Use the single-thread build even when the page is cross-origin isolated. */
   forceSingleThread: boolean;
@@ -35,7 +35,10 @@ export interface InitOptions {
 
 export interface RuntimeInfo {
   build: 'multi-thread' | 'single-thread';
-  /** Threads a session uses (1 in the single-thread build). */
+  /**
+   * Threads a session runs, the worker's own included (1 in the single-thread build): the requested
+   * count after clamping to navigator.hardwareConcurrency (see EngineOptions.threads).
+   */
   threads: number;
   /** Why this build was chosen (e.g. "the page is not cross-origin isolated: ..."). */
   reason: string;

@@ -62,12 +62,29 @@ export interface WasmEngine {
   delete(): void;
 }
 
+/** A pool Web Worker as Emscripten 3.1.6 tracks it: `loaded` is set once it has instantiated the module. */
+export type PoolWorker = Worker & { loaded?: boolean };
+
+/**
+ * The part of Emscripten's pthread runtime (3.1.6, exported as Module.PThread by -pthread builds)
+ * the worker reads to wait for the pool and to check how many threads a session runs.
+ */
+export interface PThreadRuntime {
+  /** Workers idle in the pool (the pool after start-up; a session's threads take them out). */
+  unusedWorkers: PoolWorker[];
+  /** Workers hosting a running pthread. */
+  runningWorkers: PoolWorker[];
+  terminateAllThreads(): void;
+}
+
 export interface OxidizeModule {
   Engine: new () => WasmEngine;
+  /** Present in the multi-thread build only. */
+  PThread?: PThreadRuntime;
 }
 
 export interface ModuleArgs {
-  /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt). */
+  /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt): threads - 1. */
   oxidizePoolSize?: number;
   print?: (text: string) => void;
   printErr?: (text: string) => void;

@@ -55,6 +55,61 @@ async function importFactory(file: string): Promise<ModuleFactory> {
   return mod.default;
 }
 
+/** No more threads than this whatever the hardware says (a session allows 256; more never pays here). */
+const MAX_THREADS = 64;
+/** `threads: 0` (the default) takes navigator.hardwareConcurrency, at most this many. */
+const DEFAULT_MAX_THREADS = 16;
+/** How long the pool's Web Workers get to load the module before the multi-thread build is given up. */
+const POOL_START_TIMEOUT_MS = 30_000;
+
+/**
+ * The multi-thread build's thread count (the worker's own thread included). 0: the hardware's, at
+ * most DEFAULT_MAX_THREADS. More than navigator.hardwareConcurrency is clamped to it: extra threads
+ * would only take turns on the same cores, and the pool's spinning waits make that slower, not faster.
+ */
+function chooseThreads(requested: number, hardwareConcurrency: number): { threads: number; clamped: boolean; reason: string } {
+  const known = hardwareConcurrency > 0;
+  const count = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
+  const hw = known ? `navigator.hardwareConcurrency = ${hardwareConcurrency}` : 'navigator.hardwareConcurrency unknown';
+  if (!(requested > 0)) {
+    const threads = Math.min(known ? hardwareConcurrency : 4, DEFAULT_MAX_THREADS);
+    return { threads, clamped: false, reason: `cross-origin isolated: ${count(threads)} (the default; ${hw})` };
+  }
+  const cap = Math.min(known ? hardwareConcurrency : MAX_THREADS, MAX_THREADS);
+  if (requested <= cap) {
+    return { threads: requested, clamped: false, reason: `cross-origin isolated: ${count(requested)} as requested (${hw})` };
+  }
+  return {
+    threads: cap,
+    clamped: true,
+    reason: `cross-origin isolated: ${count(requested)} requested, clamped to ${cap} (${known && cap === hardwareConcurrency ? hw : `at most ${MAX_THREADS}`})`,
+  };
+}
+
+/**
+ * Waits until the `size` pool workers made at instantiation have loaded the module. The build links
+ * with PTHREAD_POOL_DELAY_LOAD (wasm/CMakeLists.txt), so the factory's promise does not wait for
+ * them; a session must not start its threads before they are ready, or the threads would start only
+ * once this thread returns to its event loop, which it does not do while it waits on them.
+ */
+async function waitForThreadPool(mod: OxidizeModule, size: number): Promise<void> {
+  if (size === 0) return;
+  const pool = mod.PThread;
+  if (pool === undefined) throw new EngineError('internal', 'the multi-thread build has no pthread runtime (Module.PThread)');
+  if (pool.unusedWorkers.length !== size) {
+    throw new EngineError('internal', `asked for ${size} pool workers, the runtime made ${pool.unusedWorkers.length}`);
+  }
+  const deadline = Date.now() + POOL_START_TIMEOUT_MS;
+  for (;;) {
+    const ready = pool.unusedWorkers.filter((w) => w.loaded === true).length;
+    if (ready === size) return;
+    if (Date.now() > deadline) {
+      throw new EngineError('internal', `only ${ready} of ${size} thread workers (oxidize-mt.worker.js) started within ${POOL_START_TIMEOUT_MS / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
   initOptions = options;
   if (!WebAssembly.validate(SIMD_PROBE)) {
@@ -69,22 +124,27 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
       'the page is not cross-origin isolated, so SharedArrayBuffer and threads are unavailable; serve it with ' +
       "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' to use threads";
   } else {
-    const hardware = typeof navigator !== 'undefined' && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : 4;
-    const threads = options.threads > 0 ? Math.min(options.threads, 64) : Math.min(hardware, 16);
+    const hardware = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : 0;
+    const choice = chooseThreads(options.threads, hardware);
+    if (choice.clamped) log('warn', `oxidize: ${choice.reason}`);
+    let mod: OxidizeModule | null = null;
     try {
       const factory = await importFactory('oxidize-mt.js');
-      wasm = await factory({ oxidizePoolSize: threads - 1, printErr: (t) => log('warn', t) });
-      engine = new wasm.Engine();
+      mod = await factory({ oxidizePoolSize: choice.threads - 1, printErr: (t) => log('warn', t) });
+      await waitForThreadPool(mod, choice.threads - 1);
+      wasm = mod;
+      engine = new mod.Engine();
       const r = engine.runtime();
       return finishRuntime({
         build: 'multi-thread',
-        threads,
-        reason: `cross-origin isolated: ${threads} threads (navigator.hardwareConcurrency = ${hardware})`,
+        threads: choice.threads,
+        reason: choice.reason,
         crossOriginIsolated: true,
         kernels: r.kernels,
         maxMemory: r.max_memory,
       });
     } catch (e) {
+      mod?.PThread?.terminateAllThreads();  // no pool workers left behind by a failed start
       wasm = null;
       engine = null;
       reason = `the multi-thread build failed to start (${toWireError(e).message})`;
@@ -245,8 +305,24 @@ function openModel(eng: WasmEngine, name: string, params: LoadParams, source: Mo
     e.load(name, { n_ctx: params.n_ctx ?? 0, n_batch: params.n_batch ?? 512, n_threads: runtime?.threads ?? 1 }),
   );
   const { ok: _ok, ...fields } = info;
+  checkThreadsRunning(eng, fields.n_threads);
   currentModel = { ...fields, source };
   return currentModel;
+}
+
+// The thread count reported (runtime.threads, ModelInfo.n_threads, timings) must be what runs: the
+// session's pool took one pool worker per thread besides this one.
+function checkThreadsRunning(eng: WasmEngine, sessionThreads: number): void {
+  const pool = wasm?.PThread;
+  if (runtime === null || runtime.build !== 'multi-thread' || pool === undefined) return;
+  const running = pool.runningWorkers.length + 1;
+  if (sessionThreads !== runtime.threads || running !== runtime.threads) {
+    eng.unload();
+    throw new EngineError(
+      'internal',
+      `the session should run ${runtime.threads} threads, but it has ${sessionThreads} and ${running} are running`,
+    );
+  }
 }
 
 async function loadFromUrl(id: number, url: string, useCache: boolean, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {

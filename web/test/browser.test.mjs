@@ -312,6 +312,120 @@ for (const mode of ['isolated', 'plain']) {
   });
 }
 
+// ---- thread counts of the multi-thread build ------------------------------------------------
+
+// Opens a fresh isolated page and creates its engine with `options`, failing after `ms` instead of
+// hanging (createEngine({threads: 1}) once never resolved). {page, runtime, ms} or {page, error}.
+async function engineOnNewPage(options, ms = 20_000) {
+  const page = await openPage(servers.isolated.url);
+  const started = await page.evaluate(async ([opts, limit]) => {
+    const t0 = performance.now();
+    let timer;
+    const deadline = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`createEngine did not finish within ${limit} ms`)), limit);
+    });
+    try {
+      window.engine = await Promise.race([window.oxidize.createEngine(opts), deadline]);
+      return { runtime: window.engine.runtime, ms: performance.now() - t0, hc: navigator.hardwareConcurrency };
+    } catch (e) {
+      return { error: { name: e.name, code: e.code, message: e.message }, hc: navigator.hardwareConcurrency };
+    } finally {
+      clearTimeout(timer);
+    }
+  }, [options, ms]);
+  return { page, ...started };
+}
+
+// Greedy text of the page's engine, with the thread counts the model and the timings report.
+function greedyOnPage(page) {
+  return inEngine(page, async (engine, a) => {
+    const info = await engine.load('/models/stories260K.gguf');
+    const c = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+    return { text: c.choices[0].text, n_threads: info.n_threads, timings_threads: c.timings.threads };
+  }, { prompt: PROMPT, n: N_PREDICT });
+}
+
+// The Emscripten pthread workers (oxidize-mt.worker.js) the page's engine worker started. They are
+// all made at start-up (the pool is sized to threads - 1), so a short wait sees every one.
+async function pthreadWorkers(page, expected) {
+  const count = () => page.workers().filter((w) => w.url().endsWith('/oxidize-mt.worker.js')).length;
+  for (const until = Date.now() + 5000; count() < expected && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 250));  // any extra worker would be attached by now too
+  return count();
+}
+
+describe('thread counts (cross-origin isolated, multi-thread build)', () => {
+  test('threads: 1 starts in bounded time and its greedy text equals the 2-thread one', T, async () => {
+    const texts = {};
+    for (const threads of [1, 2]) {
+      const r = await engineOnNewPage({ threads });
+      try {
+        assert.equal(r.error, undefined, `threads: ${threads}: ${JSON.stringify(r.error)}`);
+        const want = Math.min(threads, r.hc);
+        assert.equal(r.runtime.build, 'multi-thread');
+        assert.equal(r.runtime.threads, want);
+        const g = await greedyOnPage(r.page);
+        assert.equal(g.n_threads, want, 'the session runs the threads the runtime reports');
+        assert.equal(g.timings_threads, want);
+        assert.equal(await pthreadWorkers(r.page, want - 1), want - 1, 'one pthread worker per thread besides the engine worker');
+        texts[threads] = g.text;
+      } finally {
+        await r.page.close();
+      }
+    }
+    assert.equal(texts[1], texts[2]);
+    assert.equal(texts[1], expectedText);
+  });
+
+  test('threads above navigator.hardwareConcurrency are clamped to it, with a warning', T, async () => {
+    const seen = consoleLines.length;
+    const r = await engineOnNewPage({ threads: 1000 });
+    try {
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      const cap = Math.min(r.hc, 64);
+      assert.equal(r.runtime.build, 'multi-thread');
+      assert.equal(r.runtime.threads, cap);
+      assert.match(r.runtime.reason, new RegExp(`1000 threads requested, clamped to ${cap}\\b`));
+      assert.ok(consoleLines.slice(seen).some((l) => l.includes('warning') && l.includes('clamped to')), 'the clamp is logged as a warning');
+      const g = await greedyOnPage(r.page);
+      assert.equal(g.n_threads, cap);
+      assert.equal(g.timings_threads, cap);
+      assert.equal(await pthreadWorkers(r.page, cap - 1), cap - 1);
+      assert.equal(g.text, expectedText);
+    } finally {
+      await r.page.close();
+    }
+  });
+
+  test('threads: 0 or absent takes the hardware default; other counts reject', T, async () => {
+    for (const options of [{}, { threads: 0 }, { threads: undefined }]) {
+      const r = await engineOnNewPage(options);
+      try {
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        const want = Math.min(r.hc, 16);
+        assert.equal(r.runtime.build, 'multi-thread');
+        assert.equal(r.runtime.threads, want, JSON.stringify(options));
+        assert.match(r.runtime.reason, /the default/);
+        const info = await inEngine(r.page, (engine) => engine.load('/models/stories260K.gguf'));
+        assert.equal(info.n_threads, want);
+        assert.equal(await pthreadWorkers(r.page, want - 1), want - 1);
+      } finally {
+        await r.page.close();
+      }
+    }
+    for (const threads of [-1, 1.5, NaN, Infinity, '2']) {
+      const r = await engineOnNewPage({ threads });
+      try {
+        assert.equal(r.error?.code, 'invalid_argument', `threads: ${String(threads)}: ${JSON.stringify(r)}`);
+        assert.equal(r.error.name, 'EngineError');
+        assert.match(r.error.message, /threads must be a non-negative integer/);
+      } finally {
+        await r.page.close();
+      }
+    }
+  });
+});
+
 test('demo: chat with streaming output, then a screenshot', T, async () => {
   const page = await openPage(servers.isolated.url, '/demo/');
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('stories260K'), null, { timeout: 60_000 });

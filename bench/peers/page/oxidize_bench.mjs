@@ -8,7 +8,7 @@ import { createEngine } from '/oxidize/index.js';
 import { benchTokens } from './common.mjs';
 
 export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup }) {
-  // The multi-thread build asked for 1 thread (a pool of 0 workers) never finished starting here.
+  // 1 thread: the single-thread build, as wllama uses its single-thread build for n_threads 1.
   const engine = await createEngine({ threads, forceSingleThread: threads === 1, onLog: () => {} });
   try {
     const info = await engine.load(modelUrl, { cache: false, n_ctx: nPrompt + nGen + 16, n_batch: 512 });
