@@ -5,9 +5,11 @@
 #include <emscripten/val.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "core/tools/bench.h"
 #include "kernels/kernels.h"
 #include "wasm/engine.h"
 #include "wasm/sha256.h"
@@ -60,6 +62,41 @@ int int_option(const val& options, const char* key, int fallback, int lo, int hi
 std::vector<int32_t> tokens_from_js(const val& tokens) {
   if (tokens.isUndefined() || tokens.isNull()) return {};
   return emscripten::convertJSArrayToNumberVector<int32_t>(tokens);
+}
+
+// A JS array of sizes as ints; anything but an array of integers in int range is an error (so a
+// fraction or NaN is reported, never truncated).
+Result<std::vector<int>> int_array(const val& options, const char* key) {
+  val v = options[key];
+  if (!val::global("Array").call<bool>("isArray", v)) {
+    return error(ErrorCode::kInvalidArgument, strfmt("bench: %s must be an array of token counts", key));
+  }
+  std::vector<int> out;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const val item = v[i];
+    const double d = item.isNumber() ? item.as<double>() : NAN;
+    if (!(d == std::floor(d)) || d < -2147483648.0 || d > 2147483647.0) {
+      return error(ErrorCode::kInvalidArgument, strfmt("bench: %s[%d] is not an integer", key, i));
+    }
+    out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+Result<BenchRequest> bench_request(const val& options) {
+  if (options.isUndefined() || options.isNull()) return error(ErrorCode::kInvalidArgument, "bench: no options");
+  BenchRequest r;
+  OX_ASSIGN_OR_RETURN(r.n_prompt, int_array(options, "n_prompt"));
+  OX_ASSIGN_OR_RETURN(r.n_gen, int_array(options, "n_gen"));
+  const double reps = number_or(options, "repetitions", NAN);
+  if (!(reps == std::floor(reps)) || reps < 1 || reps > kMaxBenchRepetitions) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("bench: reps = %.17g is not a repetition count in [1, %d]", reps, kMaxBenchRepetitions));
+  }
+  r.repetitions = static_cast<int>(reps);
+  r.warmup = bool_or(options, "warmup", true);
+  return r;
 }
 
 template <typename T>
@@ -262,6 +299,42 @@ class JsEngine {
     return out;
   }
 
+  // options: {n_prompt: number[], n_gen: number[], repetitions, warmup}; {ok, n_tests}. The
+  // session's thread count is used; the session is gone until benchEnd().
+  val bench_begin(val options) {
+    Result<BenchRequest> request = bench_request(options);
+    if (!request.ok()) return error_object(request.status());
+    Status status = engine_.begin_bench(request.value());
+    if (!status.is_ok()) return error_object(status);
+    val out = ok_object();
+    out.set("n_tests", engine_.bench_tests());
+    return out;
+  }
+
+  // Runs one test: {ok, done, n_done, records}, records being `oxidize bench -o json` of that test.
+  val bench_step() {
+    const size_t before = engine_.bench_results().size();
+    Result<bool> done = engine_.bench_step();
+    if (!done.ok()) return error_object(done.status());
+    const std::vector<BenchResult>& all = engine_.bench_results();
+    val out = ok_object();
+    out.set("done", done.value());
+    out.set("n_done", static_cast<int>(all.size()));
+    out.set("records", bench_json(std::vector<BenchResult>(all.begin() + static_cast<std::ptrdiff_t>(before), all.end())));
+    return out;
+  }
+
+  // Ends the benchmark (re-creates the session): {ok, markdown, records} over every test that ran.
+  val bench_end() {
+    Status status = engine_.end_bench();
+    if (!status.is_ok()) return error_object(status);
+    val out = ok_object();
+    out.set("markdown", bench_markdown(engine_.bench_results()));
+    out.set("records", bench_json(engine_.bench_results()));
+    out.set("n_threads", engine_.loaded() ? engine_.session().n_threads() : 0);
+    return out;
+  }
+
   // Float32Array [n_vocab] (a copy), or null before anything was evaluated.
   val logits() {
     std::span<const float> l = engine_.logits();
@@ -304,5 +377,8 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("step", &ox::web::JsEngine::step)
       .function("abort", &ox::web::JsEngine::abort)
       .function("evaluate", &ox::web::JsEngine::evaluate)
-      .function("logits", &ox::web::JsEngine::logits);
+      .function("logits", &ox::web::JsEngine::logits)
+      .function("benchBegin", &ox::web::JsEngine::bench_begin)
+      .function("benchStep", &ox::web::JsEngine::bench_step)
+      .function("benchEnd", &ox::web::JsEngine::bench_end);
 }

@@ -24,6 +24,14 @@ double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.
 
 }  // namespace
 
+struct Engine::BenchRun {
+  BenchOptions options;  // the whole plan; each step runs one of `tests` through run_bench
+  std::vector<std::pair<int, int>> tests;  // (n_prompt, n_gen), one of them 0
+  size_t next = 0;
+};
+
+Engine::Engine() = default;  // here, where BenchRun is complete
+
 Engine::~Engine() {
   unload();
   release_model_buffer();
@@ -78,11 +86,12 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, session_options));
   model_ = std::move(model);
   session_ = std::move(session);
-  n_batch_ = options.n_batch;
+  load_options_ = options;
   return Status::ok();
 }
 
 void Engine::unload() {
+  bench_.reset();
   generation_.reset();
   session_.reset();  // before the model: the session refers to it
   model_.reset();
@@ -111,7 +120,7 @@ Result<std::string> Engine::apply_chat_template(std::string_view messages_json, 
 Status Engine::begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options) {
   OX_TRY(require_model());
   generation_.reset();
-  auto generation = std::make_unique<Generation>(*session_, std::move(prompt), options, n_batch_);
+  auto generation = std::make_unique<Generation>(*session_, std::move(prompt), options, load_options_.n_batch);
   OX_TRY(generation->begin());
   generation_ = std::move(generation);
   return Status::ok();
@@ -139,6 +148,80 @@ Status Engine::evaluate(std::span<const int32_t> tokens, int n_keep) {
 std::span<const float> Engine::logits() const {
   if (session_ == nullptr) return {};
   return session_->logits();
+}
+
+// ---- benchmark ------------------------------------------------------------------------------
+
+namespace {
+
+Status check_sizes(const std::vector<int>& sizes, const char* what) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 0 || sizes[i] > kMaxBenchTokens) {
+      return error(ErrorCode::kInvalidArgument, strfmt("bench: %s[%zu] = %d is not a token count in [0, %d]", what, i,
+                                                       sizes[i], kMaxBenchTokens));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status Engine::begin_bench(const BenchRequest& request) {
+  OX_TRY(require_model());
+  OX_TRY(check_sizes(request.n_prompt, "nPrompt"));
+  OX_TRY(check_sizes(request.n_gen, "nGen"));
+  if (request.repetitions < 1 || request.repetitions > kMaxBenchRepetitions) {
+    return error(ErrorCode::kInvalidArgument, strfmt("bench: reps = %d is not a repetition count in [1, %d]",
+                                                     request.repetitions, kMaxBenchRepetitions));
+  }
+  auto run = std::make_unique<BenchRun>();
+  // The order run_bench uses: every pp test, then every tg test (one thread count here).
+  for (int n : request.n_prompt) if (n > 0) run->tests.emplace_back(n, 0);
+  for (int n : request.n_gen) if (n > 0) run->tests.emplace_back(0, n);
+  if (run->tests.empty()) {
+    return error(ErrorCode::kInvalidArgument, "bench: nothing to run (nPrompt and nGen hold no size above 0)");
+  }
+  run->options.n_threads = {session_->n_threads()};
+  run->options.repetitions = request.repetitions;
+  run->options.n_batch = load_options_.n_batch;
+  run->options.warmup = request.warmup;
+  generation_.reset();
+  session_.reset();  // joins its threads: their pool workers go back to Emscripten's pool at once
+  bench_ = std::move(run);
+  bench_results_.clear();
+  return Status::ok();
+}
+
+int Engine::bench_tests() const { return bench_ == nullptr ? 0 : static_cast<int>(bench_->tests.size()); }
+
+Result<bool> Engine::bench_step() {
+  if (bench_ == nullptr || model_ == nullptr) return error(ErrorCode::kInvalidArgument, "no benchmark is running");
+  if (bench_->next < bench_->tests.size()) {
+    const auto [n_prompt, n_gen] = bench_->tests[bench_->next++];
+    BenchOptions one = bench_->options;
+    one.n_prompt = {n_prompt};
+    one.n_gen = {n_gen};
+    OX_ASSIGN_OR_RETURN(std::vector<BenchResult> results, run_bench(model_, one));
+    for (BenchResult& r : results) bench_results_.push_back(std::move(r));
+  }
+  return bench_->next == bench_->tests.size();
+}
+
+Status Engine::end_bench() {
+  if (bench_ == nullptr) return Status::ok();
+  bench_.reset();
+  if (session_ != nullptr || model_ == nullptr) return Status::ok();
+  SessionOptions session_options;
+  session_options.n_ctx = load_options_.n_ctx;
+  session_options.n_threads = load_options_.n_threads;
+  session_options.n_batch = load_options_.n_batch;
+  Result<std::unique_ptr<Session>> session = Session::create(model_, session_options);
+  if (!session.ok()) {
+    unload();  // no session, no model: the engine reports "no model is loaded" from here on
+    return session.status();
+  }
+  session_ = std::move(session.value());
+  return Status::ok();
 }
 
 }  // namespace ox::web

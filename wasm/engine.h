@@ -9,14 +9,24 @@
 #include <string>
 #include <vector>
 
-#include "core/session/session.h"
 #include "core/session/generation.h"
 #include "core/session/session.h"
+#include "core/tools/bench.h"
 
 namespace ox::web {
 
 // wasm32 addresses 4 GiB at most (-sMAXIMUM_MEMORY=4GB); no MEMORY64 on this toolchain.
 inline constexpr uint64_t kMaxWasmMemory = uint64_t{4} << 30;
+
+// What JS may ask of a benchmark; the thread count is always the loaded session's.
+struct BenchRequest {
+  std::vector<int> n_prompt;  // pp tests, 0 entries skipped (as `oxidize bench -p`)
+  std::vector<int> n_gen;     // tg tests
+  int repetitions = 5;
+  bool warmup = true;
+};
+inline constexpr int kMaxBenchTokens = 1 << 20;  // the native CLI's bounds
+inline constexpr int kMaxBenchRepetitions = 1000;
 
 struct LoadOptions {
   int n_ctx = 0;      // 0: the model's training context, capped by the session
@@ -26,7 +36,7 @@ struct LoadOptions {
 
 class Engine {
  public:
-  Engine() = default;
+  Engine();
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -62,7 +72,21 @@ class Engine {
   // last generated token was sampled from (that token itself is not evaluated yet).
   std::span<const float> logits() const;
 
+  // `oxidize bench` (core/tools/bench.h: run_bench) on the loaded model, one test per
+  // bench_step() so the worker returns to its event loop between tests (abort, progress). The
+  // session is dropped for the run: every pthread of the wasm pool serves the benchmark's own
+  // sessions (the pool holds one session's threads). end_bench() re-creates it, empty, as after
+  // load_model(); it must follow every successful begin_bench(), including after an error.
+  Status begin_bench(const BenchRequest& request);
+  // Runs the next test and appends its result to bench_results(); true once every test has run.
+  Result<bool> bench_step();
+  Status end_bench();
+  bool benching() const { return bench_ != nullptr; }
+  int bench_tests() const;
+  const std::vector<BenchResult>& bench_results() const { return bench_results_; }
+
  private:
+  struct BenchRun;
   Status require_model() const;
 
   uint8_t* buffer_ = nullptr;  // reserved, not yet handed to a model
@@ -70,7 +94,9 @@ class Engine {
   std::shared_ptr<const LoadedModel> model_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<Generation> generation_;
-  int n_batch_ = 512;
+  LoadOptions load_options_;
+  std::unique_ptr<BenchRun> bench_;
+  std::vector<BenchResult> bench_results_;  // of the last benchmark
 };
 
 }  // namespace ox::web

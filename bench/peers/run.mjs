@@ -234,7 +234,7 @@ async function main() {
           await attempt(`${wasmLabel} ${label}`, async () => {
             if (wasmMode === 'browser') {
               const r = await inBrowser('oxidize_bench.mjs', m, threads);
-              record(m, threads, 'oxidize-wasm', fromBrowser(r), undefined, { runtime: r.runtime, mode: 'browser' });
+              record(m, threads, 'oxidize-wasm', fromBrowser(r), undefined, { runtime: r.runtime, isa: r.runtime.isa, mode: 'browser' });
             } else {
               // TODO(web): drop this stand-in once web/dist is built everywhere; --wasm browser forces the real path.
               const r = await benchNodeWasm({ mjs: a.oxidizeWasm, model: m.file, threads, timeoutMs, ...run });

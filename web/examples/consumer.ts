@@ -3,6 +3,8 @@
 import {
   createEngine,
   EngineError,
+  type BenchOptions,
+  type BenchReport,
   type ChatCompletion,
   type ChatCompletionChunk,
   type ChatMessage,
@@ -53,6 +55,9 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
   const logits: Float32Array | null = await engine.getLogits();
   console.log(back, logits?.length);
   await engine.evaluate([1], { keep: 0 });
+  const benchOptions: BenchOptions = { nPrompt: [64], nGen: [16], reps: 3, onProgress: ({ done, total }) => console.log(done, total) };
+  const report: BenchReport = await engine.bench(benchOptions);
+  console.log(report.markdown, report.records[0]?.avg_ts, report.records[0]?.n_threads === runtime.threads);
   engine.abort();
   console.log(await engine.cache.list());
   await engine.unload();

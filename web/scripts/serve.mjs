@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Local server for the demo and the browser tests: serves web/ at / and the shared models at
+// Local server for the demo, the bench page (demo/bench.html) and the browser tests: serves web/ at / and the shared models at
 // /models/ on 127.0.0.1, once with COOP/COEP headers (cross-origin isolated: the threaded build)
 // and once without (the single-thread fallback). Usage:
 //   node web/scripts/serve.mjs [--port 8080] [--plain-port 8081 | --no-plain] [--test-routes]
@@ -178,12 +178,12 @@ async function main(argv) {
   const quiet = !args.verbose;
   if (!args.isolatedOff) {
     const s = await startServer({ port: args.port, isolated: true, testRoutes: args.testRoutes, quiet });
-    console.log(`cross-origin isolated (threads):        ${s.url}/demo/`);
+    console.log(`cross-origin isolated (threads):        ${s.url}/demo/  (bench: ${s.url}/demo/bench.html)`);
   }
   if (args.plain || args.isolatedOff) {
     const port = args.isolatedOff ? args.port : args.plainPort ?? (args.port === 0 ? 0 : args.port + 1);
     const s = await startServer({ port, isolated: false, testRoutes: args.testRoutes, quiet });
-    console.log(`not isolated (single-thread fallback):  ${s.url}/demo/`);
+    console.log(`not isolated (single-thread fallback):  ${s.url}/demo/  (bench: ${s.url}/demo/bench.html)`);
   }
 }
 

@@ -4,8 +4,12 @@
 //   await engine.load('/models/stories260K.gguf', { onProgress: (p) => console.log(p.loaded, p.total) });
 //   for await (const chunk of await engine.chat.completions.create({ messages, stream: true }))
 //     out.textContent += chunk.choices[0]?.delta.content ?? '';
+//   const { records, markdown } = await engine.bench({ nPrompt: [512], nGen: [128], reps: 5 });  // oxidize bench
 import { EngineError } from './errors.js';
 import type {
+  BenchParams,
+  BenchRecord,
+  BenchReport,
   ChatMessage,
   FinishReason,
   GenerationResult,
@@ -24,6 +28,8 @@ import type {
 
 export { EngineError } from './errors.js';
 export type {
+  BenchRecord,
+  BenchReport,
   ChatMessage,
   ErrorCode,
   FinishReason,
@@ -168,6 +174,38 @@ export interface Completion {
   timings: Timings;
 }
 
+/**
+ * engine.bench(): `oxidize bench` in the browser. Defaults are the CLI's (`-p 512 -n 128 -r 5`).
+ * Token counts are integers in [0, 2^20]; at least one must be above 0.
+ */
+export interface BenchOptions {
+  /** Prompt sizes, as `oxidize bench -p`: one pp test per entry (0 entries skipped). Default [512]. */
+  nPrompt?: number[];
+  /** Generation sizes, as `-n`: one tg test per entry (0 entries skipped). Default [128]. */
+  nGen?: number[];
+  /** Timed repetitions of each test, 1..1000, as `-r`. Default 5. */
+  reps?: number;
+  /** One untimed run of each test first (default true; `--no-warmup` natively). */
+  warmup?: boolean;
+  /**
+   * The browser engine benches the thread count it runs (`engine.runtime.threads`) and no other:
+   * its pthread pool is sized for that count when the engine starts. Given, it must equal that
+   * count, or bench() rejects with "invalid_argument"; to bench another count, create an engine
+   * with `createEngine({ threads })`.
+   */
+  threads?: number;
+  /** Stops the run after the test in progress; bench() then rejects with "aborted". */
+  signal?: AbortSignal;
+  /** Called after each test with its rows (and how many of the tests have run). */
+  onProgress?: (progress: BenchProgress) => void;
+}
+
+export interface BenchProgress {
+  records: BenchRecord[];
+  done: number;
+  total: number;
+}
+
 /** An async iterable of chunks; breaking out of the loop or calling abort() stops generation. */
 export interface ChunkStream<T> extends AsyncIterable<T> {
   abort(): void;
@@ -182,6 +220,7 @@ interface Pending {
   reject: (error: EngineError) => void;
   onProgress?: (p: LoadProgress) => void;
   onDelta?: (events: TokenEvent[]) => void;
+  onBench?: (progress: BenchProgress) => void;
 }
 
 class Transport {
@@ -242,6 +281,9 @@ class Transport {
         break;
       case 'delta':
         p.onDelta?.(msg.events);
+        break;
+      case 'bench_progress':
+        p.onBench?.({ records: msg.records, done: msg.done, total: msg.total });
         break;
       case 'result':
         this.pending.delete(msg.id);
@@ -347,6 +389,37 @@ function samplingOf(req: RequestCommon): SamplingParams {
   return out as SamplingParams;
 }
 
+const MAX_BENCH_TOKENS = 1 << 20;  // the native CLI's bounds (native/cmd_bench.cpp)
+const MAX_BENCH_REPS = 1000;
+
+/** Checks engine.bench() options here, so a mistake names the option; the wasm side checks again. */
+function benchParams(options: BenchOptions): BenchParams {
+  const sizes = (name: 'nPrompt' | 'nGen', fallback: number[]): number[] => {
+    const v = options[name] ?? fallback;
+    if (!Array.isArray(v)) throw new EngineError('invalid_argument', `bench: ${name} must be an array of token counts, got ${String(v)}`);
+    v.forEach((n, i) => {
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_BENCH_TOKENS) {
+        throw new EngineError('invalid_argument', `bench: ${name}[${i}] = ${String(n)} is not a token count in [0, ${MAX_BENCH_TOKENS}]`);
+      }
+    });
+    return Array.from(v);
+  };
+  const n_prompt = sizes('nPrompt', [512]);
+  const n_gen = sizes('nGen', [128]);
+  if (![...n_prompt, ...n_gen].some((n) => n > 0)) {
+    throw new EngineError('invalid_argument', 'bench: nothing to run (nPrompt and nGen hold no size above 0)');
+  }
+  const reps = options.reps ?? 5;
+  if (typeof reps !== 'number' || !Number.isInteger(reps) || reps < 1 || reps > MAX_BENCH_REPS) {
+    throw new EngineError('invalid_argument', `bench: reps = ${String(reps)} is not a repetition count in [1, ${MAX_BENCH_REPS}]`);
+  }
+  const threads = options.threads ?? null;
+  if (threads !== null && (typeof threads !== 'number' || !Number.isSafeInteger(threads) || threads < 1)) {
+    throw new EngineError('invalid_argument', `bench: threads must be a positive integer, got ${String(threads)}`);
+  }
+  return { n_prompt, n_gen, repetitions: reps, warmup: options.warmup ?? true, threads };
+}
+
 let completionCounter = 0;
 
 // ---- the engine -----------------------------------------------------------------------------
@@ -373,7 +446,8 @@ export class Engine {
     clear(): Promise<void>;
   };
 
-  private readonly generations = new Set<number>();
+  /** Requests abort() stops: generations and benchmarks. */
+  private readonly stoppable = new Set<number>();
   private modelInfo: ModelInfo | null = null;
 
   /** Use createEngine(). */
@@ -475,9 +549,37 @@ export class Engine {
     return this.transport.send({ type: 'logits' }).promise;
   }
 
-  /** Stops every running generation (they end with finish_reason "abort"). */
+  /**
+   * Stops every running generation (they end with finish_reason "abort") and benchmark (it rejects
+   * with "aborted" once its current test has finished).
+   */
   abort(): void {
-    for (const id of this.generations) this.transport.abort(id);
+    for (const id of this.stoppable) this.transport.abort(id);
+  }
+
+  /**
+   * Throughput benchmark in llama-bench's spirit, run by the same C++ as `oxidize bench`
+   * (core/tools/bench.cpp) inside the worker, on the loaded model with `engine.runtime.threads`
+   * threads: pp tests evaluate n fixed token ids in one batch, tg tests n single tokens, each from an
+   * empty context, so tokenization and sampling are not timed. Resolves with the rows `oxidize bench
+   * -o json` prints and the markdown table it prints. The context is left empty, as after load().
+   * Rejects with EngineError: "invalid_argument" (bad options, another thread count, no model
+   * loaded), "aborted" (signal, abort(), load() or unload() while it runs).
+   */
+  async bench(options: BenchOptions = {}): Promise<BenchReport> {
+    const params = benchParams(options);
+    const handlers = options.onProgress ? { onBench: options.onProgress } : {};
+    const { id, promise } = this.transport.send({ type: 'bench', params }, handlers);
+    this.stoppable.add(id);
+    const onAbort = () => this.transport.abort(id);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await promise;
+    } finally {
+      this.stoppable.delete(id);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Stops the worker; the engine is unusable afterwards. */
@@ -552,12 +654,12 @@ export class Engine {
   private start(prompt: PromptSpec, req: RequestCommon, onDelta?: (events: TokenEvent[]) => void) {
     const params = samplingOf(req);
     const { id, promise } = this.transport.send({ type: 'generate', prompt, params }, onDelta ? { onDelta } : {});
-    this.generations.add(id);
+    this.stoppable.add(id);
     const onAbort = () => this.transport.abort(id);
     if (req.signal?.aborted) onAbort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     const done = promise.finally(() => {
-      this.generations.delete(id);
+      this.stoppable.delete(id);
       req.signal?.removeEventListener('abort', onAbort);
     });
     return { id, done };

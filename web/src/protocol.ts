@@ -125,6 +125,52 @@ export interface GenerationResult {
   threads: number;
 }
 
+/** What a benchmark runs (the engine's thread count; see Engine.bench in index.ts). */
+export interface BenchParams {
+  /** Prompt-processing tests: one eval of n fixed token ids each; 0 entries are skipped. */
+  n_prompt: number[];
+  /** Generation tests: n single-token evals each; 0 entries are skipped. */
+  n_gen: number[];
+  /** Timed repetitions of each test. */
+  repetitions: number;
+  /** One untimed run of each test first (V8 tiers up the wasm during the first run). */
+  warmup: boolean;
+  /** Must equal the runtime's thread count when set (the only count the worker can run). */
+  threads: number | null;
+}
+
+/**
+ * One row of `oxidize bench -o json`, field for field: the same C++ (core/tools/bench.cpp) makes it
+ * natively, under node and here.
+ */
+export interface BenchRecord {
+  /** Model file name. */
+  model: string;
+  model_bytes: number;
+  n_params: number;
+  /** The model's type as llama-bench reports it (general.file_type, e.g. "Q4_0"; "F32" for stories260K). */
+  type: string;
+  /** Kernel table ("simd128" in wasm). */
+  isa: string;
+  n_threads: number;
+  /** "pp512" or "tg128". */
+  test: string;
+  n_prompt: number;
+  n_gen: number;
+  /** Tokens per second: mean and sample standard deviation over the repetitions. */
+  avg_ts: number;
+  stddev_ts: number;
+  /** Tokens per second of each timed repetition. */
+  samples_ts: number[];
+}
+
+export interface BenchReport {
+  /** In test order: every pp test, then every tg test. */
+  records: BenchRecord[];
+  /** The table `oxidize bench` prints (markdown, llama-bench's columns). */
+  markdown: string;
+}
+
 export type CacheOp = { op: 'list' } | { op: 'delete'; url: string } | { op: 'clear' };
 
 /** Main thread -> worker. */
@@ -139,7 +185,8 @@ export type Request =
   | { id: number; type: 'evaluate'; tokens: number[]; n_keep: number }
   | { id: number; type: 'logits' }
   | { id: number; type: 'cache'; action: CacheOp }
-  /** Stops request `target` (a load or a generation); answered at once with result null. */
+  | { id: number; type: 'bench'; params: BenchParams }
+  /** Stops request `target` (a load, a generation or a benchmark); answered at once with result null. */
   | { id: number; type: 'abort'; target: number };
 
 export type RequestType = Request['type'];
@@ -156,6 +203,7 @@ export interface ResultMap {
   evaluate: { n_past: number };
   logits: Float32Array | null;
   cache: string[];
+  bench: BenchReport;
   abort: null;
 }
 
@@ -165,6 +213,8 @@ export type Response =
   | { id: number; type: 'error'; error: WireError }
   | { id: number; type: 'progress'; loaded: number; total: number; source: ModelInfo['source'] }
   | { id: number; type: 'delta'; events: TokenEvent[] }
+  /** A benchmark finished one test (`records`: its rows); `done` of `total` tests have run. */
+  | { id: number; type: 'bench_progress'; records: BenchRecord[]; done: number; total: number }
   | { id: -1; type: 'log'; level: 'info' | 'warn'; message: string };
 
 /** A request without its id, as the client builds it. */

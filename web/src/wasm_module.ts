@@ -59,6 +59,12 @@ export interface WasmEngine {
   abort(): WasmResult<WasmStep>;
   evaluate(tokens: Int32Array, nKeep: number): WasmResult<{ n_past: number }>;
   logits(): Float32Array | null;
+  /** The session is dropped until benchEnd(), which must follow a successful benchBegin(). */
+  benchBegin(options: { n_prompt: number[]; n_gen: number[]; repetitions: number; warmup: boolean }): WasmResult<{ n_tests: number }>;
+  /** `records`: `oxidize bench -o json` (a JSON array) of the test just run. */
+  benchStep(): WasmResult<{ done: boolean; n_done: number; records: string }>;
+  /** Re-creates the session; markdown and JSON of every test that ran. */
+  benchEnd(): WasmResult<{ markdown: string; records: string; n_threads: number }>;
   delete(): void;
 }
 

@@ -4,6 +4,9 @@
 // abort message gets through without SharedArrayBuffer (the single-thread build has none).
 import { EngineError, toWireError } from './errors.js';
 import type {
+  BenchParams,
+  BenchRecord,
+  BenchReport,
   ChatMessage,
   InitOptions,
   LoadParams,
@@ -479,6 +482,61 @@ async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingPa
   }
 }
 
+// ---- benchmark ------------------------------------------------------------------------------
+
+/**
+ * `oxidize bench` (core/tools/bench.cpp run_bench, the native CLI's code) on the loaded model with the
+ * runtime's threads. One test per call into wasm, returning to the event loop between tests, so an
+ * abort stops the run after the current test. The session is re-created (empty) at the end,
+ * whatever happened.
+ */
+async function handleBench(id: number, params: BenchParams, signal: AbortSignal): Promise<BenchReport> {
+  const eng = requireModel();
+  const threads = runtime?.threads ?? 1;
+  if (params.threads !== null && params.threads !== threads) {
+    throw new EngineError(
+      'invalid_argument',
+      `bench: threads = ${params.threads}, but this engine runs ${threads} thread${threads === 1 ? '' : 's'} ` +
+        `(engine.runtime.threads); create another engine with createEngine({ threads: ${params.threads} }) to bench that count`,
+    );
+  }
+  const { n_tests: total } = call((e) =>
+    e.benchBegin({ n_prompt: params.n_prompt, n_gen: params.n_gen, repetitions: params.repetitions, warmup: params.warmup }),
+  );
+  let done = 0;
+  let failure: unknown = null;
+  try {
+    for (;;) {
+      if (signal.aborted) throw new EngineError('aborted', `the benchmark was aborted after ${done} of ${total} tests`);
+      const step = call((e) => e.benchStep());
+      done += 1;
+      post({ id, type: 'bench_progress', records: JSON.parse(step.records) as BenchRecord[], done, total });
+      if (step.done) break;
+      await yieldToEventLoop();
+    }
+  } catch (e) {
+    failure = e;
+  }
+  // After a crash (call() dropped the module) there is no session to restore.
+  if (engine !== eng) throw failure ?? new EngineError('internal', 'the engine restarted during the benchmark');
+  let end: { markdown: string; records: string; n_threads: number };
+  try {
+    end = call((e) => e.benchEnd());
+  } catch (e) {
+    currentModel = null;  // the session could not be re-created: the engine unloaded the model
+    const w = toWireError(e);
+    throw failure ?? new EngineError(w.code, `${w.message} (re-creating the session after the benchmark; the model was unloaded)`);
+  }
+  if (failure !== null) throw failure;
+  try {
+    checkThreadsRunning(eng, end.n_threads);
+  } catch (e) {
+    currentModel = null;  // checkThreadsRunning unloaded it
+    throw e;
+  }
+  return { records: JSON.parse(end.records) as BenchRecord[], markdown: end.markdown };
+}
+
 // ---- dispatch -------------------------------------------------------------------------------
 
 const running = new Map<number, AbortController>();
@@ -518,6 +576,8 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
       const logits = engine!.logits();
       return [logits, logits ? [logits.buffer] : []];
     }
+    case 'bench':
+      return [await handleBench(req.id, req.params, signal), []];
     case 'cache': {
       const a = req.action;
       if (a.op === 'delete') await modelCache.deleteModel(a.url);

@@ -32,6 +32,33 @@ let servers;
 let expectedText;
 const consoleLines = [];
 
+// `oxidize bench -o json` natively: the rows whose model fields the browser's must repeat.
+function nativeBench(args) {
+  const out = execFileSync(cli, ['bench', '-m', modelFile, ...args, '-o', 'json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return JSON.parse(out.slice(out.search(/^\[/m)));
+}
+
+// What every engine.bench() row must hold: `oxidize bench -o json`'s fields, sane numbers, the
+// runtime's threads.
+function checkBenchRecords(records, { native, threads, reps, tests }) {
+  assert.deepEqual(records.map((r) => r.test), tests);
+  const fields = Object.keys(native[0]).sort();
+  for (const r of records) {
+    assert.deepEqual(Object.keys(r).sort(), fields, 'the same fields as oxidize bench -o json');
+    for (const k of ['model', 'model_bytes', 'n_params', 'type']) assert.equal(r[k], native[0][k], k);
+    assert.equal(r.isa, 'simd128');
+    assert.equal(r.n_threads, threads, 'n_threads is the runtime\'s thread count');
+    const m = r.test.match(/^(pp|tg)(\d+)$/);
+    assert.equal(r.n_prompt, m[1] === 'pp' ? Number(m[2]) : 0);
+    assert.equal(r.n_gen, m[1] === 'tg' ? Number(m[2]) : 0);
+    assert.equal(r.samples_ts.length, reps);
+    assert.ok(r.samples_ts.every((x) => Number.isFinite(x) && x > 0), `samples ${r.samples_ts}`);
+    const mean = r.samples_ts.reduce((a, b) => a + b, 0) / reps;
+    assert.ok(Math.abs(r.avg_ts - mean) <= 1e-9 * mean, `avg_ts ${r.avg_ts} vs mean ${mean}`);
+    assert.ok(r.stddev_ts >= 0 && Number.isFinite(r.stddev_ts));
+  }
+}
+
 function nativeGreedy() {
   // The CLI prints the generated text on stdout, then one newline.
   const out = execFileSync(cli, ['run', '-m', modelFile, '-p', PROMPT, '-n', String(N_PREDICT), '--temp', '0'], {
@@ -309,6 +336,65 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r.afterPlanted, 'network');
       assert.equal(r.text, expectedText);
     });
+
+    test('bench runs oxidize bench on the runtime\'s threads; generation goes on after it', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.load('/models/stories260K.gguf');
+        const progress = [];
+        const report = await engine.bench({ nPrompt: [16], nGen: [8], reps: 2, onProgress: (p) => progress.push(p) });
+        const c = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+        return { report, progress, threads: engine.runtime.threads, text: c.choices[0].text };
+      }, { prompt: PROMPT, n: N_PREDICT });
+      if (mode === 'isolated') assert.ok(r.threads > 1, `threads = ${r.threads}`);
+      else assert.equal(r.threads, 1);
+      checkBenchRecords(r.report.records, { native: nativeBench(['-p', '16', '-n', '8', '-r', '1']), threads: r.threads, reps: 2, tests: ['pp16', 'tg8'] });
+      assert.deepEqual(r.progress.map((p) => [p.done, p.total, p.records.map((x) => x.test)]), [[1, 2, ['pp16']], [2, 2, ['tg8']]]);
+      assert.deepEqual(r.progress.flatMap((p) => p.records), r.report.records);
+      const lines = r.report.markdown.trim().split('\n');
+      assert.equal(lines[0], '| model | size | params | type | isa | threads | test | t/s |');
+      assert.equal(lines.length, 4);
+      assert.match(lines[2], new RegExp(`^\\| stories260K\\.gguf \\| 1\\.13 MiB \\| 0\\.29 M \\| F32 \\| simd128 \\| ${r.threads} \\| pp16 \\| [\\d.]+ ± [\\d.]+ \\|$`));
+      assert.match(lines[3], /\| tg8 \|/);
+      assert.equal(r.text, expectedText, 'the session is back after the benchmark');
+    });
+
+    test('bench rejects bad options, another thread count and a missing model; abort stops it', T, async () => {
+      const threads = await inEngine(page, (engine) => engine.runtime.threads);
+      const cases = [
+        [{ nPrompt: [16], nGen: [8], reps: 0 }, /reps = 0 is not a repetition count/],
+        [{ nPrompt: [-16], nGen: [8], reps: 2 }, /nPrompt\[0\] = -16 is not a token count/],
+        [{ nPrompt: [16], nGen: [4, -8], reps: 2 }, /nGen\[1\] = -8 is not a token count/],
+        [{ nPrompt: [1.5], reps: 2 }, /nPrompt\[0\] = 1\.5/],
+        [{ nPrompt: 16, reps: 2 }, /nPrompt must be an array/],
+        [{ nPrompt: [0], nGen: [], reps: 2 }, /nothing to run/],
+        [{ nPrompt: [16], nGen: [8], reps: 2, threads: threads + 1 }, new RegExp(`threads = ${threads + 1}, but this engine runs ${threads} thread`)],
+      ];
+      await inEngine(page, (engine) => engine.load('/models/stories260K.gguf'));
+      for (const [options, message] of cases) {
+        const e = await rejection(page, (engine, o) => engine.bench(o), options);
+        assert.ok(e?.isEngineError, `${JSON.stringify(options)}: ${JSON.stringify(e)}`);
+        assert.equal(e.code, 'invalid_argument', JSON.stringify(e));
+        assert.match(e.message, message);
+      }
+      // Aborted from the first test's progress: the worker sees it after that test or, when the
+      // message crosses the start of the next one, after that; it rejects, and the engine still generates.
+      const aborted = await rejection(page, (engine) => {
+        const controller = new AbortController();
+        return engine.bench({ nPrompt: [16, 32], nGen: [8], reps: 1, signal: controller.signal, onProgress: () => controller.abort() });
+      });
+      assert.equal(aborted?.code, 'aborted', JSON.stringify(aborted));
+      assert.match(aborted.message, /after [12] of 3 tests/);
+      const text = await inEngine(page, async (engine, a) =>
+        (await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 })).choices[0].text, { prompt: PROMPT, n: N_PREDICT });
+      assert.equal(text, expectedText);
+      const none = await rejection(page, async (engine) => {
+        await engine.unload();
+        await engine.bench({ nPrompt: [16], nGen: [8], reps: 2 });
+      });
+      assert.ok(none?.isEngineError, JSON.stringify(none));
+      assert.equal(none.code, 'invalid_argument');
+      assert.match(none.message, /no model is loaded/);
+    });
   });
 }
 
@@ -424,6 +510,26 @@ describe('thread counts (cross-origin isolated, multi-thread build)', () => {
       }
     }
   });
+});
+
+test('bench page: table and JSON of oxidize bench, threads and isolation shown', T, async () => {
+  const page = await openPage(servers.isolated.url, '/demo/bench.html?p=16&n=8&r=2&run=1');
+  await page.waitForFunction(() => window.oxidizeBench?.report != null || window.oxidizeBench?.error != null, null, { timeout: 60_000 });
+  const r = await page.evaluate(() => ({ report: window.oxidizeBench.report, error: window.oxidizeBench.error, threads: window.oxidizeBench.engine.runtime.threads }));
+  assert.equal(r.error, null, JSON.stringify(r.error));
+  const runtime = await page.textContent('#runtime');
+  assert.match(runtime, new RegExp(`multi-thread build \\(simd128\\), ${r.threads} threads, cross-origin isolated: yes`));
+  const markdown = await page.textContent('#markdown');
+  assert.equal(markdown, r.report.markdown);
+  assert.match(markdown, /\| pp16 \|/);
+  assert.deepEqual(JSON.parse(await page.textContent('#json')), r.report.records);
+  checkBenchRecords(r.report.records, { native: nativeBench(['-p', '16', '-n', '8', '-r', '1']), threads: r.threads, reps: 2, tests: ['pp16', 'tg8'] });
+  await page.screenshot({ path: path.join(artifacts, 'bench.png'), fullPage: true });
+  await page.close();
+  const plain = await openPage(servers.plain.url, '/demo/bench.html?model=none');
+  await plain.waitForFunction(() => document.getElementById('runtime').textContent.includes('build'), null, { timeout: 60_000 });
+  assert.match(await plain.textContent('#runtime'), /single-thread build \(simd128\), 1 thread, cross-origin isolated: no/);
+  await plain.close();
 });
 
 test('demo: chat with streaming output, then a screenshot', T, async () => {
