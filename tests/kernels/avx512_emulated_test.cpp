@@ -4,8 +4,8 @@
 // is also tested natively (kernels_test.cpp). Without SIMDe headers this file adds no tests.
 #if defined(__x86_64__) && __has_include(<simde/x86/avx512.h>)
 
-// GCC notes that __m512 values passed without -mavx512f use another ABI: true and harmless here,
-// every such function is internal to this file.
+// GCC notes that __m256 / __m512 values passed without -mavx / -mavx512f use another ABI: true and
+// harmless here, every such function is internal to this file.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
@@ -86,6 +86,8 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 #define avx512 avx512_emulated
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
+#include "kernels/x86/avx512/gemm_block32.cpp"
+#include "kernels/x86/avx512/gemm_kquant.cpp"
 #include "kernels/x86/avx512/patch.cpp"
 #include "kernels/x86/avx512/q2_q3_k.cpp"
 #include "kernels/x86/avx512/q4_q5_k.cpp"

@@ -26,6 +26,32 @@ void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 
+// Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
+void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+
 // Overwrites the slots above in `t`, which starts as the AVX2 table (the activation quantizers
 // stay AVX2: they touch each activation once per matmul, a small share of the work).
 void patch(KernelTable& t);

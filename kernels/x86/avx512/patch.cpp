@@ -5,6 +5,7 @@ namespace ox::kernels::avx512 {
 
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
+  auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx512";
   dot(DType::F32, vec_dot_f32);
   dot(DType::F16, vec_dot_f16);
@@ -21,6 +22,18 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  gemm(DType::Q4_0, gemm_q4_0);
+  gemm(DType::Q4_1, gemm_q4_1);
+  gemm(DType::Q5_0, gemm_q5_0);
+  gemm(DType::Q5_1, gemm_q5_1);
+  gemm(DType::Q8_0, gemm_q8_0);
+  gemm(DType::IQ4_NL, gemm_iq4_nl);
+  gemm(DType::Q2_K, gemm_q2_k);
+  gemm(DType::Q3_K, gemm_q3_k);
+  gemm(DType::Q4_K, gemm_q4_k);
+  gemm(DType::Q5_K, gemm_q5_k);
+  gemm(DType::Q6_K, gemm_q6_k);
+  gemm(DType::IQ4_XS, gemm_iq4_xs);
 }
 
 }  // namespace ox::kernels::avx512

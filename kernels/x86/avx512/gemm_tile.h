@@ -1,0 +1,116 @@
+// The AVX-512 tile (gemm) driver: as the AVX2 one (kernels/x86/avx2/gemm_tile.h) with 16-row
+// panels, one i32 / f32 lane per row of a zmm register, so one vpdpbusd does 4 exact u8 x s8
+// multiply-adds into i32 for each of 16 rows; the panels are two AVX2 8-row loads side by side.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/x86/avx2/gemm_pack.h"
+#include "kernels/x86/avx2/gemm_tile.h"
+#include "kernels/x86/avx512/util.h"
+
+namespace ox::kernels::avx512::tile {
+
+constexpr int kPanelRows = 16;
+
+// Rows 0-7 in the low half, 8-15 in the high half.
+static inline __m512i join(__m256i lo, __m256i hi) { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+static inline __m512 join(__m256 lo, __m256 hi) {
+  return _mm512_castsi512_ps(join(_mm256_castps_si256(lo), _mm256_castps_si256(hi)));
+}
+
+static inline __m512i bcast4(const void* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+// Eight-row loads of both halves joined: `load(half_rows, out8)` fills n vectors per half.
+template <int N, typename Load>
+static inline void load16(Load load, __m512i out[N]) {
+  __m256i lo[N], hi[N];
+  load(0, lo);
+  load(8, hi);
+  for (int k = 0; k < N; ++k) out[k] = join(lo[k], hi[k]);
+}
+
+// fp16 at `offset` into each of the 16 rows' blocks, as floats.
+static inline __m512 gather_halves16(const uint8_t* const blk[16], uint64_t offset) {
+  return join(avx2::tile::gather_halves(blk, offset), avx2::tile::gather_halves(blk + 8, offset));
+}
+
+// Writes (first chunk) or adds (later chunks) one token's 16 row results, `rows` of them real.
+static inline void store_rows(float* y, __m512 v, int rows, bool first) {
+  if (rows == kPanelRows) {
+    _mm512_storeu_ps(y, first ? v : _mm512_add_ps(_mm512_loadu_ps(y), v));
+    return;
+  }
+  alignas(64) float lanes[kPanelRows];
+  _mm512_store_ps(lanes, v);
+  for (int r = 0; r < rows; ++r) y[r] = first ? lanes[r] : y[r] + lanes[r];
+}
+
+// The driver. A format F supplies kBlockElems, kWBlockBytes, kABlockBytes, kChunk, kTokens (<= 8),
+// Panel (one packed block of 16 rows), Tok (per-token data of a chunk), and
+//   pack(Panel*, const uint8_t* const rows[16], kc)    rows[r] = row r's first block of the chunk
+//   prep(Tok*, const uint8_t* act, kc)                  act = the token's first block of the chunk
+//   run<T>(const Panel*, const uint8_t* const act[T], const Tok* const tok[T], kc, __m512 acc[T])
+template <class F, int T>
+static inline void run_tile(const typename F::Panel* panel, const typename F::Tok* toks, int64_t kc,
+                            const uint8_t* const act[], float* y, int64_t y_stride, int rows, bool first) {
+  const typename F::Tok* tok[T];
+  for (int t = 0; t < T; ++t) tok[t] = &toks[t];
+  __m512 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  F::template run<T>(panel, act, tok, kc, acc);
+  for (int t = 0; t < T; ++t) store_rows(y + t * y_stride, acc[t], rows, first);
+}
+
+template <class F>
+void gemm_panels(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                 uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  static_assert(F::kTokens >= 1 && F::kTokens <= 8, "register tile");
+  constexpr int K = F::kTokens;
+  const int64_t nb = n / F::kBlockElems;
+  alignas(64) typename F::Panel panel[F::kChunk];
+  alignas(64) typename F::Tok tok[K];
+  for (int64_t r0 = 0; r0 < n_rows; r0 += kPanelRows) {
+    const int rows_real = static_cast<int>(std::min<int64_t>(kPanelRows, n_rows - r0));
+    for (int64_t b0 = 0; b0 < nb; b0 += F::kChunk) {
+      const int64_t kc = std::min<int64_t>(F::kChunk, nb - b0);
+      const uint8_t* rows[kPanelRows];
+      for (int r = 0; r < kPanelRows; ++r) {
+        // Rows past the matrix repeat its first row: valid memory, results never stored.
+        const int64_t row = r < rows_real ? r0 + r : r0;
+        rows[r] = w + static_cast<uint64_t>(row) * w_stride + static_cast<uint64_t>(b0) * F::kWBlockBytes;
+      }
+      F::pack(panel, rows, kc);
+      for (int64_t t0 = 0; t0 < n_tokens; t0 += K) {
+        const int tt = static_cast<int>(std::min<int64_t>(K, n_tokens - t0));
+        const uint8_t* act[8];
+        for (int t = 0; t < tt; ++t) {
+          act[t] = a + static_cast<uint64_t>(t0 + t) * a_stride + static_cast<uint64_t>(b0) * F::kABlockBytes;
+          F::prep(&tok[t], act[t], kc);
+        }
+        float* yt = y + t0 * y_stride + r0;
+        const bool first = b0 == 0;
+        switch (tt) {
+          case 1: run_tile<F, 1>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 2: run_tile<F, (K >= 2 ? 2 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 3: run_tile<F, (K >= 3 ? 3 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 4: run_tile<F, (K >= 4 ? 4 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 5: run_tile<F, (K >= 5 ? 5 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 6: run_tile<F, (K >= 6 ? 6 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          case 7: run_tile<F, (K >= 7 ? 7 : 1)>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+          default: run_tile<F, K>(panel, tok, kc, act, yt, y_stride, rows_real, first); break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ox::kernels::avx512::tile
