@@ -37,8 +37,10 @@ struct KScales {
   uint64_t mins;      // byte j = min j, kept in a register for the vector min dot
 };
 inline KScales unpack_k4_scales(const uint8_t* p) {
-  uint32_t a[3];
-  std::memcpy(a, p, 12);
+  uint32_t a[3];  // three scalar loads: a 12-byte memcpy into an array goes through the stack
+  std::memcpy(&a[0], p, 4);
+  std::memcpy(&a[1], p + 4, 4);
+  std::memcpy(&a[2], p + 8, 4);
   const uint32_t sc[2] = {a[0] & 0x3f3f3f3fu, (a[2] & 0x0f0f0f0fu) | (((a[0] >> 6) & 0x03030303u) << 4)};
   const uint32_t mn0 = a[1] & 0x3f3f3f3fu, mn1 = ((a[2] >> 4) & 0x0f0f0f0fu) | (((a[1] >> 6) & 0x03030303u) << 4);
   KScales k;
@@ -50,8 +52,10 @@ inline KScales unpack_k4_scales(const uint8_t* p) {
 // Q3_K's sixteen scales, bias removed (-32..31), lane j = scale j; built in registers (a u32
 // array reloaded as a vector would stall store forwarding).
 inline int8x16_t q3_k_scales(const uint8_t* p) {
-  uint32_t a[3];
-  std::memcpy(a, p, 12);
+  uint32_t a[3];  // three scalar loads: a 12-byte memcpy into an array goes through the stack
+  std::memcpy(&a[0], p, 4);
+  std::memcpy(&a[1], p + 4, 4);
+  std::memcpy(&a[2], p + 8, 4);
   const uint64_t lo = ((a[0] & 0x0f0f0f0fu) | ((a[2] & 0x03030303u) << 4)) |
                       (static_cast<uint64_t>((a[1] & 0x0f0f0f0fu) | (((a[2] >> 2) & 0x03030303u) << 4)) << 32);
   const uint64_t hi = (((a[0] >> 4) & 0x0f0f0f0fu) | (((a[2] >> 4) & 0x03030303u) << 4)) |

@@ -5,6 +5,7 @@ namespace ox::kernels::neon_dotprod {
 
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
+  auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   t.isa = "neon-dotprod";
   dot(DType::Q4_0, vec_dot_q4_0_q8_0);
   dot(DType::Q4_1, vec_dot_q4_1_q8_1);
@@ -18,6 +19,18 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  gemm(DType::Q4_0, gemm_q4_0_q8_0);
+  gemm(DType::Q4_1, gemm_q4_1_q8_1);
+  gemm(DType::Q5_0, gemm_q5_0_q8_0);
+  gemm(DType::Q5_1, gemm_q5_1_q8_1);
+  gemm(DType::Q8_0, gemm_q8_0_q8_0);
+  gemm(DType::IQ4_NL, gemm_iq4_nl_q8_0);
+  gemm(DType::Q2_K, gemm_q2_k_q8_k);
+  gemm(DType::Q3_K, gemm_q3_k_q8_k);
+  gemm(DType::Q4_K, gemm_q4_k_q8_k);
+  gemm(DType::Q5_K, gemm_q5_k_q8_k);
+  gemm(DType::Q6_K, gemm_q6_k_q8_k);
+  gemm(DType::IQ4_XS, gemm_iq4_xs_q8_k);
 }
 
 }  // namespace ox::kernels::neon_dotprod
