@@ -5,6 +5,7 @@ namespace ox::kernels::simd128 {
 
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
+  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   t.isa = "simd128";
   dot(DType::F32, vec_dot_f32);
@@ -22,6 +23,19 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  tile(DType::F16, gemm_f16);
+  tile(DType::Q4_0, gemm_q4_0);
+  tile(DType::Q4_1, gemm_q4_1);
+  tile(DType::Q5_0, gemm_q5_0);
+  tile(DType::Q5_1, gemm_q5_1);
+  tile(DType::Q8_0, gemm_q8_0);
+  tile(DType::IQ4_NL, gemm_iq4_nl);
+  tile(DType::Q2_K, gemm_q2_k);
+  tile(DType::Q3_K, gemm_q3_k);
+  tile(DType::Q4_K, gemm_q4_k);
+  tile(DType::Q5_K, gemm_q5_k);
+  tile(DType::Q6_K, gemm_q6_k);
+  tile(DType::IQ4_XS, gemm_iq4_xs);
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);

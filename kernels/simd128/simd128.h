@@ -30,6 +30,34 @@ void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);
 void quantize_row_q8_k(const float* x, void* y, int64_t n);
 
+// Tile kernels (kernels.h GemmFn): gemm_float.cpp, gemm_block32.cpp, gemm_kquant.cpp.
+void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+               int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+
 // Overwrites every slot above in `t` (which starts as a copy of the scalar table).
 void patch(KernelTable& t);
 

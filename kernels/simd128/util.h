@@ -116,17 +116,21 @@ static inline v128_t q3_k_scales(const uint8_t* p) {
 }
 
 // The 16-element sub-block layout of Q2_K, Q3_K and Q6_K: elements 128h + 32j + 16t + (0..15)
-// form sub-block 8h + 2j + t. Sums scale * (u . a) over all 16, where `plane(h, t, j)` gives
-// that sub-block's weights u in lane form (even / odd bytes as i16).
-template <typename Plane>
-static inline v128_t scaled_planes(const int8_t* a, const int8_t scales[16], Plane plane) {
+// form sub-block k = 8h + 2j + t. Sums scale_k * (u . a) over all 16, where `plane(h, t, j)`
+// gives sub-block k's weights u in lane form (even / odd bytes as i16) and `act(k)` its
+// activations as even / odd i16. The loop over (h, t) stays rolled (the four planes j of one
+// (h, t) share their loads): fully unrolled, LLVM hoists every load to the top and V8 spills
+// them; rolled over all 16, the shifts by j stop being constants.
+template <typename Act, typename Plane>
+static inline v128_t scaled_planes(Act act, const int8_t scales[16], Plane plane) {
   v128_t sumi = wasm_i32x4_splat(0);
-  for (int h = 0; h < 2; ++h) {
-    for (int t = 0; t < 2; ++t) {
-      for (int j = 0; j < 4; ++j) {
-        const v128_t d = dot16(plane(h, t, j), split_s8(load(a + 128 * h + 32 * j + 16 * t)));
-        sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(d, wasm_i32x4_splat(scales[8 * h + 2 * j + t])));
-      }
+#pragma clang loop unroll(disable)
+  for (int ht = 0; ht < 4; ++ht) {
+    const int h = ht >> 1, t = ht & 1;
+    for (int j = 0; j < 4; ++j) {
+      const int k = 8 * h + 2 * j + t;
+      const v128_t d = dot16(plane(h, t, j), act(k));
+      sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(d, wasm_i32x4_splat(scales[k])));
     }
   }
   return sumi;

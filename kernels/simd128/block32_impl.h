@@ -1,0 +1,155 @@
+// Row dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL),
+// written over an activation source so that vec_dot (which splits each activation block as it
+// goes) and the gemm per-row path (which reads blocks split once per call) share them.
+// Reference: quant_traits(W).vec_dot_ref; integer block sums exact (for any activation byte:
+// products are formed in i16 and summed by dot_i16x8 in i32), float order differs.
+#pragma once
+
+#include "core/quant/blocks.h"
+#include "kernels/simd128/util.h"
+
+namespace ox::kernels::simd128::block32 {
+
+// A block's 32 values as i16 lanes in two halves of 16 (even / odd elements of each).
+struct Halves {
+  EvenOdd lo;  // elements 0..15
+  EvenOdd hi;  // elements 16..31
+};
+
+// Activation block i split on the fly (vec_dot).
+template <typename ActBlock>
+struct SplitOnTheFly {
+  const ActBlock* y;
+  Halves operator()(int64_t i) const { return {split_s8(load(y[i].qs)), split_s8(load(y[i].qs + 16))}; }
+};
+
+// Activation block i read from gemm::split_acts (chunks 2i, 2i + 1).
+struct PreSplit {
+  const v128_t* p;
+  Halves operator()(int64_t i) const { return {{p[4 * i], p[4 * i + 1]}, {p[4 * i + 2], p[4 * i + 3]}}; }
+};
+
+// A block's 16 packed bytes read as 8 i16 lanes: lane k holds bytes 2k and 2k+1, so its four
+// nibbles are elements 2k, 2k+1 (low nibbles) and 16+2k, 17+2k (high nibbles).
+inline Halves nibbles(const uint8_t* qs) {
+  const v128_t q = load(qs);
+  const v128_t m = wasm_i16x8_splat(0x0F);
+  return {{wasm_v128_and(q, m), wasm_v128_and(wasm_u16x8_shr(q, 8), m)},
+          {wasm_v128_and(wasm_u16x8_shr(q, 4), m), wasm_u16x8_shr(q, 12)}};
+}
+
+inline EvenOdd sub16(EvenOdd v, v128_t c) { return {wasm_i16x8_sub(v.even, c), wasm_i16x8_sub(v.odd, c)}; }
+
+// -1 in lane k where bit 2k (even elements) / 2k+1 (odd elements) of `bits16` is clear.
+inline EvenOdd bit_clear(uint32_t bits16) {
+  const v128_t v = wasm_i16x8_splat(static_cast<int16_t>(bits16));
+  const v128_t even = wasm_i16x8_make(1, 4, 16, 64, 256, 1024, 4096, 16384);
+  const v128_t odd = wasm_i16x8_make(2, 8, 32, 128, 512, 2048, 8192, -32768);
+  const v128_t zero = wasm_i16x8_splat(0);
+  return {wasm_i16x8_eq(wasm_v128_and(v, even), zero), wasm_i16x8_eq(wasm_v128_and(v, odd), zero)};
+}
+
+// Q5 quants (0..31) from nibbles and the qh bit planes; with `offset16` the 16 is also taken
+// off (Q5_0: q - 16 = nibble - 16 * (1 - bit)).
+inline Halves q5_values(const uint8_t* qs, const uint8_t* qh_bytes, bool offset16) {
+  uint32_t qh;
+  std::memcpy(&qh, qh_bytes, 4);
+  Halves n = nibbles(qs);
+  const v128_t sixteen = wasm_i16x8_splat(16);
+  const EvenOdd clear_lo = bit_clear(qh & 0xFFFFu), clear_hi = bit_clear(qh >> 16);
+  auto apply = [&](v128_t v, v128_t clear) {
+    return offset16 ? wasm_i16x8_sub(v, wasm_v128_and(clear, sixteen))
+                    : wasm_v128_or(v, wasm_v128_andnot(sixteen, clear));
+  };
+  return {{apply(n.lo.even, clear_lo.even), apply(n.lo.odd, clear_lo.odd)},
+          {apply(n.hi.even, clear_hi.even), apply(n.hi.odd, clear_hi.odd)}};
+}
+
+// sum w * a over a block, both given as halves.
+inline v128_t block_dot(const Halves& w, const Halves& a) {
+  return wasm_i32x4_add(dot16(w.lo, a.lo), dot16(w.hi, a.hi));
+}
+
+// sum_i (dx_i * dy_i) * isum(i) over nb blocks, `isum(i)` giving block i's integer dot as
+// i32x4 partial sums. Four blocks per step: their totals transposed into one vector and their
+// eight fp16 scales converted in two vector conversions (scalar fp16 decoding would cost as
+// much as the dot itself here).
+template <typename Block, typename Act, typename ISum>
+inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  int64_t i = 0;
+  for (; i + 3 < nb; i += 4) {
+    const v128_t tot = hsum4x4_i32(isum(i), isum(i + 1), isum(i + 2), isum(i + 3));
+    const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x[i].d, x[i + 1].d, x[i + 2].d, x[i + 3].d));
+    const v128_t dy = fp16x4_to_f32(wasm_i32x4_make(y[i].d, y[i + 1].d, y[i + 2].d, y[i + 3].d));
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, dy)));
+  }
+  float sum = hsum_f32(acc);
+  for (; i < nb; ++i) sum += static_cast<float>(hsum_i32(isum(i))) * (fp16(x[i].d) * fp16(y[i].d));
+  return sum;
+}
+
+// sum_i m_i * s_i of Q4_1 / Q5_1 against Q8_1 (x = d*q + m; s = dy * sum(a) is stored).
+template <typename Block>
+inline float sum_min_terms(int64_t nb, const Block* x, const BlockQ8_1* y) {
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  int64_t i = 0;
+  for (; i + 3 < nb; i += 4) {
+    const v128_t m = fp16x4_to_f32(wasm_i32x4_make(x[i].m, x[i + 1].m, x[i + 2].m, x[i + 3].m));
+    const v128_t s = fp16x4_to_f32(wasm_i32x4_make(y[i].s, y[i + 1].s, y[i + 2].s, y[i + 3].s));
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(m, s));
+  }
+  float sum = hsum_f32(acc);
+  for (; i < nb; ++i) sum += fp16(x[i].m) * fp16(y[i].s);
+  return sum;
+}
+
+// Each format's weights of one block as halves (lane form: the layout nibbles() gives).
+inline Halves weights_q4_0(const BlockQ4_0& b) {
+  const v128_t eight = wasm_i16x8_splat(8);
+  const Halves w = nibbles(b.qs);
+  return {sub16(w.lo, eight), sub16(w.hi, eight)};
+}
+inline Halves weights_q4_1(const BlockQ4_1& b) { return nibbles(b.qs); }
+inline Halves weights_q5_0(const BlockQ5_0& b) { return q5_values(b.qs, b.qh, true); }
+inline Halves weights_q5_1(const BlockQ5_1& b) { return q5_values(b.qs, b.qh, false); }
+inline Halves weights_q8_0(const BlockQ8_0& b) { return {split_s8(load(b.qs)), split_s8(load(b.qs + 16))}; }
+inline Halves weights_iq4_nl(const BlockIQ4_NL& b) {
+  const v128_t table = load(kIQ4NLValues), m4 = wasm_i8x16_splat(0x0F), q = load(b.qs);
+  const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, m4));                     // elements 0..15
+  const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), m4));  // 16..31
+  return {split_s8(lo), split_s8(hi)};
+}
+
+// One row: sum_i dx_i * dy_i * (w_i . a_i) (+ sum_i m_i * s_i for the formats with a min).
+template <typename Block, typename ActBlock, typename Weights, typename Act>
+inline float dot_row(int64_t nb, const Block* x, const ActBlock* y, Weights weights, Act act) {
+  return sum_blocks(nb, x, y, [&](int64_t i) { return block_dot(weights(x[i]), act(i)); });
+}
+
+template <typename Act>
+inline float dot_q4_0(int64_t nb, const BlockQ4_0* x, const BlockQ8_0* y, Act act) {
+  return dot_row(nb, x, y, [](const auto& b) { return weights_q4_0(b); }, act);
+}
+template <typename Act>
+inline float dot_q4_1(int64_t nb, const BlockQ4_1* x, const BlockQ8_1* y, Act act) {
+  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [](const auto& b) { return weights_q4_1(b); }, act);
+}
+template <typename Act>
+inline float dot_q5_0(int64_t nb, const BlockQ5_0* x, const BlockQ8_0* y, Act act) {
+  return dot_row(nb, x, y, [](const auto& b) { return weights_q5_0(b); }, act);
+}
+template <typename Act>
+inline float dot_q5_1(int64_t nb, const BlockQ5_1* x, const BlockQ8_1* y, Act act) {
+  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [](const auto& b) { return weights_q5_1(b); }, act);
+}
+template <typename Act>
+inline float dot_q8_0(int64_t nb, const BlockQ8_0* x, const BlockQ8_0* y, Act act) {
+  return dot_row(nb, x, y, [](const auto& b) { return weights_q8_0(b); }, act);
+}
+template <typename Act>
+inline float dot_iq4_nl(int64_t nb, const BlockIQ4_NL* x, const BlockQ8_0* y, Act act) {
+  return dot_row(nb, x, y, [](const auto& b) { return weights_iq4_nl(b); }, act);
+}
+
+}  // namespace ox::kernels::simd128::block32

@@ -1,0 +1,96 @@
+// SIMD128 gemm tile of F16 weights against F16 activations. Both operands are converted to f32
+// in scratch once (activations once per call, weights once per row pair), so each conversion is
+// shared by every token or row of the tile instead of being redone per dot product (the
+// conversion costs more than the multiply-adds). Each cell sums exactly as vec_dot_f16 does
+// (even / odd elements of each 8 in two f32x4 accumulators, lanes summed, then the scalar tail),
+// so results are bit-identical to it: batched prefill and token-by-token decoding agree, and the
+// F16 models keep the numerics they were checked against llama.cpp with. F32 has no tile: its
+// vec_dot is already bound by the loads a tile would share, and F32 matrices are rare.
+#include <array>
+#include <utility>
+
+#include "kernels/simd128/gemm_tile.h"
+#include "kernels/simd128/simd128.h"
+
+namespace ox::kernels::simd128 {
+namespace {
+
+constexpr int kRows = 2;
+constexpr int kTokens = 2;
+
+// n fp16 values (any alignment) to f32 in vec_dot_f16's order: each 8 become its even elements
+// then its odd ones (4 + 4 floats); the n % 8 left over follow in element order.
+void convert_row(const uint8_t* src, int64_t n, float* dst) {
+  const v128_t low = wasm_i32x4_splat(0xFFFF);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v128_t h = load(src + 2 * i);
+    wasm_v128_store(dst + i, fp16x4_to_f32(wasm_v128_and(h, low)));
+    wasm_v128_store(dst + i + 4, fp16x4_to_f32(wasm_u32x4_shr(h, 16)));
+  }
+  for (; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + 2 * i, 2);
+    dst[i] = fp16(h);
+  }
+}
+
+// y[t * y_stride + r] for an R x T tile of converted rows (n floats each, w / a rows n apart).
+template <int R, int T>
+void f16_tile(int64_t n, const float* w, const float* a, float* y, int64_t y_stride) {
+  v128_t even[R][T], odd[R][T];
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) even[r][t] = odd[r][t] = wasm_f32x4_splat(0.0f);
+  }
+  int64_t i = 0;
+#pragma clang loop unroll(disable)  // see tile_step in gemm_tile.h
+  for (; i + 8 <= n; i += 8) {
+    v128_t we[R], wo[R];
+    for (int r = 0; r < R; ++r) {
+      we[r] = load(w + r * n + i);
+      wo[r] = load(w + r * n + i + 4);
+    }
+    for (int t = 0; t < T; ++t) {
+      const v128_t ae = load(a + t * n + i), ao = load(a + t * n + i + 4);
+      for (int r = 0; r < R; ++r) {
+        even[r][t] = wasm_f32x4_add(even[r][t], wasm_f32x4_mul(we[r], ae));
+        odd[r][t] = wasm_f32x4_add(odd[r][t], wasm_f32x4_mul(wo[r], ao));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int t = 0; t < T; ++t) {
+      float sum = hsum_f32(wasm_f32x4_add(even[r][t], odd[r][t]));
+      for (int64_t k = i; k < n; ++k) sum += w[r * n + k] * a[t * n + k];
+      y[t * y_stride + r] = sum;
+    }
+  }
+}
+
+using TileFn = void (*)(int64_t, const float*, const float*, float*, int64_t);
+
+TileFn tile_fn(int64_t nr, int64_t nt) {
+  static constexpr auto table = []<int... i>(std::integer_sequence<int, i...>) {
+    return std::array<TileFn, sizeof...(i)>{f16_tile<i / kTokens + 1, i % kTokens + 1>...};
+  }(std::make_integer_sequence<int, kRows * kTokens>{});
+  return table[static_cast<size_t>((nr - 1) * kTokens + (nt - 1))];
+}
+
+}  // namespace
+
+void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride) {
+  float* af = reinterpret_cast<float*>(gemm::scratch(gemm::Slot::kActs, (n * n_tokens + 3) / 4));
+  for (int64_t t = 0; t < n_tokens; ++t) convert_row(a + t * a_stride, n, af + t * n);
+  float* wf = reinterpret_cast<float*>(gemm::scratch(gemm::Slot::kWeights, (n * kRows + 3) / 4));
+  for (int64_t r0 = 0; r0 < n_rows; r0 += kRows) {
+    const int64_t nr = n_rows - r0 < kRows ? n_rows - r0 : kRows;
+    for (int64_t r = 0; r < nr; ++r) convert_row(w + (r0 + r) * w_stride, n, wf + r * n);
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokens) {
+      const int64_t nt = n_tokens - t0 < kTokens ? n_tokens - t0 : kTokens;
+      tile_fn(nr, nt)(n, wf, af + t0 * n, y + t0 * y_stride + r0, y_stride);
+    }
+  }
+}
+
+}  // namespace ox::kernels::simd128

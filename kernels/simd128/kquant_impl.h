@@ -1,0 +1,207 @@
+// Row dot products of the K-quants and IQ4_XS against Q8_K, written over an activation source
+// `act(i, c)` (16-element chunk c of super-block i as even / odd i16) so that vec_dot (which
+// splits as it reads) and the gemm per-row path (activations split once per call) share them.
+// Reference: quant_traits(W).vec_dot_ref; integer parts exact, float order differs.
+#pragma once
+
+#include "core/quant/blocks.h"
+#include "kernels/simd128/util.h"
+
+namespace ox::kernels::simd128::kquant {
+
+// Chunk c of super-block i split on the fly (vec_dot).
+struct SplitOnTheFly {
+  const BlockQ8_K* y;
+  EvenOdd operator()(int64_t i, int c) const { return split_s8(load(y[i].qs + 16 * c)); }
+};
+
+// Chunk c of super-block i read from gemm::split_acts_q8_k.
+struct PreSplit {
+  const v128_t* p;
+  EvenOdd operator()(int64_t i, int c) const { return {p[32 * i + 2 * c], p[32 * i + 2 * c + 1]}; }
+};
+
+// 16 packed bytes in i16-lane form: lane k's low nibbles are elements 2k / 2k+1 of the
+// low-nibble run, its high nibbles elements 2k / 2k+1 of the high-nibble run.
+struct Nibbles {
+  EvenOdd lo;
+  EvenOdd hi;
+};
+inline Nibbles nibbles(v128_t q) {
+  const v128_t m = wasm_i16x8_splat(0x0F);
+  return {{wasm_v128_and(q, m), wasm_v128_and(wasm_u16x8_shr(q, 8), m)},
+          {wasm_v128_and(wasm_u16x8_shr(q, 4), m), wasm_u16x8_shr(q, 12)}};
+}
+
+// sum_j m_j * (bsums[2j] + bsums[2j+1]) as i32x4 partial sums.
+inline v128_t min_dot(uint64_t mins, const int16_t* bsums) {
+  const v128_t m8 = wasm_i64x2_make(static_cast<int64_t>(mins), 0);
+  const v128_t dup = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(bsums), wasm_u16x8_extend_low_u8x16(dup)),
+                        wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_u16x8_extend_high_u8x16(dup)));
+}
+
+// sum_k v_k * bsums_k over the 16 sub-blocks, v given as 16 signed bytes.
+inline v128_t bsum_dot_s8(v128_t v, const int16_t* bsums) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(bsums), wasm_i16x8_extend_low_i8x16(v)),
+                        wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_i16x8_extend_high_i8x16(v)));
+}
+
+// One Q4_K / Q5_K super-block's scaled sum. `weights(c, t, q)` turns the 16 qs bytes of chunk
+// c, half t into lane-form weights (Q4_K: the nibbles; Q5_K: nibbles plus 5th bits); `act(c)`
+// gives activation chunk c (elements 16c..16c+15).
+template <typename Act, typename Weights>
+inline v128_t superblock_dot(const uint8_t* qs, Act act, const uint8_t scales[8], Weights weights) {
+  v128_t sumi = wasm_i32x4_splat(0);
+#pragma clang loop unroll(disable)  // unrolled, V8 spills the hoisted loads (see scaled_planes)
+  for (int c = 0; c < 4; ++c) {  // chunk c: sub-blocks 2c (low nibbles) and 2c+1 (high nibbles)
+    v128_t s_lo = wasm_i32x4_splat(0), s_hi = wasm_i32x4_splat(0);
+    for (int t = 0; t < 2; ++t) {
+      const Nibbles w = weights(c, t, load(qs + 32 * c + 16 * t));
+      s_lo = wasm_i32x4_add(s_lo, dot16(w.lo, act(4 * c + t)));
+      s_hi = wasm_i32x4_add(s_hi, dot16(w.hi, act(4 * c + 2 + t)));
+    }
+    sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(s_lo, wasm_i32x4_splat(scales[2 * c])));
+    sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(s_hi, wasm_i32x4_splat(scales[2 * c + 1])));
+  }
+  return sumi;
+}
+
+template <typename Act>
+inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act act) {
+  v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const KScales k = unpack_k4_scales(x[i].scales);
+    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, k.scales,
+                                       [](int, int, v128_t q) { return nibbles(q); });
+    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+    acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
+  }
+  return hsum_f32(wasm_f32x4_sub(acc, acc_min));
+}
+
+template <typename Act>
+inline float row_q5_k(int64_t nb, const BlockQ5_K* x, const BlockQ8_K* y, Act act) {
+  v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const KScales k = unpack_k4_scales(x[i].scales);
+    // qh byte l: bit 2c = 5th bit of element 64c + l, bit 2c+1 of element 64c + 32 + l. In
+    // lane form (even / odd bytes zero-extended to i16) each chunk reads bits 2c and 2c+1.
+    // (Building the quants on whole bytes and splitting afterwards measured slower under V8.)
+    EvenOdd qh[2];
+    for (int t = 0; t < 2; ++t) qh[t] = split_u8(load(x[i].qh + 16 * t));
+    const v128_t bit4 = wasm_i16x8_splat(0x10);
+    auto high = [&](int c, int t, v128_t q) {
+      Nibbles w = nibbles(q);
+      const v128_t e = wasm_u16x8_shr(qh[t].even, 2 * c), o = wasm_u16x8_shr(qh[t].odd, 2 * c);
+      w.lo.even = wasm_v128_or(w.lo.even, wasm_v128_and(wasm_i16x8_shl(e, 4), bit4));
+      w.lo.odd = wasm_v128_or(w.lo.odd, wasm_v128_and(wasm_i16x8_shl(o, 4), bit4));
+      w.hi.even = wasm_v128_or(w.hi.even, wasm_v128_and(wasm_i16x8_shl(e, 3), bit4));
+      w.hi.odd = wasm_v128_or(w.hi.odd, wasm_v128_and(wasm_i16x8_shl(o, 3), bit4));
+      return w;
+    };
+    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, k.scales, high);
+    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+    acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
+  }
+  return hsum_f32(wasm_f32x4_sub(acc, acc_min));
+}
+
+template <typename Act>
+inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act act) {
+  const v128_t m4 = wasm_i8x16_splat(0x0F), m30 = wasm_i8x16_splat(0x30);
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t sc8 = load(x[i].scales);
+    // q - 32 with q in 0..63: start from -32 * sum_k sc_k * bsums_k.
+    const v128_t bias = bsum_dot_s8(sc8, y[i].bsums);
+    // Half h, bytes l = 16t..16t+15: ql[64h + l] low / high nibble = elements +0 / +64,
+    // ql[64h + 32 + l] = +32 / +96; qh[32h + l] bits 0-1, 2-3, 4-5, 6-7 = their top bits:
+    // plane j takes nibble j / 2 of ql[64h + 32(j & 1) + l] and bits 2j, 2j+1 of qh (moved to
+    // bits 4-5 of each byte; 16-bit shifts, right first so no bit of the high byte is lost).
+    auto plane = [&](int h, int t, int j) {
+      const v128_t l = load(x[i].ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(x[i].qh + 32 * h + 16 * t);
+      const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), m4),
+                                    wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), m30));
+      return split_u8(q);
+    };
+    int8_t scales[16];
+    wasm_v128_store(scales, sc8);
+    const v128_t sumi = scaled_planes([&](int c) { return act(i, c); }, scales, plane);
+    acc = mul_add(acc, wasm_i32x4_sub(sumi, wasm_i32x4_shl(bias, 5)), y[i].d * fp16(x[i].d));
+  }
+  return hsum_f32(acc);
+}
+
+inline EvenOdd shr_and(EvenOdd v, int shift, int16_t mask) {
+  const v128_t m = wasm_i16x8_splat(mask);
+  return {wasm_v128_and(wasm_u16x8_shr(v.even, shift), m), wasm_v128_and(wasm_u16x8_shr(v.odd, shift), m)};
+}
+
+// Q2_K / Q3_K: byte l of 32-byte half h holds elements 128h + 32j + l at bits 2j..2j+1.
+template <typename Act>
+inline float row_q2_k(int64_t nb, const BlockQ2_K* x, const BlockQ8_K* y, Act act) {
+  v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    // scales[k]: low nibble = scale of sub-block k, high nibble = its min.
+    const v128_t packed = load(x[i].scales);
+    int8_t scales[16];
+    wasm_v128_store(scales, wasm_v128_and(packed, wasm_i8x16_splat(0x0F)));
+    const v128_t mins = wasm_v128_and(wasm_u16x8_shr(packed, 4), wasm_i8x16_splat(0x0F));
+    const v128_t sumi = scaled_planes([&](int c) { return act(i, c); }, scales, [&](int h, int t, int j) {
+      return shr_and(split_u8(load(x[i].qs + 32 * h + 16 * t)), 2 * j, 3);
+    });
+    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+    acc_min = mul_add(acc_min, bsum_dot_s8(mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
+  }
+  return hsum_f32(wasm_f32x4_sub(acc, acc_min));
+}
+
+template <typename Act>
+inline float row_q3_k(int64_t nb, const BlockQ3_K* x, const BlockQ8_K* y, Act act) {
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t sc8 = q3_k_scales(x[i].scales);  // -32..31
+    int8_t scales[16];
+    wasm_v128_store(scales, sc8);  // read back one byte at a time: forwarding works
+    // q = u - 4 with u = low2 + 4 * hbit: start from -4 * sum_k sc_k * bsums_k.
+    const v128_t bias = bsum_dot_s8(sc8, y[i].bsums);
+    const v128_t hm[2] = {load(x[i].hmask), load(x[i].hmask + 16)};
+    const v128_t m3 = wasm_i8x16_splat(3), m4 = wasm_i8x16_splat(4);
+    // u = low2 | hbit << 2 built on whole bytes (hmask bit 4h + j of byte l is the high bit of
+    // element 128h + 32j + l, moved to bit 2 by 16-bit shifts and a byte mask), then split.
+    auto plane = [&](int h, int t, int j) {
+      const v128_t q = load(x[i].qs + 32 * h + 16 * t);
+      // bit 4h + j of each byte to bit 2 (right first: see row_q6_k)
+      const v128_t hb = wasm_i16x8_shl(wasm_u16x8_shr(hm[t], 4 * h + j), 2);
+      const v128_t u = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(q, 2 * j), m3), wasm_v128_and(hb, m4));
+      return split_u8(u);
+    };
+    const v128_t sumi = wasm_i32x4_sub(scaled_planes([&](int c) { return act(i, c); }, scales, plane),
+                                       wasm_i32x4_shl(bias, 2));
+    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+  }
+  return hsum_f32(acc);
+}
+
+template <typename Act>
+inline float row_iq4_xs(int64_t nb, const BlockIQ4_XS* x, const BlockQ8_K* y, Act act) {
+  const v128_t table = load(kIQ4NLValues);
+  const v128_t m4 = wasm_i8x16_splat(0x0F);
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    v128_t sumi = wasm_i32x4_splat(0);
+    for (int ib = 0; ib < 8; ++ib) {  // sub-block of 32: low nibbles elements 0..15, high 16..31
+      const v128_t q = load(x[i].qs + 16 * ib);
+      const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, m4));
+      const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), m4));
+      const v128_t d = wasm_i32x4_add(dot16(split_s8(lo), act(i, 2 * ib)), dot16(split_s8(hi), act(i, 2 * ib + 1)));
+      const int ls = iq4_xs_scale(x[i].scales_l, x[i].scales_h, ib) - 32;
+      sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(d, wasm_i32x4_splat(ls)));
+    }
+    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+  }
+  return hsum_f32(acc);
+}
+
+}  // namespace ox::kernels::simd128::kquant
