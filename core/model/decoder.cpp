@@ -13,14 +13,21 @@ namespace {
 
 const float* f32(const Tensor& t) { return t.empty() ? nullptr : reinterpret_cast<const float*>(t.data); }
 
+// Rough cost of one element of the row-wise ops, in multiply-add units (parallel_rows' threshold).
+constexpr int64_t kNormCost = 4, kRopeCost = 8, kGluCost = 16;
+
 // out = norm(x) * weight (+ bias), n rows of n_embd: RMSNorm or LayerNorm as the architecture says.
-void norm(const Model& m, const float* x, const Tensor& w, const Tensor& b, int64_t n, float* out) {
+void norm(const Model& m, OpContext& ops, const float* x, const Tensor& w, const Tensor& b, int64_t n, float* out) {
   const HParams& hp = m.hparams();
-  if (m.spec().norm == NormKind::kRms) {
-    rms_norm(x, f32(w), hp.n_embd, n, hp.rms_eps, out);
-  } else {
-    layer_norm(x, f32(w), f32(b), hp.n_embd, n, hp.norm_eps, out);
-  }
+  const int64_t d = hp.n_embd;
+  auto rows = [&](int64_t r0, int64_t r1) {
+    if (m.spec().norm == NormKind::kRms) {
+      rms_norm(x + r0 * d, f32(w), d, r1 - r0, hp.rms_eps, out + r0 * d);
+    } else {
+      layer_norm(x + r0 * d, f32(w), f32(b), d, r1 - r0, hp.norm_eps, out + r0 * d);
+    }
+  };
+  parallel_rows(ops, n, d * kNormCost, rows);
 }
 
 // y = x W^T (+ b): x [n, W.cols] -> y [n, W.rows]
@@ -88,8 +95,12 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   if (!L.q_norm.empty()) rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
   if (!L.k_norm.empty()) rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
   if (spec.rope) {
-    rope(q, n, hp.n_head, hp.head_dim_k, pos0, la.rope);
-    rope(k, n, hp.n_head_kv, hp.head_dim_k, pos0, la.rope);
+    const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
+    auto rotate = [&](int64_t t0, int64_t t1) {
+      rope(q + t0 * q_row, t1 - t0, hp.n_head, hp.head_dim_k, pos0 + t0, la.rope);
+      rope(k + t0 * k_row, t1 - t0, hp.n_head_kv, hp.head_dim_k, pos0 + t0, la.rope);
+    };
+    parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   const bool f16 = st.numerics == Numerics::kLlamaCpp;
@@ -133,12 +144,21 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
     case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
     case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
       linear3(ops, {&w_gate, &L.ffn_gate_b, gate}, {&w_up, &L.ffn_up_b, up}, {}, h, n);
-      if (m.spec().ffn == FfnKind::kSwiGlu) {
-        silu_mul(gate, up, n * ff);
-      } else if (f16_gelu) {
-        gelu_mul_f16(gate, up, n * ff);
-      } else {
-        gelu_mul(gate, up, n * ff);
+      {
+        const bool swiglu = m.spec().ffn == FfnKind::kSwiGlu;
+        auto glu = [&](int64_t r0, int64_t r1) {
+          float* g = gate + r0 * ff;
+          const float* u = up + r0 * ff;
+          const int64_t count = (r1 - r0) * ff;
+          if (swiglu) {
+            silu_mul(g, u, count);
+          } else if (f16_gelu) {
+            gelu_mul_f16(g, u, count);
+          } else {
+            gelu_mul(g, u, count);
+          }
+        };
+        parallel_rows(ops, n, ff * kGluCost, glu);
       }
       break;
   }
@@ -225,13 +245,13 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> 
   embed(m, st, tokens, pos0);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    norm(m, x, L.attn_norm, L.attn_norm_b, n, h);
+    norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
     attention_block(m, st, l, h, n, pos0, att);
-    if (!L.attn_post_norm.empty()) norm(m, att, L.attn_post_norm, Tensor{}, n, att);
+    if (!L.attn_post_norm.empty()) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
-        norm(m, x, L.ffn_norm, L.ffn_norm_b, n, h);
+        norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
         ffn_block(m, st, L, h, n, ffn);
         break;
       case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
@@ -239,19 +259,19 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> 
         add(x, att, n * d);
         break;
       case Residual::kParallelTwoNorms:  // x += attn(norm1(x)) + ffn(norm2(x))
-        norm(m, x, L.ffn_norm, L.ffn_norm_b, n, st.h2.data());
+        norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, st.h2.data());
         ffn_block(m, st, L, st.h2.data(), n, ffn);
         add(x, att, n * d);
         break;
     }
-    if (!L.ffn_post_norm.empty()) norm(m, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    if (!L.ffn_post_norm.empty()) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
     add(x, ffn, n * d);
   }
 
   // logits = norm(x) Wout (+ b), soft-capped; only the last row unless all_logits.
   const int64_t first = all_logits ? 0 : n - 1;
   const int64_t rows = n - first;
-  norm(m, x + first * d, w.output_norm, w.output_norm_b, rows, h);
+  norm(m, st.ops, x + first * d, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
   if (spec.final_softcap > 0) {
     const float c = spec.final_softcap;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/ops/exp_bounded.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -42,11 +43,14 @@ void attend_f32(const AttentionParams& p, VecDotFn dot_f32, int64_t k_stride, in
     scores[j] = s;
     max_s = s > max_s ? s : max_s;
   }
-  float sum = 0;
+  // e^(s - max) in its own loop, which vectorises; below e^-87 a weight is 0 next to the 1 of the
+  // maximum, so clamping there changes nothing that is kept.
   for (int64_t j = 0; j < n; ++j) {
-    scores[j] = std::exp(scores[j] - max_s);
-    sum += scores[j];
+    const float x = scores[j] - max_s;
+    scores[j] = exp_bounded(x < -87.0f ? -87.0f : x);
   }
+  float sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += scores[j];
   const float inv = 1.0f / sum;
   std::memset(r.out, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   for (int64_t j = 0; j < n; ++j) {

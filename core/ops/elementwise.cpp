@@ -1,7 +1,10 @@
 // Element-wise ops and normalisations. Plain loops in a fixed order: they are a small share of
 // the time, and a fixed order keeps native and wasm results identical.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "core/ops/exp_bounded.h"
 #include "core/ops/ops.h"
 #include "core/quant/traits.h"
 
@@ -37,8 +40,17 @@ void layer_norm(const float* x, const float* weight, const float* bias, int64_t 
   }
 }
 
-void silu_mul(float* x, const float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i])) * y[i];
+
+void silu_mul(float* __restrict x, const float* __restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    // silu(v) = v / (1 + e^-v); e^-v is clamped where it is 0 or huge next to 1 anyway.
+    const float v = x[i];
+    float minus_v = -v;
+    minus_v = minus_v < -87.0f ? -87.0f : minus_v;  // this min/max form is what GCC vectorises
+    minus_v = minus_v > 88.0f ? 88.0f : minus_v;
+    const float e = exp_bounded(minus_v);
+    x[i] = v / (1.0f + e) * y[i];
+  }
 }
 
 namespace {
@@ -100,11 +112,17 @@ void softmax(float* x, int64_t n) {
 
 void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p) {
   const int half = p.n_rot / 2;
+  // base^(-2i/n_rot) per pair, computed once per call rather than per token (a prompt's RoPE
+  // would otherwise spend most of its time in pow); the same double value either way.
+  constexpr int kMaxCached = 256;
+  double freq[kMaxCached];
+  auto frequency = [&](int i) { return std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot); };
+  for (int i = 0; i < half && i < kMaxCached; ++i) freq[i] = frequency(i);
   for (int64_t t = 0; t < n_tokens; ++t) {
     const double pos = static_cast<double>(pos0 + t) * p.freq_scale;
     for (int i = 0; i < half; ++i) {
       // theta_i = pos * base^(-2i/n_rot), divided by the llama3 frequency factor when present.
-      double theta = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+      double theta = pos * (i < kMaxCached ? freq[i] : frequency(i));
       if (p.freq_factors != nullptr) theta /= p.freq_factors[i];
       const float c = static_cast<float>(std::cos(theta));
       const float s = static_cast<float>(std::sin(theta));

@@ -25,6 +25,15 @@ void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)>
   }
 }
 
+void parallel_rows(OpContext& ctx, int64_t n_rows, int64_t work_per_row, FunctionRef<void(int64_t, int64_t)> fn) {
+  auto share = [&](int index, int count) {
+    int64_t b, e;
+    split_range(n_rows, index, count, 1, &b, &e);
+    if (b < e) fn(b, e);
+  };
+  parallel_for_work(ctx, n_rows > 1 ? n_rows * work_per_row : 0, share);
+}
+
 namespace {
 
 // x converted to `act_type` (once for all matrices of a call), in ctx.act_scratch; f32 passes through.
@@ -64,17 +73,16 @@ void product_rows(const kernels::KernelTable& k, const MatmulOutput& o, const ui
     }
     return;
   }
-  // Tokens per pass over a block of rows: enough activation rows to reuse each weight block many
-  // times, few enough that they stay in L2 while the thread's rows stream past them.
+  // Tokens per pass over the thread's rows: enough activation rows to reuse each weight block many
+  // times, few enough that they stay in L2 while the rows stream past them. Each call covers the
+  // thread's whole row range, so a kernel prepares (splits, packs) the activations once per pass;
+  // the kernels block their rows themselves.
   const int64_t token_chunk =
       std::max<int64_t>(1, std::min<int64_t>(n_tokens, static_cast<int64_t>(kActChunkBytes / act_row_bytes)));
   for (int64_t t0 = 0; t0 < n_tokens; t0 += token_chunk) {
     const int64_t nt = std::min(token_chunk, n_tokens - t0);
     const uint8_t* a = act + static_cast<uint64_t>(t0) * act_row_bytes;
-    for (int64_t r0 = b; r0 < e; r0 += kRowGranule) {
-      const int64_t nr = std::min(kRowGranule, e - r0);
-      gemm(cols, w.row(r0), w.row_bytes, nr, a, act_row_bytes, nt, o.y + t0 * o.y_stride + r0, o.y_stride);
-    }
+    gemm(cols, w.row(b), w.row_bytes, e - b, a, act_row_bytes, nt, o.y + t0 * o.y_stride + b, o.y_stride);
   }
 }
 

@@ -24,6 +24,10 @@ struct OpContext {
 // Runs fn on the pool, or inline on the calling thread when `work` (multiply-adds or similar) is too
 // small to repay waking the workers: decode of a small model runs hundreds of tiny ops per token.
 void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn);
+// fn(begin, end) over contiguous shares of [0, n_rows), one per thread; inline when
+// n_rows * work_per_row is small (the same rule as parallel_for_work). For row-wise element ops
+// (norms, RoPE, SwiGLU) of a prompt, which would otherwise run on one thread between matmuls.
+void parallel_rows(OpContext& ctx, int64_t n_rows, int64_t work_per_row, FunctionRef<void(int64_t, int64_t)> fn);
 
 // y[t, r] = sum_k w[r, k] * x[t, k] for t < n_tokens, r < w.rows.
 // x: [n_tokens, w.cols] f32, y: [n_tokens, w.rows] f32 (row stride y_stride, default w.rows).
@@ -62,7 +66,8 @@ struct RopeParams {
 // token t at position pos0 + t.
 void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p);
 
-// x[i] = silu(x[i]) * y[i]
+// x[i] = silu(x[i]) * y[i]; x and y must not overlap. Its exp is oxidize's own (exp_bounded.h), so
+// every target computes the same bits.
 void silu_mul(float* x, const float* y, int64_t n);
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);

@@ -155,13 +155,16 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   const v128_t* pa = F::kExtra == 0 ? gemm::pack_acts_q8_0(n, a, a_stride, n_tokens)
                                     : gemm::pack_acts_q8_1(n, a, a_stride, n_tokens);
   const int64_t row = gemm::packed_row_vecs(nb, F::kExtra);
-  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * n_rows);
-  for (int64_t r = 0; r < n_rows; ++r) {
-    const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride);
-    gemm::pack_row<F::kExtra>(pw + r * row, nb, [&](int64_t u) { return F::unit(x[u]); },
-                              [&](int64_t u, int e) { return F::scale(x[u], e); });
+  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
+    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
+    for (int64_t r = 0; r < nr; ++r) {
+      const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
+      gemm::pack_row<F::kExtra>(pw + r * row, nb, [&](int64_t u) { return F::unit(x[u]); },
+                                [&](int64_t u, int e) { return F::scale(x[u], e); });
+    }
+    gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
   }
-  gemm::packed_product<F::kExtra>(pw, n_rows, pa, n_tokens, nb, y, y_stride);
 }
 
 }  // namespace

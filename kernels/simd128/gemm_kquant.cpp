@@ -223,9 +223,12 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
   }
   const v128_t* pa = gemm::pack_acts_q8_k(n, a, a_stride, n_tokens, F::kAct);
   const int64_t n_units = n / 32, row_vecs = gemm::packed_row_vecs(n_units, F::kExtra);
-  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * n_rows);
-  for (int64_t r = 0; r < n_rows; ++r) pack_k_row<F>(row(r), nb, pw + r * row_vecs);
-  gemm::packed_product<F::kExtra>(pw, n_rows, pa, n_tokens, n_units, y, y_stride);
+  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * gemm::kPackRows);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
+    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
+    for (int64_t r = 0; r < nr; ++r) pack_k_row<F>(row(r0 + r), nb, pw + r * row_vecs);
+    gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
+  }
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ constexpr int kTileTokens = 4;
 // below it each token runs the per-row dot against activations split once per call (measured:
 // at 2 tokens the two paths are even, at 3 packing is 1.1-1.5x faster).
 constexpr int64_t kPackMinTokens = 3;
+// Weight rows packed at a time: a call may span thousands of rows (matmul gives each thread its
+// whole share, so the activations are packed once), while 16 packed rows stay in L1/L2.
+constexpr int64_t kPackRows = 16;
 
 // 32 i16 values of a unit in element order.
 struct Unit16 {
