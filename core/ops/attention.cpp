@@ -114,9 +114,9 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
 
   auto work = [&](int index, int count) {
     float* scratch = ctx.float_scratch.data() + static_cast<size_t>(index) * static_cast<size_t>(per_thread);
-    int64_t b, e;
-    split_range(n_pairs, index, count, 1, &b, &e);
-    for (int64_t pair = b; pair < e; ++pair) {
+    // Pairs dealt round-robin: with a causal mask, later tokens see more positions, so
+    // contiguous shares would leave the thread with the last tokens most of the work.
+    for (int64_t pair = index; pair < n_pairs; pair += count) {
       const int64_t t = pair / p.n_head;
       const int h = static_cast<int>(pair % p.n_head);
       const int hk = h / group;
