@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace ox {
@@ -23,6 +25,23 @@ TEST(ThreadPool, EveryThreadRunsEachJobOnce) {
       pool.run(job);
       for (int i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "threads " << n << " round " << round;
     }
+  }
+}
+
+// Workers spin ~300 us after a job, then sleep. Gaps around and past that time exercise the
+// hand-over between a worker going to sleep and run() publishing the next job without a lock: a
+// lost wake-up would leave run() waiting for ever (the test then fails by ctest's time-out).
+TEST(ThreadPool, WorkersAreWokenAfterSleepingAndAroundTheSpinLimit) {
+  ThreadPool pool(3);
+  std::atomic<int> total{0};
+  auto job = [&](int, int) { total.fetch_add(1); };
+  int expected = 0;
+  for (int round = 0; round < 120; ++round) {
+    const int gap_us = round < 20 ? 2000 : (round * 37) % 700;  // asleep first, then 0..700 us
+    std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
+    pool.run(job);
+    expected += 3;
+    ASSERT_EQ(total.load(), expected) << "round " << round;
   }
 }
 
