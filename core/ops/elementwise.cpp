@@ -1,8 +1,6 @@
 // Element-wise ops and normalisations. Plain loops in a fixed order: they are a small share of
 // the time, and a fixed order keeps native and wasm results identical.
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "core/ops/exp_bounded.h"
 #include "core/ops/ops.h"
@@ -39,7 +37,6 @@ void layer_norm(const float* x, const float* weight, const float* bias, int64_t 
     }
   }
 }
-
 
 void silu_mul(float* __restrict x, const float* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
