@@ -11,30 +11,24 @@ namespace {
 
 using gemm::Unit16;
 
-// 0xFF in byte i (of 16) where bit `first + i` of `bits` is set: the 5th bits of Q5 blocks.
-inline v128_t bit_bytes(uint32_t bits, int first) {
-  const v128_t spread = first == 0 ? wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)
-                                   : wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-  const v128_t bytes = wasm_i8x16_swizzle(wasm_i32x4_splat(static_cast<int32_t>(bits)), spread);
-  const v128_t mask = wasm_u8x16_make(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
-  return wasm_i8x16_eq(wasm_v128_and(bytes, mask), mask);
-}
-
 // Each format: its block, extra count (1: the m * s term of Q4_1 / Q5_1), a block's 32 int8
-// values in element order (prefill packing), its scale / extra (m), its lane form (decode).
+// values in element order (prefill packing), its scale / extra (m), its halves for the decode
+// path and the offset those halves carry (decode takes kDecodeOffset * sum(a) off per block).
 struct Q4_0 {
   using Block = BlockQ4_0;
+  static constexpr int kDecodeOffset = 8;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) {
     const v128_t q = load(b.qs), m4 = wasm_i8x16_splat(0x0F), eight = wasm_i8x16_splat(8);
     return gemm::widen(wasm_i8x16_sub(wasm_v128_and(q, m4), eight), wasm_i8x16_sub(wasm_u8x16_shr(q, 4), eight));
   }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q4_0(b); }
+  static block32::Halves halves(const Block& b) { return block32::nibbles(b.qs); }  // q + 8
 };
 
 struct Q4_1 {
   using Block = BlockQ4_1;
+  static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 1;  // m * s
   static Unit16 unit(const Block& b) {
     const v128_t q = load(b.qs);
@@ -44,27 +38,26 @@ struct Q4_1 {
   static block32::Halves halves(const Block& b) { return block32::weights_q4_1(b); }
 };
 
-// Q5 values 0..31: nibble plus 16 where the qh bit is set.
+// Q5 values 0..31 (nibble plus 16 where the qh bit is set) less `offset`.
 template <typename Block>
 inline Unit16 q5_unit(const Block& b, int offset) {
-  uint32_t qh;
-  std::memcpy(&qh, b.qh, 4);
-  const v128_t q = load(b.qs), sixteen = wasm_i8x16_splat(16), off = wasm_i8x16_splat(static_cast<int8_t>(offset));
-  const v128_t lo = wasm_v128_or(wasm_v128_and(q, wasm_i8x16_splat(0x0F)), wasm_v128_and(bit_bytes(qh, 0), sixteen));
-  const v128_t hi = wasm_v128_or(wasm_u8x16_shr(q, 4), wasm_v128_and(bit_bytes(qh, 16), sixteen));
-  return gemm::widen(wasm_i8x16_sub(lo, off), wasm_i8x16_sub(hi, off));
+  const block32::Q5Bytes v = block32::q5_bytes(b.qs, b.qh);
+  const v128_t off = wasm_i8x16_splat(static_cast<int8_t>(offset));
+  return gemm::widen(wasm_i8x16_sub(v.lo, off), wasm_i8x16_sub(v.hi, off));
 }
 
 struct Q5_0 {
   using Block = BlockQ5_0;
+  static constexpr int kDecodeOffset = 16;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) { return q5_unit(b, 16); }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q5_0(b); }
+  static block32::Halves halves(const Block& b) { return block32::weights_q5_0_plus16(b); }
 };
 
 struct Q5_1 {
   using Block = BlockQ5_1;
+  static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 1;
   static Unit16 unit(const Block& b) { return q5_unit(b, 0); }
   static float scale(const Block& b, int e) { return fp16(e == 0 ? b.d : b.m); }
@@ -73,6 +66,7 @@ struct Q5_1 {
 
 struct Q8_0 {
   using Block = BlockQ8_0;
+  static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) { return gemm::widen(load(b.qs), load(b.qs + 16)); }
   static float scale(const Block& b, int) { return fp16(b.d); }
@@ -81,6 +75,7 @@ struct Q8_0 {
 
 struct IQ4_NL {
   using Block = BlockIQ4_NL;
+  static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) {
     const v128_t table = load(kIQ4NLValues), q = load(b.qs);
@@ -117,9 +112,10 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
 #pragma clang loop unroll(disable)
     for (int64_t i = 0; i < nb; ++i) {
       const block32::Halves ai = a(i);
-      const v128_t tot =
+      v128_t tot =
           hsum4x4_i32(block32::block_dot(F::halves(x[0][i]), ai), block32::block_dot(F::halves(x[1][i]), ai),
                       block32::block_dot(F::halves(x[2][i]), ai), block32::block_dot(F::halves(x[3][i]), ai));
+      if constexpr (F::kDecodeOffset != 0) tot = wasm_i32x4_sub(tot, wasm_i32x4_splat(F::kDecodeOffset * act.sum[i]));
       const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x[0][i].d, x[1][i].d, x[2][i].d, x[3][i].d));
       acc = wasm_f32x4_add(
           acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, wasm_f32x4_splat(act.d[i]))));

@@ -116,8 +116,9 @@ SplitActs split_acts_block32(int64_t n, const uint8_t* a, bool q8_1) {
   const int block_bytes = q8_1 ? sizeof(BlockQ8_1) : sizeof(BlockQ8_0);
   v128_t* q = scratch(Slot::kActs, n / 8);
   split_quants(n, a, 32, block_bytes, q8_1 ? offsetof(BlockQ8_1, qs) : offsetof(BlockQ8_0, qs), q);
-  float* d = reinterpret_cast<float*>(scratch(Slot::kScales, (2 * nb + 3) / 4));
+  float* d = reinterpret_cast<float*>(scratch(Slot::kScales, (3 * nb + 3) / 4));
   float* s = d + nb;
+  int32_t* sum = reinterpret_cast<int32_t*>(s + nb);
   // Four blocks' scales per vector conversion (the scalar one costs as much as a block's split).
   auto fields = [&](int64_t i, int off) {
     return wasm_i32x4_make(read_u16(a + i * block_bytes + off), read_u16(a + (i + 1) * block_bytes + off),
@@ -132,7 +133,12 @@ SplitActs split_acts_block32(int64_t n, const uint8_t* a, bool q8_1) {
     d[i] = fp16(read_u16(a + i * block_bytes));
     if (q8_1) s[i] = fp16(read_u16(a + i * block_bytes + 2));
   }
-  return {q, d, s};
+  for (int64_t b = 0; b < nb; ++b) {  // the four split vectors of block b hold its 32 quants
+    const v128_t* v = q + 4 * b;
+    const v128_t pairs = wasm_i16x8_add(wasm_i16x8_add(v[0], v[1]), wasm_i16x8_add(v[2], v[3]));
+    sum[b] = hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(pairs));
+  }
+  return {q, d, s, sum};
 }
 
 const v128_t* split_acts_q8_k(int64_t n, const uint8_t* a) {

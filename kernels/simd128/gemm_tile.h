@@ -187,11 +187,12 @@ const v128_t* pack_acts_q8_k(int64_t n, const uint8_t* a, uint64_t a_stride, int
 
 // One token's activations for the per-row (decode) path: the quants of every 16-byte chunk as
 // even / odd i16 halves (split_s8; chunk c at q[2c], q[2c + 1]) and, for Q8_0 / Q8_1 rows, each
-// block's d (and Q8_1's s) as float.
+// block's d (and Q8_1's s) as float and the sum of its quants.
 struct SplitActs {
   const v128_t* q;
   const float* d;
   const float* s;
+  const int32_t* sum;
 };
 SplitActs split_acts_block32(int64_t n, const uint8_t* a, bool q8_1);
 const v128_t* split_acts_q8_k(int64_t n, const uint8_t* a);
