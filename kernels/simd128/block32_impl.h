@@ -29,14 +29,40 @@ struct PreSplit {
   Halves operator()(int64_t i) const { return {{p[4 * i], p[4 * i + 1]}, {p[4 * i + 2], p[4 * i + 3]}}; }
 };
 
+// The vector constants of the weight readers below. The decode loops take them from
+// opaque_consts() so that V8 keeps them in registers (see Fp16Consts in util.h); vec_dot and
+// the prefill packing use inline_consts().
+struct Consts {
+  v128_t nibble16;         // i16 0x000F
+  v128_t nibble8;          // i8 0x0F
+  v128_t sixteen8;         // i8 16
+  v128_t low_byte;         // i16 0x00FF
+  v128_t q5_bit;           // byte i: its bit within its qh byte
+  v128_t q5_spread_lo;     // byte i: the qh byte holding element i's bit (elements 0..15)
+  v128_t q5_spread_hi;     // same for elements 16..31
+  v128_t iq4_nl_values;    // the IQ4_NL codebook
+};
+inline Consts inline_consts() {
+  return {wasm_i16x8_splat(0x0F),
+          wasm_i8x16_splat(0x0F),
+          wasm_i8x16_splat(16),
+          wasm_i16x8_splat(0x00FF),
+          wasm_u8x16_make(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128),
+          wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+          wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+          load(kIQ4NLValues)};
+}
+Consts opaque_consts();  // inline_consts(), out of line (gemm_tile.cpp)
+
 // A block's 16 packed bytes read as 8 i16 lanes: lane k holds bytes 2k and 2k+1, so its four
 // nibbles are elements 2k, 2k+1 (low nibbles) and 16+2k, 17+2k (high nibbles).
-inline Halves nibbles(const uint8_t* qs) {
+inline Halves nibbles(const uint8_t* qs, const Consts& c) {
   const v128_t q = load(qs);
-  const v128_t m = wasm_i16x8_splat(0x0F);
-  return {{wasm_v128_and(q, m), wasm_v128_and(wasm_u16x8_shr(q, 8), m)},
-          {wasm_v128_and(wasm_u16x8_shr(q, 4), m), wasm_u16x8_shr(q, 12)}};
+  return {{wasm_v128_and(q, c.nibble16), wasm_v128_and(wasm_u16x8_shr(q, 8), c.nibble16)},
+          {wasm_v128_and(wasm_u16x8_shr(q, 4), c.nibble16), wasm_u16x8_shr(q, 12)}};
 }
+
+inline EvenOdd split_u8(v128_t v, const Consts& c) { return {wasm_v128_and(v, c.low_byte), wasm_u16x8_shr(v, 8)}; }
 
 inline EvenOdd sub16(EvenOdd v, v128_t c) { return {wasm_i16x8_sub(v.even, c), wasm_i16x8_sub(v.odd, c)}; }
 
@@ -48,22 +74,21 @@ struct Q5Bytes {
   v128_t lo;
   v128_t hi;
 };
-inline Q5Bytes q5_bytes(const uint8_t* qs, const uint8_t* qh_bytes) {
+inline Q5Bytes q5_bytes(const uint8_t* qs, const uint8_t* qh_bytes, const Consts& c) {
   uint32_t qh;
   std::memcpy(&qh, qh_bytes, 4);
   // The bits are tested inverted, against zero: LLVM rewrites a test of (x & bit) == bit into
   // i8x16.ne, which V8 lowers to three instructions where eq is one.
   const v128_t inverted = wasm_i32x4_splat(static_cast<int32_t>(~qh));
-  const v128_t select = wasm_u8x16_make(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128);
-  const v128_t sixteen = wasm_i8x16_splat(16);
   auto fifth_bits = [&](v128_t spread) {  // 16 in byte i where its qh bit is set
-    const v128_t clear = wasm_v128_and(wasm_i8x16_swizzle(inverted, spread), select);
-    return wasm_v128_and(wasm_i8x16_eq(clear, wasm_i8x16_splat(0)), sixteen);
+    const v128_t clear = wasm_v128_and(wasm_i8x16_swizzle(inverted, spread), c.q5_bit);
+    return wasm_v128_and(wasm_i8x16_eq(clear, wasm_i8x16_splat(0)), c.sixteen8);
   };
+  // High nibbles by a 16-bit shift and the low-nibble mask: V8 lowers i8x16.shr_u to the same
+  // shift plus a mask it rebuilds at every use.
   const v128_t q = load(qs);
-  return {wasm_v128_or(wasm_v128_and(q, wasm_i8x16_splat(0x0F)),
-                       fifth_bits(wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1))),
-          wasm_v128_or(wasm_u8x16_shr(q, 4), fifth_bits(wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3)))};
+  return {wasm_v128_or(wasm_v128_and(q, c.nibble8), fifth_bits(c.q5_spread_lo)),
+          wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(q, 4), c.nibble8), fifth_bits(c.q5_spread_hi))};
 }
 
 // sum w * a over a block, both given as halves.
@@ -106,32 +131,35 @@ inline float sum_min_terms(int64_t nb, const Block* x, const BlockQ8_1* y) {
 }
 
 // Each format's weights of one block as halves: even / odd elements of 0..15 and of 16..31.
-inline Halves weights_q4_0(const BlockQ4_0& b) {
+inline Halves weights_q4_0(const BlockQ4_0& b, const Consts& c) {
   const v128_t eight = wasm_i16x8_splat(8);
-  const Halves w = nibbles(b.qs);
+  const Halves w = nibbles(b.qs, c);
   return {sub16(w.lo, eight), sub16(w.hi, eight)};
 }
-inline Halves weights_q4_1(const BlockQ4_1& b) { return nibbles(b.qs); }
-inline Halves weights_q5_0(const BlockQ5_0& b) {
-  const Q5Bytes v = q5_bytes(b.qs, b.qh);
-  const v128_t sixteen = wasm_i8x16_splat(16);
-  return {split_s8(wasm_i8x16_sub(v.lo, sixteen)), split_s8(wasm_i8x16_sub(v.hi, sixteen))};
+// Q4_0's values plus 8 (0..15, as stored): the decode path takes 8 * sum(a) off once per block
+// and four rows instead of 32 subtractions per row.
+inline Halves weights_q4_0_plus8(const BlockQ4_0& b, const Consts& c) { return nibbles(b.qs, c); }
+inline Halves weights_q4_1(const BlockQ4_1& b, const Consts& c) { return nibbles(b.qs, c); }
+inline Halves weights_q5_0(const BlockQ5_0& b, const Consts& c) {
+  const Q5Bytes v = q5_bytes(b.qs, b.qh, c);
+  return {split_s8(wasm_i8x16_sub(v.lo, c.sixteen8)), split_s8(wasm_i8x16_sub(v.hi, c.sixteen8))};
 }
-// Q5_0's values plus 16 (0..31, as stored): the decode path takes the 16 * sum(a) off once per
-// block and four rows instead of 32 subtractions per row.
-inline Halves weights_q5_0_plus16(const BlockQ5_0& b) {
-  const Q5Bytes v = q5_bytes(b.qs, b.qh);
-  return {split_u8(v.lo), split_u8(v.hi)};
+// Q5_0's values plus 16 (0..31, as stored), for the decode path as above.
+inline Halves weights_q5_0_plus16(const BlockQ5_0& b, const Consts& c) {
+  const Q5Bytes v = q5_bytes(b.qs, b.qh, c);
+  return {split_u8(v.lo, c), split_u8(v.hi, c)};
 }
-inline Halves weights_q5_1(const BlockQ5_1& b) {
-  const Q5Bytes v = q5_bytes(b.qs, b.qh);
-  return {split_u8(v.lo), split_u8(v.hi)};
+inline Halves weights_q5_1(const BlockQ5_1& b, const Consts& c) {
+  const Q5Bytes v = q5_bytes(b.qs, b.qh, c);
+  return {split_u8(v.lo, c), split_u8(v.hi, c)};
 }
-inline Halves weights_q8_0(const BlockQ8_0& b) { return {split_s8(load(b.qs)), split_s8(load(b.qs + 16))}; }
-inline Halves weights_iq4_nl(const BlockIQ4_NL& b) {
-  const v128_t table = load(kIQ4NLValues), m4 = wasm_i8x16_splat(0x0F), q = load(b.qs);
-  const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, m4));                     // elements 0..15
-  const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), m4));  // 16..31
+inline Halves weights_q8_0(const BlockQ8_0& b, const Consts&) {
+  return {split_s8(load(b.qs)), split_s8(load(b.qs + 16))};
+}
+inline Halves weights_iq4_nl(const BlockIQ4_NL& b, const Consts& c) {
+  const v128_t q = load(b.qs);
+  const v128_t lo = wasm_i8x16_swizzle(c.iq4_nl_values, wasm_v128_and(q, c.nibble8));                     // 0..15
+  const v128_t hi = wasm_i8x16_swizzle(c.iq4_nl_values, wasm_v128_and(wasm_u16x8_shr(q, 4), c.nibble8));  // 16..31
   return {split_s8(lo), split_s8(hi)};
 }
 
@@ -143,27 +171,33 @@ inline float dot_row(int64_t nb, const Block* x, const ActBlock* y, Weights weig
 
 template <typename Act>
 inline float dot_q4_0(int64_t nb, const BlockQ4_0* x, const BlockQ8_0* y, Act act) {
-  return dot_row(nb, x, y, [](const auto& b) { return weights_q4_0(b); }, act);
+  const Consts c = inline_consts();
+  return dot_row(nb, x, y, [&c](const auto& b) { return weights_q4_0(b, c); }, act);
 }
 template <typename Act>
 inline float dot_q4_1(int64_t nb, const BlockQ4_1* x, const BlockQ8_1* y, Act act) {
-  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [](const auto& b) { return weights_q4_1(b); }, act);
+  const Consts c = inline_consts();
+  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [&c](const auto& b) { return weights_q4_1(b, c); }, act);
 }
 template <typename Act>
 inline float dot_q5_0(int64_t nb, const BlockQ5_0* x, const BlockQ8_0* y, Act act) {
-  return dot_row(nb, x, y, [](const auto& b) { return weights_q5_0(b); }, act);
+  const Consts c = inline_consts();
+  return dot_row(nb, x, y, [&c](const auto& b) { return weights_q5_0(b, c); }, act);
 }
 template <typename Act>
 inline float dot_q5_1(int64_t nb, const BlockQ5_1* x, const BlockQ8_1* y, Act act) {
-  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [](const auto& b) { return weights_q5_1(b); }, act);
+  const Consts c = inline_consts();
+  return sum_min_terms(nb, x, y) + dot_row(nb, x, y, [&c](const auto& b) { return weights_q5_1(b, c); }, act);
 }
 template <typename Act>
 inline float dot_q8_0(int64_t nb, const BlockQ8_0* x, const BlockQ8_0* y, Act act) {
-  return dot_row(nb, x, y, [](const auto& b) { return weights_q8_0(b); }, act);
+  const Consts c = inline_consts();
+  return dot_row(nb, x, y, [&c](const auto& b) { return weights_q8_0(b, c); }, act);
 }
 template <typename Act>
 inline float dot_iq4_nl(int64_t nb, const BlockIQ4_NL* x, const BlockQ8_0* y, Act act) {
-  return dot_row(nb, x, y, [](const auto& b) { return weights_iq4_nl(b); }, act);
+  const Consts c = inline_consts();
+  return dot_row(nb, x, y, [&c](const auto& b) { return weights_iq4_nl(b, c); }, act);
 }
 
 }  // namespace ox::kernels::simd128::block32

@@ -2,6 +2,8 @@
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
 // four at a time with the lane-form weights of block32_impl.h. Reference: quant_traits(W).vec_dot_ref.
+#include <cstddef>
+
 #include "kernels/simd128/block32_impl.h"
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/simd128.h"
@@ -13,9 +15,11 @@ using gemm::Unit16;
 
 // Each format: its block, extra count (1: the m * s term of Q4_1 / Q5_1), a block's 32 int8
 // values in element order (prefill packing), its scale / extra (m), its halves for the decode
-// path and the offset those halves carry (decode takes kDecodeOffset * sum(a) off per block).
+// path and the offset those halves carry (decode takes kDecodeOffset * sum(a) off per block);
+// with kFifthBitTable the halves are the low four bits and decode adds the fifth by table.
 struct Q4_0 {
   using Block = BlockQ4_0;
+  static constexpr bool kFifthBitTable = false;
   static constexpr int kDecodeOffset = 8;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) {
@@ -23,11 +27,12 @@ struct Q4_0 {
     return gemm::widen(wasm_i8x16_sub(wasm_v128_and(q, m4), eight), wasm_i8x16_sub(wasm_u8x16_shr(q, 4), eight));
   }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::nibbles(b.qs); }  // q + 8
+  static block32::Halves halves(const Block& b, const block32::Consts& c) { return block32::weights_q4_0_plus8(b, c); }
 };
 
 struct Q4_1 {
   using Block = BlockQ4_1;
+  static constexpr bool kFifthBitTable = false;
   static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 1;  // m * s
   static Unit16 unit(const Block& b) {
@@ -35,46 +40,54 @@ struct Q4_1 {
     return gemm::widen(wasm_v128_and(q, wasm_i8x16_splat(0x0F)), wasm_u8x16_shr(q, 4));
   }
   static float scale(const Block& b, int e) { return fp16(e == 0 ? b.d : b.m); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q4_1(b); }
+  static block32::Halves halves(const Block& b, const block32::Consts& c) {
+    return block32::weights_q4_1(b, c);
+  }
 };
 
 // Q5 values 0..31 (nibble plus 16 where the qh bit is set) less `offset`.
 template <typename Block>
 inline Unit16 q5_unit(const Block& b, int offset) {
-  const block32::Q5Bytes v = block32::q5_bytes(b.qs, b.qh);
+  const block32::Q5Bytes v = block32::q5_bytes(b.qs, b.qh, block32::inline_consts());
   const v128_t off = wasm_i8x16_splat(static_cast<int8_t>(offset));
   return gemm::widen(wasm_i8x16_sub(v.lo, off), wasm_i8x16_sub(v.hi, off));
 }
 
 struct Q5_0 {
   using Block = BlockQ5_0;
+  static constexpr bool kFifthBitTable = true;  // halves: the nibbles only
   static constexpr int kDecodeOffset = 16;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) { return q5_unit(b, 16); }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q5_0_plus16(b); }
+  static block32::Halves halves(const Block& b, const block32::Consts& c) { return block32::nibbles(b.qs, c); }
 };
 
 struct Q5_1 {
   using Block = BlockQ5_1;
+  static constexpr bool kFifthBitTable = true;
   static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 1;
   static Unit16 unit(const Block& b) { return q5_unit(b, 0); }
   static float scale(const Block& b, int e) { return fp16(e == 0 ? b.d : b.m); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q5_1(b); }
+  static block32::Halves halves(const Block& b, const block32::Consts& c) { return block32::nibbles(b.qs, c); }
 };
 
 struct Q8_0 {
   using Block = BlockQ8_0;
+  static constexpr bool kFifthBitTable = false;
   static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) { return gemm::widen(load(b.qs), load(b.qs + 16)); }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::weights_q8_0(b); }
+  static block32::Halves halves(const Block& b, const block32::Consts& c) {
+    return block32::weights_q8_0(b, c);
+  }
 };
 
 struct IQ4_NL {
   using Block = BlockIQ4_NL;
+  static constexpr bool kFifthBitTable = false;
   static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) {
@@ -83,7 +96,9 @@ struct IQ4_NL {
                        wasm_i8x16_swizzle(table, wasm_u8x16_shr(q, 4)));
   }
   static float scale(const Block& b, int) { return fp16(b.d); }
-  static block32::Halves halves(const Block& b) { return block32::weights_iq4_nl(b); }
+  static block32::Halves halves(const Block& b, const block32::Consts& c) {
+    return block32::weights_iq4_nl(b, c);
+  }
 };
 
 // Decode: four rows at a time, lane j of the accumulator = row j of the four. Per block the
@@ -93,9 +108,33 @@ struct IQ4_NL {
 // spills most of them. Rows of up to 512 bytes go four adjacent rows at a time; longer rows
 // are taken a quarter of the rows apart (0, q, 2q, 3q; then 1, q + 1, ...), which streams
 // measurably faster from memory (1.2-1.5x over adjacent rows for 1-5 KB rows).
+// Q5 decode, the fifth bits by table. Spreading a block's 32 qh bits over vector lanes took
+// about a third of the vector instructions of a row's block (and V8 keeps a loop's vector
+// constants in no register). Instead, once per call, each activation block gets four 256-entry
+// tables, one per qh byte: entry v = the sum of the block's activations 8p..8p+7 whose bit is
+// set in v. A row's block then adds 16 * (four scalar lookups) to its nibble dot; the scalar
+// loads run beside the vector work. Exact: integer sums (|entry| <= 8 * 127).
+// Layout: sums[(b * 4 + p) * 256 + v], 2 KB per block.
+const int16_t* fifth_bit_sums(int64_t nb, const uint8_t* a, int block_bytes, int qs_offset) {
+  int16_t* sums = reinterpret_cast<int16_t*>(gemm::scratch(gemm::Slot::kTables, nb * 4 * 256 / 8));
+  for (int64_t b = 0; b < nb; ++b) {
+    const int8_t* q = reinterpret_cast<const int8_t*>(a + b * block_bytes + qs_offset);
+    for (int p = 0; p < 4; ++p) {
+      int16_t* t = sums + (b * 4 + p) * 256;
+      t[0] = 0;
+      for (int k = 0; k < 8; ++k) {  // entries with highest bit k: those below it plus q[8p + k]
+        const int step = 1 << k;
+        const int16_t add = q[8 * p + k];
+        for (int v = 0; v < step; ++v) t[step + v] = static_cast<int16_t>(t[v] + add);
+      }
+    }
+  }
+  return sums;
+}
+
 template <typename F>
 void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const gemm::SplitActs& act,
-                 float* y) {
+                 const int16_t* fifth_sums, float* y) {
   using Block = typename F::Block;
   const block32::PreSplit a{act.q};
   const int64_t groups = (n_rows + 3) / 4;
@@ -109,18 +148,28 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
       x[j] = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride);
     }
     v128_t acc = wasm_f32x4_splat(0.0f);
+    const Fp16Consts fc = fp16_consts();
+    const block32::Consts c = block32::opaque_consts();
 #pragma clang loop unroll(disable)
     for (int64_t i = 0; i < nb; ++i) {
       const block32::Halves ai = a(i);
       v128_t tot =
-          hsum4x4_i32(block32::block_dot(F::halves(x[0][i]), ai), block32::block_dot(F::halves(x[1][i]), ai),
-                      block32::block_dot(F::halves(x[2][i]), ai), block32::block_dot(F::halves(x[3][i]), ai));
+          hsum4x4_i32(block32::block_dot(F::halves(x[0][i], c), ai), block32::block_dot(F::halves(x[1][i], c), ai),
+                      block32::block_dot(F::halves(x[2][i], c), ai), block32::block_dot(F::halves(x[3][i], c), ai));
       if constexpr (F::kDecodeOffset != 0) tot = wasm_i32x4_sub(tot, wasm_i32x4_splat(F::kDecodeOffset * act.sum[i]));
-      const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x[0][i].d, x[1][i].d, x[2][i].d, x[3][i].d));
+      if constexpr (F::kFifthBitTable) {
+        const int16_t* t = fifth_sums + i * 1024;
+        auto fifth = [&](int j) {
+          const uint8_t* qh = x[j][i].qh;
+          return t[qh[0]] + t[256 + qh[1]] + t[512 + qh[2]] + t[768 + qh[3]];
+        };
+        tot = wasm_i32x4_add(tot, wasm_i32x4_shl(wasm_i32x4_make(fifth(0), fifth(1), fifth(2), fifth(3)), 4));
+      }
+      const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x[0][i].d, x[1][i].d, x[2][i].d, x[3][i].d), fc);
       acc = wasm_f32x4_add(
           acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, wasm_f32x4_splat(act.d[i]))));
       if constexpr (F::kExtra == 1) {
-        const v128_t m = fp16x4_to_f32(wasm_i32x4_make(x[0][i].m, x[1][i].m, x[2][i].m, x[3][i].m));
+        const v128_t m = fp16x4_to_f32(wasm_i32x4_make(x[0][i].m, x[1][i].m, x[2][i].m, x[3][i].m), fc);
         acc = wasm_f32x4_add(acc, wasm_f32x4_mul(m, wasm_f32x4_splat(act.s[i])));
       }
     }
@@ -143,8 +192,14 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   const int64_t nb = n / 32;
   if (n_tokens < gemm::kPackMinTokens) {
     for (int64_t t = 0; t < n_tokens; ++t) {
-      const gemm::SplitActs act = gemm::split_acts_block32(n, a + static_cast<uint64_t>(t) * a_stride, F::kExtra == 1);
-      decode_rows<F>(nb, w, w_stride, n_rows, act, y + t * y_stride);
+      const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
+      const gemm::SplitActs act = gemm::split_acts_block32(n, at, F::kExtra == 1);
+      const int16_t* fifth_sums = nullptr;
+      if constexpr (F::kFifthBitTable) {
+        fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
+                                    : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
+      }
+      decode_rows<F>(nb, w, w_stride, n_rows, act, fifth_sums, y + t * y_stride);
     }
     return;
   }

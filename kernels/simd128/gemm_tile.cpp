@@ -6,12 +6,48 @@
 #include <cstddef>
 
 #include "core/quant/blocks.h"
+#include "kernels/simd128/block32_impl.h"
+
+namespace ox::kernels::simd128 {
+
+// The decode loops' constants, read from linear memory (see Fp16Consts in util.h). A function
+// returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
+// again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
+// it either.
+extern v128_t loop_constants[12];
+v128_t loop_constants[12] = {
+    // Fp16Consts
+    wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
+                     static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
+    wasm_f32x4_const(0x1p112f, 0x1p112f, 0x1p112f, 0x1p112f),
+    wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
+    wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
+    // block32::Consts
+    wasm_i16x8_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
+    wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
+    wasm_i8x16_const(16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16),
+    wasm_i16x8_const(0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF),
+    wasm_u8x16_const(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128),
+    wasm_i8x16_const(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+    wasm_i8x16_const(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+    wasm_v128_load(kIQ4NLValues),
+};
+
+Fp16Consts fp16_consts() { return {loop_constants[0], loop_constants[1], loop_constants[2], loop_constants[3]}; }
+
+block32::Consts block32::opaque_consts() {
+  const v128_t* k = loop_constants + 4;
+  return {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]};
+}
+
+}  // namespace ox::kernels::simd128
 
 namespace ox::kernels::simd128::gemm {
 
+
 v128_t* scratch(Slot slot, int64_t n_vecs) {
   // One buffer per slot and thread: matmul calls gemm from every worker at once.
-  thread_local std::vector<v128_t> buffers[3];
+  thread_local std::vector<v128_t> buffers[4];
   std::vector<v128_t>& b = buffers[static_cast<int>(slot)];
   if (b.size() < static_cast<size_t>(n_vecs)) b.resize(static_cast<size_t>(n_vecs));
   return b.data();

@@ -30,17 +30,33 @@ static inline float fp16(uint16_t h) {
   return bits_to_f32(u | (static_cast<uint32_t>(h & 0x8000u) << 16));
 }
 
+// The constants of fp16x4_to_f32, as loop operands. V8 rebuilds a v128.const at every use (two
+// or three instructions) and LLVM, taking constants as free, leaves them inside loops; a hot
+// loop that takes these from fp16_consts() (out of line, so opaque to the caller) before it keeps
+// them in registers instead.
+struct Fp16Consts {
+  v128_t sign_magnitude;  // 0x8FFFFFFF: sign and the 15 magnitude bits once shifted into place
+  v128_t scale;           // 2^112 as f32
+  v128_t exponent;        // 0x7C00: the fp16 exponent field (all ones: Inf/NaN)
+  v128_t f32_exponent;    // 0x7F800000
+};
+Fp16Consts fp16_consts();
+
 // Four fp16 values (low 16 bits of each u32 lane, upper bits zero) -> f32, exactly as
-// ox::fp16_to_f32: magnitude bits moved to f32 position and scaled by 2^112 (exact for
-// normals and subnormals), Inf/NaN rebuilt, sign restored.
+// ox::fp16_to_f32. Shifted to the top of the lane and back by 3 (arithmetic), the sign stays in
+// bit 31 and the exponent and mantissa land in f32 position (the three sign copies below bit 31
+// are masked off). Times 2^112 that is exact for normals and subnormals and keeps the sign; an
+// Inf/NaN comes out as 2^16 * 1.m and gets its exponent bits or-ed to all ones (payload kept).
+static inline v128_t fp16x4_to_f32(v128_t h, const Fp16Consts& c) {
+  const v128_t x = wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(h, 16), 3), c.sign_magnitude);
+  const v128_t f = wasm_f32x4_mul(x, c.scale);
+  const v128_t special = wasm_i32x4_eq(wasm_v128_and(h, c.exponent), c.exponent);
+  return wasm_v128_or(f, wasm_v128_and(special, c.f32_exponent));
+}
 static inline v128_t fp16x4_to_f32(v128_t h) {
-  const v128_t em = wasm_v128_and(h, wasm_i32x4_splat(0x7FFF));
-  const v128_t shifted = wasm_i32x4_shl(em, 13);
-  const v128_t mag = wasm_f32x4_mul(shifted, wasm_f32x4_splat(0x1p112f));
-  const v128_t inf_nan = wasm_v128_or(shifted, wasm_i32x4_splat(0x7F800000));
-  const v128_t is_special = wasm_i32x4_gt(em, wasm_i32x4_splat(0x7BFF));
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
-  return wasm_v128_or(wasm_v128_bitselect(inf_nan, mag, is_special), sign);
+  const Fp16Consts c{wasm_i32x4_splat(static_cast<int32_t>(0x8FFFFFFFu)), wasm_f32x4_splat(0x1p112f),
+                     wasm_i32x4_splat(0x7C00), wasm_i32x4_splat(0x7F800000)};
+  return fp16x4_to_f32(h, c);
 }
 
 // ox::quant::fp16_saturate restated with internal linkage (see kernels/x86/avx2/util.h).
