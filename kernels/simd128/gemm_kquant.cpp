@@ -49,8 +49,8 @@ struct Q4K {
     return -s.dmin * static_cast<float>((s.k.mins >> (8 * j)) & 0xFF);
   }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
-    return kquant::row_q4_k(nb, x, y, act);
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
+    return kquant::row_q4_k(nb, x, y, act, c);
   }
 };
 
@@ -74,7 +74,7 @@ struct Q5K {
     return -s.dmin * static_cast<float>((s.k.mins >> (8 * j)) & 0xFF);
   }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q5_k(nb, x, y, act);
   }
 };
@@ -100,8 +100,8 @@ struct Q6K {
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
-    return kquant::row_q6_k(nb, x, y, act);
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
+    return kquant::row_q6_k(nb, x, y, act, c);
   }
 };
 
@@ -132,7 +132,7 @@ struct Q3K {
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q3_k(nb, x, y, act);
   }
 };
@@ -156,7 +156,7 @@ struct Q2K {
     return -s.dmin * static_cast<float>(b.scales[2 * j + e - 1] >> 4);
   }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q2_k(nb, x, y, act);
   }
 };
@@ -177,7 +177,7 @@ struct IQ4XS {
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_iq4_xs(nb, x, y, act);
   }
 };
@@ -209,14 +209,17 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
   const int64_t nb = n / kQK_K;
   auto row = [&](int64_t r) { return reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride); };
   if (n_tokens < gemm::kPackMinTokens) {
+    const kquant::Consts consts = kquant::opaque_consts();
     for (int64_t t = 0; t < n_tokens; ++t) {
       const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
       const BlockQ8_K* yt = reinterpret_cast<const BlockQ8_K*>(at);
       if constexpr (F::kPreSplit) {
         const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};
-        for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = F::row(nb, row(r), yt, act);
+        for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = F::row(nb, row(r), yt, act, consts);
       } else {
-        for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = F::row(nb, row(r), yt, kquant::SplitOnTheFly{yt});
+        for (int64_t r = 0; r < n_rows; ++r) {
+          y[t * y_stride + r] = F::row(nb, row(r), yt, kquant::SplitOnTheFly{yt}, consts);
+        }
       }
     }
     return;

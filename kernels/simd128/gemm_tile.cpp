@@ -7,6 +7,7 @@
 
 #include "core/quant/blocks.h"
 #include "kernels/simd128/block32_impl.h"
+#include "kernels/simd128/kquant_impl.h"
 
 namespace ox::kernels::simd128 {
 
@@ -14,8 +15,8 @@ namespace ox::kernels::simd128 {
 // returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
 // again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
 // it either.
-extern v128_t loop_constants[12];
-v128_t loop_constants[12] = {
+extern v128_t loop_constants[14];
+v128_t loop_constants[14] = {
     // Fp16Consts
     wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
                      static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
@@ -31,9 +32,17 @@ v128_t loop_constants[12] = {
     wasm_i8x16_const(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
     wasm_i8x16_const(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
     wasm_v128_load(kIQ4NLValues),
+    // kquant::Consts (nibble16, nibble8 and low_byte are shared with block32's above)
+    wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
+    wasm_i32x4_const(0, 0, 0, 0),  // unused: keeps the table a whole number of cache lines
 };
 
 Fp16Consts fp16_consts() { return {loop_constants[0], loop_constants[1], loop_constants[2], loop_constants[3]}; }
+
+kquant::Consts kquant::opaque_consts() {
+  const v128_t* k = loop_constants + 4;
+  return {k[0], k[1], loop_constants[12], k[3]};
+}
 
 block32::Consts block32::opaque_consts() {
   const v128_t* k = loop_constants + 4;

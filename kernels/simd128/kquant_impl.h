@@ -27,8 +27,21 @@ struct Nibbles {
   EvenOdd lo;
   EvenOdd hi;
 };
-inline Nibbles nibbles(v128_t q) {
-  const v128_t m = wasm_i16x8_splat(0x0F);
+// The vector constants of the Q4_K and Q6_K rows. The gemm decode path takes them from
+// opaque_consts() (linear memory, see Fp16Consts in util.h) so that V8 does not rebuild them
+// in every inner iteration; vec_dot uses inline_consts().
+struct Consts {
+  v128_t nibble16;  // i16 0x000F
+  v128_t nibble8;   // i8 0x0F
+  v128_t top2;      // i8 0x30: Q6_K's top two bits in place
+  v128_t low_byte;  // i16 0x00FF
+};
+inline Consts inline_consts() {
+  return {wasm_i16x8_splat(0x0F), wasm_i8x16_splat(0x0F), wasm_i8x16_splat(0x30), wasm_i16x8_splat(0x00FF)};
+}
+Consts opaque_consts();  // inline_consts(), read from memory (gemm_tile.cpp)
+
+inline Nibbles nibbles(v128_t q, const v128_t m = wasm_i16x8_splat(0x0F)) {
   return {{wasm_v128_and(q, m), wasm_v128_and(wasm_u16x8_shr(q, 8), m)},
           {wasm_v128_and(wasm_u16x8_shr(q, 4), m), wasm_u16x8_shr(q, 12)}};
 }
@@ -68,12 +81,13 @@ inline v128_t superblock_dot(const uint8_t* qs, Act act, const uint8_t scales[8]
 }
 
 template <typename Act>
-inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act act) {
+inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act act,
+                      const Consts& consts = inline_consts()) {
   v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const KScales k = unpack_k4_scales(x[i].scales);
     const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, k.scales,
-                                       [](int, int, v128_t q) { return nibbles(q); });
+                                       [&](int, int, v128_t q) { return nibbles(q, consts.nibble16); });
     acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
     acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
   }
@@ -108,8 +122,9 @@ inline float row_q5_k(int64_t nb, const BlockQ5_K* x, const BlockQ8_K* y, Act ac
 }
 
 template <typename Act>
-inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act act) {
-  const v128_t m4 = wasm_i8x16_splat(0x0F), m30 = wasm_i8x16_splat(0x30);
+inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act act,
+                      const Consts& consts = inline_consts()) {
+  const v128_t m4 = consts.nibble8, m30 = consts.top2;
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const v128_t sc8 = load(x[i].scales);
@@ -123,7 +138,7 @@ inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act ac
       const v128_t l = load(x[i].ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(x[i].qh + 32 * h + 16 * t);
       const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), m4),
                                     wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), m30));
-      return split_u8(q);
+      return EvenOdd{wasm_v128_and(q, consts.low_byte), wasm_u16x8_shr(q, 8)};
     };
     int8_t scales[16];
     wasm_v128_store(scales, sc8);
