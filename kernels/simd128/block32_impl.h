@@ -30,8 +30,8 @@ struct PreSplit {
 };
 
 // The vector constants of the weight readers below. The decode loops take them from
-// opaque_consts() so that V8 keeps them in registers (see Fp16Consts in util.h); vec_dot and
-// the prefill packing use inline_consts().
+// opaque_consts() so that V8 does not rebuild them inside the loop (see Fp16Consts in util.h);
+// vec_dot and the prefill packing use inline_consts().
 struct Consts {
   v128_t nibble16;         // i16 0x000F
   v128_t nibble8;          // i8 0x0F
@@ -52,7 +52,7 @@ inline Consts inline_consts() {
           wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
           load(kIQ4NLValues)};
 }
-Consts opaque_consts();  // inline_consts(), out of line (gemm_tile.cpp)
+Consts opaque_consts();  // the same values, read from linear memory (gemm_tile.cpp)
 
 // A block's 16 packed bytes read as 8 i16 lanes: lane k holds bytes 2k and 2k+1, so its four
 // nibbles are elements 2k, 2k+1 (low nibbles) and 16+2k, 17+2k (high nibbles).
@@ -68,8 +68,8 @@ inline EvenOdd sub16(EvenOdd v, v128_t c) { return {wasm_i16x8_sub(v.even, c), w
 
 // The 32 values of a Q5 block, nibble + 16 * qh bit (0..31), as bytes in element order: lo holds
 // elements 0..15, hi elements 16..31. Each byte's qh bit is fetched by a swizzle of the four qh
-// bytes and tested against that byte's bit, 16 bytes per test; the i16-lane form this replaced
-// spent two splats and a bitselect per 8 values and ran the Q5_0 decode ~1.5x slower in V8.
+// bytes and tested against that byte's bit, 16 bytes per test (vec_dot and the prefill packing;
+// the decode path adds the fifth bits by table, gemm_block32.cpp).
 struct Q5Bytes {
   v128_t lo;
   v128_t hi;
@@ -143,11 +143,6 @@ inline Halves weights_q4_1(const BlockQ4_1& b, const Consts& c) { return nibbles
 inline Halves weights_q5_0(const BlockQ5_0& b, const Consts& c) {
   const Q5Bytes v = q5_bytes(b.qs, b.qh, c);
   return {split_s8(wasm_i8x16_sub(v.lo, c.sixteen8)), split_s8(wasm_i8x16_sub(v.hi, c.sixteen8))};
-}
-// Q5_0's values plus 16 (0..31, as stored), for the decode path as above.
-inline Halves weights_q5_0_plus16(const BlockQ5_0& b, const Consts& c) {
-  const Q5Bytes v = q5_bytes(b.qs, b.qh, c);
-  return {split_u8(v.lo, c), split_u8(v.hi, c)};
 }
 inline Halves weights_q5_1(const BlockQ5_1& b, const Consts& c) {
   const Q5Bytes v = q5_bytes(b.qs, b.qh, c);

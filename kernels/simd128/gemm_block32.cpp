@@ -101,16 +101,8 @@ struct IQ4_NL {
   }
 };
 
-// Decode: four rows at a time, lane j of the accumulator = row j of the four. Per block the
-// four rows' i32x4 partial sums fold into one vector (hsum4x4_i32) and one f32x4 multiply
-// applies their scales, so there is no horizontal sum per row and no scalar tail. The block
-// loop stays rolled: unrolled, LLVM hoists every load of the body to its top and V8 then
-// spills most of them. Rows of up to 512 bytes go four adjacent rows at a time; longer rows
-// are taken a quarter of the rows apart (0, q, 2q, 3q; then 1, q + 1, ...), which streams
-// measurably faster from memory (1.2-1.5x over adjacent rows for 1-5 KB rows).
 // Q5 decode, the fifth bits by table. Spreading a block's 32 qh bits over vector lanes took
-// about a third of the vector instructions of a row's block (and V8 keeps a loop's vector
-// constants in no register). Instead, once per call, each activation block gets four 256-entry
+// about a third of the vector instructions of a row's block. Instead, once per call, each activation block gets four 256-entry
 // tables, one per qh byte: entry v = the sum of the block's activations 8p..8p+7 whose bit is
 // set in v. A row's block then adds 16 * (four scalar lookups) to its nibble dot; the scalar
 // loads run beside the vector work. Exact: integer sums (|entry| <= 8 * 127).
@@ -132,6 +124,13 @@ const int16_t* fifth_bit_sums(int64_t nb, const uint8_t* a, int block_bytes, int
   return sums;
 }
 
+// Decode: four rows at a time, lane j of the accumulator = row j of the four. Per block the
+// four rows' i32x4 partial sums fold into one vector (hsum4x4_i32) and one f32x4 multiply
+// applies their scales, so there is no horizontal sum per row and no scalar tail. The block
+// loop stays rolled: unrolled, LLVM hoists every load of the body to its top and V8 then
+// spills most of them. Rows of up to 512 bytes go four adjacent rows at a time; longer rows
+// are taken a quarter of the rows apart (0, q, 2q, 3q; then 1, q + 1, ...), which streams
+// measurably faster from memory (1.2-1.5x over adjacent rows for 1-5 KB rows).
 template <typename F>
 void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const gemm::SplitActs& act,
                  const int16_t* fifth_sums, float* y) {

@@ -74,7 +74,7 @@ struct Q5K {
     return -s.dmin * static_cast<float>((s.k.mins >> (8 * j)) & 0xFF);
   }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q5_k(nb, x, y, act);
   }
 };
@@ -132,7 +132,7 @@ struct Q3K {
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q3_k(nb, x, y, act);
   }
 };
@@ -156,7 +156,7 @@ struct Q2K {
     return -s.dmin * static_cast<float>(b.scales[2 * j + e - 1] >> 4);
   }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q2_k(nb, x, y, act);
   }
 };

@@ -15,8 +15,8 @@ namespace ox::kernels::simd128 {
 // returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
 // again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
 // it either.
-extern v128_t loop_constants[14];
-v128_t loop_constants[14] = {
+extern v128_t loop_constants[13];
+v128_t loop_constants[13] = {
     // Fp16Consts
     wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
                      static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
@@ -34,7 +34,6 @@ v128_t loop_constants[14] = {
     wasm_v128_load(kIQ4NLValues),
     // kquant::Consts (nibble16, nibble8 and low_byte are shared with block32's above)
     wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
-    wasm_i32x4_const(0, 0, 0, 0),  // unused: keeps the table a whole number of cache lines
 };
 
 Fp16Consts fp16_consts() { return {loop_constants[0], loop_constants[1], loop_constants[2], loop_constants[3]}; }
@@ -52,7 +51,6 @@ block32::Consts block32::opaque_consts() {
 }  // namespace ox::kernels::simd128
 
 namespace ox::kernels::simd128::gemm {
-
 
 v128_t* scratch(Slot slot, int64_t n_vecs) {
   // One buffer per slot and thread: matmul calls gemm from every worker at once.

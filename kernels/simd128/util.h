@@ -31,9 +31,8 @@ static inline float fp16(uint16_t h) {
 }
 
 // The constants of fp16x4_to_f32, as loop operands. V8 rebuilds a v128.const at every use (two
-// or three instructions) and LLVM, taking constants as free, leaves them inside loops; a hot
-// loop that takes these from fp16_consts() (out of line, so opaque to the caller) before it keeps
-// them in registers instead.
+// to four instructions) and LLVM, taking constants as free, leaves them inside loops; a hot loop
+// takes these from fp16_consts() (read from linear memory, gemm_tile.cpp) before it instead.
 struct Fp16Consts {
   v128_t sign_magnitude;  // 0x8FFFFFFF: sign and the 15 magnitude bits once shifted into place
   v128_t scale;           // 2^112 as f32
