@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/base/activation.h"
+
 namespace ox::kernels {
 namespace {
 const KernelTable* g_override = nullptr;
@@ -18,6 +20,7 @@ const KernelTable& scalar::table() {
       t.vec_dot[i] = q.vec_dot_ref;
       t.quantize_row[i] = q.from_float_ref;
     }
+    t.silu_mul = silu_mul_ref;
     return t;
   }();
   return table;

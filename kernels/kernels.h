@@ -21,6 +21,9 @@ namespace ox::kernels {
 using GemmFn = void (*)(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                         uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 
+// SwiGLU's activation, x[i] = silu(x[i]) * y[i]; x and y must not overlap.
+using SiluMulFn = void (*)(float* x, const float* y, int64_t n);
+
 struct KernelTable {
   const char* isa = "scalar";  // "scalar", "avx2", "avx512", "simd128", "neon", "neon-dotprod"
   // vec_dot[W]: one row of weight format W against one row of activations already
@@ -33,6 +36,9 @@ struct KernelTable {
   // ISA has no tile kernel: matmul then calls vec_dot once per (row, token). The scalar table
   // leaves every slot null, since its vec_dot already is the reference.
   GemmFn gemm[kDTypeCount] = {};
+  // ISA versions must give the bits of the scalar reference, ox::silu_mul_ref
+  // (core/base/activation.h), so a model's output does not depend on the CPU it runs on.
+  SiluMulFn silu_mul = nullptr;
 };
 
 namespace scalar {

@@ -151,7 +151,7 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
           const float* u = up + r0 * ff;
           const int64_t count = (r1 - r0) * ff;
           if (swiglu) {
-            silu_mul(g, u, count);
+            silu_mul(*ops.kernels, g, u, count);
           } else if (f16_gelu) {
             gelu_mul_f16(g, u, count);
           } else {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/ops/exp_bounded.h"
+#include "core/base/exp_bounded.h"
 #include "core/quant/traits.h"
 
 namespace ox {

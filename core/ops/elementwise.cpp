@@ -2,7 +2,6 @@
 // the time, and a fixed order keeps native and wasm results identical.
 #include <cmath>
 
-#include "core/ops/exp_bounded.h"
 #include "core/ops/ops.h"
 #include "core/quant/traits.h"
 
@@ -38,17 +37,7 @@ void layer_norm(const float* x, const float* weight, const float* bias, int64_t 
   }
 }
 
-void silu_mul(float* __restrict x, const float* __restrict y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    // silu(v) = v / (1 + e^-v); e^-v is clamped where it is 0 or huge next to 1 anyway.
-    const float v = x[i];
-    float minus_v = -v;
-    minus_v = minus_v < -87.0f ? -87.0f : minus_v;  // this min/max form is what GCC vectorises
-    minus_v = minus_v > 88.0f ? 88.0f : minus_v;
-    const float e = exp_bounded(minus_v);
-    x[i] = v / (1.0f + e) * y[i];
-  }
-}
+void silu_mul(const kernels::KernelTable& k, float* x, const float* y, int64_t n) { k.silu_mul(x, y, n); }
 
 namespace {
 inline float gelu_tanh(float v) {

@@ -66,9 +66,9 @@ struct RopeParams {
 // token t at position pos0 + t.
 void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p);
 
-// x[i] = silu(x[i]) * y[i]; x and y must not overlap. Its exp is oxidize's own (exp_bounded.h), so
-// every target computes the same bits.
-void silu_mul(float* x, const float* y, int64_t n);
+// x[i] = silu(x[i]) * y[i]; x and y must not overlap. Through k.silu_mul, whose versions all give
+// the bits of the scalar reference (exp_bounded.h's exp), so every target computes the same bits.
+void silu_mul(const kernels::KernelTable& k, float* x, const float* y, int64_t n);
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);

@@ -51,7 +51,7 @@ TEST(Norms, RmsNormAndLayerNormMatchDefinitions) {
 }
 
 TEST(Silu, SiluMulMatchesFloat64DefinitionOverTheWholeRange) {
-  // silu(v) * y = v / (1 + e^-v) * y. Inputs: a dense sweep of [-120, 120] (both clamp regions,
+  // silu(v) * y = v / (1 + e^-v) * y, on every kernel table. Inputs: a dense sweep of [-120, 120] (both clamp regions,
   // zero, the exp range ends) and normal samples; odd length so any vector tail runs too.
   std::vector<float> x;
   for (float v = -120.0f; v <= 120.0f; v += 0.0371f) x.push_back(v);
@@ -60,16 +60,18 @@ TEST(Silu, SiluMulMatchesFloat64DefinitionOverTheWholeRange) {
   x.push_back(-0.0f);
   x.push_back(1e-30f);
   const std::vector<float> y = random_vector(x.size(), 10);
-  std::vector<float> got = x;
-  silu_mul(got.data(), y.data(), static_cast<int64_t>(got.size()));
   int checked = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double v = x[i];
-    const double want = v / (1.0 + std::exp(-v)) * y[i];
-    // 4 float rounding steps after an exp within 2 ulp: 1e-6 relative is ~8 ulp. Below 1e-30 in
-    // magnitude (v < -64) the result may flush to any value that small: it is 0 next to 1.
-    ASSERT_NEAR(got[i], want, 1e-6 * std::fabs(want) + 1e-30) << "v=" << v << " y=" << y[i];
-    ++checked;
+  for (const kernels::KernelTable* table : kernels::all_kernels()) {
+    std::vector<float> got = x;
+    silu_mul(*table, got.data(), y.data(), static_cast<int64_t>(got.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double v = x[i];
+      const double want = v / (1.0 + std::exp(-v)) * y[i];
+      // 4 float rounding steps after an exp within 2 ulp: 1e-6 relative is ~8 ulp. Below 1e-30 in
+      // magnitude (v < -64) the result may flush to any value that small: it is 0 next to 1.
+      ASSERT_NEAR(got[i], want, 1e-6 * std::fabs(want) + 1e-30) << table->isa << " v=" << v << " y=" << y[i];
+      ++checked;
+    }
   }
   EXPECT_GT(checked, 7000);
 }

@@ -1,5 +1,5 @@
-// exp_bounded: e^v for v in [-87, 88] in plain float operations, shared by the element-wise ops
-// and attention's softmax.
+// exp_bounded: e^v for v in [-87, 88] in plain float operations, shared by SwiGLU (the scalar
+// reference in activation.cpp, which the SIMD kernels must match bit for bit) and attention's softmax.
 #pragma once
 
 #include <cstdint>
