@@ -46,6 +46,15 @@ inline Nibbles nibbles(v128_t q, const v128_t m = wasm_i16x8_splat(0x0F)) {
           {wasm_v128_and(wasm_u16x8_shr(q, 4), m), wasm_u16x8_shr(q, 12)}};
 }
 
+// The 16 signed bytes of v as 16 int32 at out.
+inline void store_i32(int32_t* out, v128_t v) {
+  const v128_t lo = wasm_i16x8_extend_low_i8x16(v), hi = wasm_i16x8_extend_high_i8x16(v);
+  wasm_v128_store(out, wasm_i32x4_extend_low_i16x8(lo));
+  wasm_v128_store(out + 4, wasm_i32x4_extend_high_i16x8(lo));
+  wasm_v128_store(out + 8, wasm_i32x4_extend_low_i16x8(hi));
+  wasm_v128_store(out + 12, wasm_i32x4_extend_high_i16x8(hi));
+}
+
 // sum_j m_j * (bsums[2j] + bsums[2j+1]) as i32x4 partial sums.
 inline v128_t min_dot(uint64_t mins, const int16_t* bsums) {
   const v128_t m8 = wasm_i64x2_make(static_cast<int64_t>(mins), 0);
@@ -92,6 +101,50 @@ inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act ac
     acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
   }
   return hsum_f32(wasm_f32x4_sub(acc, acc_min));
+}
+
+// Two Q4_K rows against the same activations (the gemm decode path): each activation vector is
+// loaded once for both rows, and the rows' four fp16 scales (d, dmin of each) convert in one
+// vector op. The loop over chunks stays rolled for the reason superblock_dot gives.
+inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, const BlockQ8_K* y, const v128_t* act,
+                       const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
+  const v128_t m = consts.nibble16;
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const KScales k0 = unpack_k4_scales(x0[i].scales), k1 = unpack_k4_scales(x1[i].scales);
+    uint32_t dm0, dm1;  // d in the low half, dmin in the high half
+    std::memcpy(&dm0, &x0[i].d, 4);
+    std::memcpy(&dm1, &x1[i].d, 4);
+    // [d0, dmin0, d1, dmin1] * y.d
+    const v128_t dm = wasm_f32x4_mul(
+        fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(wasm_i32x4_make(static_cast<int32_t>(dm0), static_cast<int32_t>(dm1), 0, 0)), half),
+        wasm_f32x4_splat(y[i].d));
+    v128_t sum0 = wasm_i32x4_splat(0), sum1 = wasm_i32x4_splat(0);
+#pragma clang loop unroll(disable)
+    for (int c = 0; c < 4; ++c) {  // chunk c: sub-blocks 2c (low nibbles) and 2c+1 (high nibbles)
+      v128_t lo0 = wasm_i32x4_splat(0), hi0 = lo0, lo1 = lo0, hi1 = lo0;
+      const v128_t* act_c = act + 32 * i + 8 * c;  // chunks 4c..4c+3, as even / odd pairs
+      for (int t = 0; t < 2; ++t) {
+        const EvenOdd a_lo = {act_c[2 * t], act_c[2 * t + 1]}, a_hi = {act_c[4 + 2 * t], act_c[5 + 2 * t]};
+        const Nibbles w0 = nibbles(load(x0[i].qs + 32 * c + 16 * t), m);
+        lo0 = wasm_i32x4_add(lo0, dot16(w0.lo, a_lo));
+        hi0 = wasm_i32x4_add(hi0, dot16(w0.hi, a_hi));
+        const Nibbles w1 = nibbles(load(x1[i].qs + 32 * c + 16 * t), m);
+        lo1 = wasm_i32x4_add(lo1, dot16(w1.lo, a_lo));
+        hi1 = wasm_i32x4_add(hi1, dot16(w1.hi, a_hi));
+      }
+      sum0 = wasm_i32x4_add(sum0, wasm_i32x4_add(wasm_i32x4_mul(lo0, wasm_i32x4_splat(k0.scales[2 * c])),
+                                                 wasm_i32x4_mul(hi0, wasm_i32x4_splat(k0.scales[2 * c + 1]))));
+      sum1 = wasm_i32x4_add(sum1, wasm_i32x4_add(wasm_i32x4_mul(lo1, wasm_i32x4_splat(k1.scales[2 * c])),
+                                                 wasm_i32x4_mul(hi1, wasm_i32x4_splat(k1.scales[2 * c + 1]))));
+    }
+    // [row 0 sum, row 0 min term, row 1 sum, row 1 min term] as exact integers, then one
+    // multiply by [d0, dmin0, d1, dmin1] * y.d.
+    const v128_t tot = hsum4x4_i32(sum0, min_dot(k0.mins, y[i].bsums), sum1, min_dot(k1.mins, y[i].bsums));
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), dm));
+  }
+  *out0 = wasm_f32x4_extract_lane(acc, 0) - wasm_f32x4_extract_lane(acc, 1);
+  *out1 = wasm_f32x4_extract_lane(acc, 2) - wasm_f32x4_extract_lane(acc, 3);
 }
 
 template <typename Act>
@@ -146,6 +199,54 @@ inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act ac
     acc = mul_add(acc, wasm_i32x4_sub(sumi, wasm_i32x4_shl(bias, 5)), y[i].d * fp16(x[i].d));
   }
   return hsum_f32(acc);
+}
+
+// Two Q6_K rows against the same activations, as rows2_q4_k: each activation chunk loaded once
+// for both rows, the two fp16 d converted together.
+inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, const BlockQ8_K* y, const v128_t* act,
+                       const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
+  const v128_t m4 = consts.nibble8, m30 = consts.top2;
+  v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    const v128_t sc0 = load(x0[i].scales), sc1 = load(x1[i].scales);
+    // q - 32 with q in 0..63: start from -32 * sum_k sc_k * bsums_k.
+    v128_t sum0 = wasm_i32x4_shl(bsum_dot_s8(sc0, y[i].bsums), 5);
+    v128_t sum1 = wasm_i32x4_shl(bsum_dot_s8(sc1, y[i].bsums), 5);
+    // The scales widened to i32 once, so that each is one splatting load below (a byte read back
+    // and splat is three instructions under V8).
+    int32_t scales[32];
+    store_i32(scales, sc0);
+    store_i32(scales + 16, sc1);
+    const v128_t d = wasm_f32x4_mul(
+        fp16x4_to_f32(wasm_i32x4_make(x0[i].d, x1[i].d, 0, 0), half), wasm_f32x4_splat(y[i].d));
+    // The planes as row_q6_k describes them.
+    auto plane = [&](const BlockQ6_K& b, int h, int t, int j) {
+      const v128_t l = load(b.ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(b.qh + 32 * h + 16 * t);
+      const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), m4),
+                                    wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), m30));
+      return EvenOdd{wasm_v128_and(q, consts.low_byte), wasm_u16x8_shr(q, 8)};
+    };
+    v128_t dot0 = wasm_i32x4_splat(0), dot1 = dot0;
+#pragma clang loop unroll(disable)
+    for (int ht = 0; ht < 4; ++ht) {
+      const int h = ht >> 1, t = ht & 1;
+      // Sub-block k's activations at a[4j], a[4j + 1]: constant offsets from one pointer per
+      // (h, t), which V8 folds into the loads (computed per load, they cost four instructions).
+      const v128_t* act_ht = act + 32 * i + 16 * h + 2 * t;
+      for (int j = 0; j < 4; ++j) {
+        const int k = 8 * h + 2 * j + t;
+        const EvenOdd a = {act_ht[4 * j], act_ht[4 * j + 1]};
+        dot0 = wasm_i32x4_add(dot0, wasm_i32x4_mul(dot16(plane(x0[i], h, t, j), a), wasm_v128_load32_splat(scales + k)));
+        dot1 = wasm_i32x4_add(dot1, wasm_i32x4_mul(dot16(plane(x1[i], h, t, j), a), wasm_v128_load32_splat(scales + 16 + k)));
+      }
+    }
+    sum0 = wasm_i32x4_sub(dot0, sum0);
+    sum1 = wasm_i32x4_sub(dot1, sum1);
+    acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum0), wasm_i32x4_shuffle(d, d, 0, 0, 0, 0)));
+    acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum1), wasm_i32x4_shuffle(d, d, 1, 1, 1, 1)));
+  }
+  *out0 = hsum_f32(acc0);
+  *out1 = hsum_f32(acc1);
 }
 
 inline EvenOdd shr_and(EvenOdd v, int shift, int16_t mask) {
