@@ -210,7 +210,7 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) {
       const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
-      gemm::pack_row<F::kExtra>(pw + r * row, nb, [&](int64_t u) { return F::unit(x[u]); },
+      gemm::pack_row<F::kExtra>(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), nb, [&](int64_t u) { return F::unit(x[u]); },
                                 [&](int64_t u, int e) { return F::scale(x[u], e); });
     }
     gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, nb, y + r0, y_stride);

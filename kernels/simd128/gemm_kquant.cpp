@@ -190,21 +190,26 @@ struct IQ4XS {
   }
 };
 
-// One weight row in the packed layout: each super-block is two groups of four units.
+// One weight row in the packed layout (at `row`, see gemm::packed_row): each super-block is two
+// groups of four units.
 template <typename F>
-void pack_k_row(const typename F::Block* x, int64_t nb, v128_t* out) {
+void pack_k_row(const typename F::Block* x, int64_t nb, gemm::PackedRow row) {
+  v128_t* out = row.out;
+  const int64_t step = row.step;
   for (int64_t i = 0; i < nb; ++i) {
     const typename F::Scales s = F::prepare(x[i]);
     const v128_t d = wasm_f32x4_splat(fp16(x[i].d));
     for (int g = 0; g < 2; ++g) {
       const Unit16 u[4] = {F::unit(x[i], s, 4 * g), F::unit(x[i], s, 4 * g + 1), F::unit(x[i], s, 4 * g + 2),
                            F::unit(x[i], s, 4 * g + 3)};
-      gemm::store_group(out, u);
-      out += gemm::kGroupVecs;
-      *out++ = d;
+      gemm::store_group(out, step, u);
+      out += gemm::kGroupVecs * step;
+      *out = d;
+      out += step;
       for (int e = 1; e <= F::kExtra; ++e) {
-        *out++ = wasm_f32x4_make(F::extra(x[i], s, 4 * g, e), F::extra(x[i], s, 4 * g + 1, e),
-                                 F::extra(x[i], s, 4 * g + 2, e), F::extra(x[i], s, 4 * g + 3, e));
+        *out = wasm_f32x4_make(F::extra(x[i], s, 4 * g, e), F::extra(x[i], s, 4 * g + 1, e),
+                               F::extra(x[i], s, 4 * g + 2, e), F::extra(x[i], s, 4 * g + 3, e));
+        out += step;
       }
     }
   }
@@ -242,7 +247,7 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * gemm::kPackRows);
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
-    for (int64_t r = 0; r < nr; ++r) pack_k_row<F>(row(r0 + r), nb, pw + r * row_vecs);
+    for (int64_t r = 0; r < nr; ++r) pack_k_row<F>(row(r0 + r), nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
     gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
   }
 }

@@ -88,7 +88,7 @@ const v128_t* pack_block32_acts(int64_t n, const uint8_t* a, uint64_t a_stride, 
       return widen(load(q), load(q + 16));
     };
     auto scale = [&](int64_t u, int e) { return fp16(read_u16(base + u * block_bytes + 2 * e)); };
-    pack_row<kExtra>(out + t * row, nb, unit, scale);
+    pack_row<kExtra>(packed_row(out, row, t, n_tokens, kTileTokens), nb, unit, scale);
   }
   return out;
 }
@@ -116,7 +116,7 @@ const v128_t* pack_k_acts(int64_t n, const uint8_t* a, uint64_t a_stride, int64_
       const int sum = extra == ActExtra::kBsum32 ? bs[0] + bs[1] : bs[e - 1];
       return d * static_cast<float>(sum);
     };
-    pack_row<kExtra>(out + t * row, n_units, unit, scale);
+    pack_row<kExtra>(packed_row(out, row, t, n_tokens, kTileTokens), n_units, unit, scale);
   }
   return out;
 }

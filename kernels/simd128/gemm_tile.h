@@ -64,45 +64,63 @@ inline Unit16 scaled(Unit16 u, int scale) {
   return u;
 }
 
-// Writes the 16 vectors of a group from its four units (see the layout above).
-inline void store_group(v128_t* out, const Unit16 u[4]) {
+// Packed rows are stored interleaved in blocks of the tile's size (kTileRows weight rows,
+// kTileTokens activation rows; fewer in the last block): vector v of row j of a block of n rows
+// is at block + v * n + j. A tile then reads all its rows at constant offsets from one pointer,
+// which V8 folds into the loads (one address computation per row and vector costs as much as the
+// load). Where row r of n_rows packed rows `row_vecs` vectors long starts, and its step.
+struct PackedRow {
+  v128_t* out;
+  int64_t step;
+};
+inline PackedRow packed_row(v128_t* base, int64_t row_vecs, int64_t r, int64_t n_rows, int64_t block) {
+  const int64_t first = r / block * block;
+  return {base + first * row_vecs + (r - first), n_rows - first < block ? n_rows - first : block};
+}
+
+// Writes the 16 vectors of a group from its four units (see the layout above), `step` apart.
+inline void store_group(v128_t* out, int64_t step, const Unit16 u[4]) {
   for (int m = 0; m < 4; ++m) {
     const v128_t a = u[0].v[m], b = u[1].v[m], c = u[2].v[m], d = u[3].v[m];
     const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
     const v128_t cd_lo = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_hi = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
-    out[4 * m + 0] = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
-    out[4 * m + 1] = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
-    out[4 * m + 2] = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
-    out[4 * m + 3] = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
+    out[(4 * m + 0) * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
+    out[(4 * m + 1) * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
+    out[(4 * m + 2) * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
+    out[(4 * m + 3) * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
   }
 }
 
-// Packs one row of n_units units. unit(u) gives unit u as Unit16; scale(u, e) its scale (e = 0)
-// and its extra terms (e = 1..kExtra). Returns the end of the row.
+// Packs one row of n_units units at `row` (see packed_row). unit(u) gives unit u as Unit16;
+// scale(u, e) its scale (e = 0) and its extra terms (e = 1..kExtra).
 template <int kExtra, typename UnitFn, typename ScaleFn>
-inline v128_t* pack_row(v128_t* out, int64_t n_units, UnitFn unit, ScaleFn scale) {
+inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale) {
+  v128_t* out = row.out;
+  const int64_t step = row.step;
+  auto put = [&](v128_t v) {
+    *out = v;
+    out += step;
+  };
   int64_t u = 0;
   for (; u + 4 <= n_units; u += 4) {
     const Unit16 q[4] = {unit(u), unit(u + 1), unit(u + 2), unit(u + 3)};
-    store_group(out, q);
-    out += kGroupVecs;
-    for (int e = 0; e <= kExtra; ++e) {
-      *out++ = wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e));
-    }
+    store_group(out, step, q);
+    out += kGroupVecs * step;
+    for (int e = 0; e <= kExtra; ++e) put(wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e)));
   }
   for (; u < n_units; ++u) {
     const Unit16 q = unit(u);
-    for (int m = 0; m < 4; ++m) *out++ = q.v[m];
-    *out++ = wasm_f32x4_splat(scale(u, 0));
-    for (int e = 1; e <= kExtra; ++e) *out++ = wasm_f32x4_make(scale(u, e), 0.0f, 0.0f, 0.0f);
+    for (int m = 0; m < 4; ++m) put(q.v[m]);
+    put(wasm_f32x4_splat(scale(u, 0)));
+    for (int e = 1; e <= kExtra; ++e) put(wasm_f32x4_make(scale(u, e), 0.0f, 0.0f, 0.0f));
   }
-  return out;
 }
 
-// One group (kLen = 16) or single unit (kLen = 4) of an R x T tile: the integer dots of kLen
-// vectors, then the float step with the scale and extra vectors that follow them.
+// One group (kLen = 16) or single unit (kLen = 4) of an R x T tile over blocks of R weight rows
+// and T activation rows (interleaved, see packed_row): the integer dots of kLen vectors, then the
+// float step with the scale and extra vectors that follow them.
 template <int R, int T, int kExtra, int kLen>
-inline void tile_step(const v128_t* (&wp)[R], const v128_t* (&ap)[T], v128_t (&f)[R][T]) {
+inline void tile_step(const v128_t*& wp, const v128_t*& ap, v128_t (&f)[R][T]) {
   v128_t acc[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) acc[r][t] = wasm_i32x4_splat(0);
@@ -110,34 +128,34 @@ inline void tile_step(const v128_t* (&wp)[R], const v128_t* (&ap)[T], v128_t (&f
   // nearly all of them (measured 2x slower).
 #pragma clang loop unroll(disable)
   for (int k = 0; k < kLen; ++k) {
+    const v128_t* wk = wp + k * R;  // the tile's R weight vectors k, then its T activation vectors k
+    const v128_t* ak = ap + k * T;
     v128_t wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = wp[r][k];
+    for (int r = 0; r < R; ++r) wv[r] = wk[r];
     for (int t = 0; t < T; ++t) {
-      const v128_t av = ap[t][k];
+      const v128_t av = ak[t];
       for (int r = 0; r < R; ++r) acc[r][t] = wasm_i32x4_add(acc[r][t], wasm_i32x4_dot_i16x8(wv[r], av));
     }
   }
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) {
-      const v128_t s = wasm_f32x4_mul(wp[r][kLen], ap[t][kLen]);
+      const v128_t s = wasm_f32x4_mul(wp[kLen * R + r], ap[kLen * T + t]);
       f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc[r][t]), s));
       for (int e = 1; e <= kExtra; ++e)
-        f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wp[r][kLen + e], ap[t][kLen + e]));
+        f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wp[(kLen + e) * R + r], ap[(kLen + e) * T + t]));
     }
   }
-  for (int r = 0; r < R; ++r) wp[r] += kLen + 1 + kExtra;
-  for (int t = 0; t < T; ++t) ap[t] += kLen + 1 + kExtra;
+  wp += (kLen + 1 + kExtra) * R;
+  ap += (kLen + 1 + kExtra) * T;
 }
 
-// One R x T tile: y[t * y_stride + r] = the packed product of weight row r and activation row t.
-// Rows are w_row / a_row vectors apart and hold n_units units (groups, then single units).
+// One R x T tile: y[t * y_stride + r] = the packed product of weight row r and activation row t
+// of the blocks at w (R rows) and a (T rows), each row holding n_units units (groups, then single
+// units).
 template <int R, int T, int kExtra>
-void tile(const v128_t* w, int64_t w_row, const v128_t* a, int64_t a_row, int64_t n_units, float* y,
-          int64_t y_stride) {
-  const v128_t* wp[R];
-  const v128_t* ap[T];
-  for (int r = 0; r < R; ++r) wp[r] = w + r * w_row;
-  for (int t = 0; t < T; ++t) ap[t] = a + t * a_row;
+void tile(const v128_t* w, const v128_t* a, int64_t n_units, float* y, int64_t y_stride) {
+  const v128_t* wp = w;
+  const v128_t* ap = a;
   v128_t f[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) f[r][t] = wasm_f32x4_splat(0.0f);
@@ -147,7 +165,7 @@ void tile(const v128_t* w, int64_t w_row, const v128_t* a, int64_t a_row, int64_
     for (int t = 0; t < T; ++t) y[t * y_stride + r] = hsum_f32(f[r][t]);
 }
 
-using TileFn = void (*)(const v128_t*, int64_t, const v128_t*, int64_t, int64_t, float*, int64_t);
+using TileFn = void (*)(const v128_t*, const v128_t*, int64_t, float*, int64_t);
 
 // The tile function for nr <= kTileRows rows and nt <= kTileTokens tokens: a table of every
 // instantiation, built at compile time.
@@ -159,7 +177,8 @@ TileFn tile_fn(int64_t nr, int64_t nt) {
   return table[static_cast<size_t>((nr - 1) * kTileTokens + (nt - 1))];
 }
 
-// The packed product of n_rows weight rows and n_tokens activation rows, tile by tile.
+// The packed product of n_rows weight rows and n_tokens activation rows (each packed in blocks
+// of the tile's size, see packed_row), tile by tile.
 template <int kExtra>
 void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_units, float* y,
                     int64_t y_stride) {
@@ -168,7 +187,7 @@ void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_
     const int64_t nr = n_rows - r0 < kTileRows ? n_rows - r0 : kTileRows;
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kTileTokens) {
       const int64_t nt = n_tokens - t0 < kTileTokens ? n_tokens - t0 : kTileTokens;
-      tile_fn<kExtra>(nr, nt)(w + r0 * row, row, a + t0 * row, row, n_units, y + t0 * y_stride + r0, y_stride);
+      tile_fn<kExtra>(nr, nt)(w + r0 * row, a + t0 * row, n_units, y + t0 * y_stride + r0, y_stride);
     }
   }
 }
