@@ -377,13 +377,15 @@ for (const mode of ['isolated', 'plain']) {
         assert.match(e.message, message);
       }
       // Aborted from the first test's progress: the worker sees it after that test or, when the
-      // message crosses the start of the next one, after that; it rejects, and the engine still generates.
+      // message crosses the start of the next ones, a little later; it rejects, and the engine still
+      // generates. Seven tests, so that the abort has six tests' time to arrive (with three, the last
+      // two could finish on stories260K before it did: CI saw the run complete instead).
       const aborted = await rejection(page, (engine) => {
         const controller = new AbortController();
-        return engine.bench({ nPrompt: [16, 32], nGen: [8], reps: 1, signal: controller.signal, onProgress: () => controller.abort() });
+        return engine.bench({ nPrompt: [16, 32, 64, 128, 256], nGen: [16, 32], reps: 2, signal: controller.signal, onProgress: () => controller.abort() });
       });
       assert.equal(aborted?.code, 'aborted', JSON.stringify(aborted));
-      assert.match(aborted.message, /after [12] of 3 tests/);
+      assert.match(aborted.message, /after [1-6] of 7 tests/);
       const text = await inEngine(page, async (engine, a) =>
         (await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 })).choices[0].text, { prompt: PROMPT, n: N_PREDICT });
       assert.equal(text, expectedText);
