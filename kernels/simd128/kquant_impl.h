@@ -4,6 +4,8 @@
 // Reference: quant_traits(W).vec_dot_ref; integer parts exact, float order differs.
 #pragma once
 
+#include <cstddef>
+
 #include "core/quant/blocks.h"
 #include "kernels/simd128/util.h"
 
@@ -112,6 +114,7 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const KScales k0 = unpack_k4_scales(x0[i].scales), k1 = unpack_k4_scales(x1[i].scales);
+    static_assert(offsetof(BlockQ4_K, dmin) == 2, "d and dmin read as one u32");
     uint32_t dm0, dm1;  // d in the low half, dmin in the high half
     std::memcpy(&dm0, &x0[i].d, 4);
     std::memcpy(&dm1, &x1[i].d, 4);
@@ -174,25 +177,27 @@ inline float row_q5_k(int64_t nb, const BlockQ5_K* x, const BlockQ8_K* y, Act ac
   return hsum_f32(wasm_f32x4_sub(acc, acc_min));
 }
 
+// Q6_K quants of half h, bytes l = 16t..16t+15, plane j, in lane form (0..63). ql[64h + l] low /
+// high nibble = elements +0 / +64, ql[64h + 32 + l] = +32 / +96; qh[32h + l] bits 0-1, 2-3, 4-5,
+// 6-7 = their top bits: plane j takes nibble j / 2 of ql[64h + 32(j & 1) + l] and bits 2j, 2j+1
+// of qh (moved to bits 4-5 of each byte; 16-bit shifts, right first so no bit of the high byte
+// is lost).
+inline EvenOdd q6_k_plane(const BlockQ6_K& b, int h, int t, int j, const Consts& consts) {
+  const v128_t l = load(b.ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(b.qh + 32 * h + 16 * t);
+  const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), consts.nibble8),
+                                wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), consts.top2));
+  return EvenOdd{wasm_v128_and(q, consts.low_byte), wasm_u16x8_shr(q, 8)};
+}
+
 template <typename Act>
 inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act act,
                       const Consts& consts = inline_consts()) {
-  const v128_t m4 = consts.nibble8, m30 = consts.top2;
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const v128_t sc8 = load(x[i].scales);
     // q - 32 with q in 0..63: start from -32 * sum_k sc_k * bsums_k.
     const v128_t bias = bsum_dot_s8(sc8, y[i].bsums);
-    // Half h, bytes l = 16t..16t+15: ql[64h + l] low / high nibble = elements +0 / +64,
-    // ql[64h + 32 + l] = +32 / +96; qh[32h + l] bits 0-1, 2-3, 4-5, 6-7 = their top bits:
-    // plane j takes nibble j / 2 of ql[64h + 32(j & 1) + l] and bits 2j, 2j+1 of qh (moved to
-    // bits 4-5 of each byte; 16-bit shifts, right first so no bit of the high byte is lost).
-    auto plane = [&](int h, int t, int j) {
-      const v128_t l = load(x[i].ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(x[i].qh + 32 * h + 16 * t);
-      const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), m4),
-                                    wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), m30));
-      return EvenOdd{wasm_v128_and(q, consts.low_byte), wasm_u16x8_shr(q, 8)};
-    };
+    auto plane = [&](int h, int t, int j) { return q6_k_plane(x[i], h, t, j, consts); };
     int8_t scales[16];
     wasm_v128_store(scales, sc8);
     const v128_t sumi = scaled_planes([&](int c) { return act(i, c); }, scales, plane);
@@ -205,13 +210,12 @@ inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act ac
 // for both rows, the two fp16 d converted together.
 inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, const BlockQ8_K* y, const v128_t* act,
                        const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
-  const v128_t m4 = consts.nibble8, m30 = consts.top2;
   v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const v128_t sc0 = load(x0[i].scales), sc1 = load(x1[i].scales);
     // q - 32 with q in 0..63: start from -32 * sum_k sc_k * bsums_k.
-    v128_t sum0 = wasm_i32x4_shl(bsum_dot_s8(sc0, y[i].bsums), 5);
-    v128_t sum1 = wasm_i32x4_shl(bsum_dot_s8(sc1, y[i].bsums), 5);
+    const v128_t bias0 = wasm_i32x4_shl(bsum_dot_s8(sc0, y[i].bsums), 5);
+    const v128_t bias1 = wasm_i32x4_shl(bsum_dot_s8(sc1, y[i].bsums), 5);
     // The scales widened to i32 once, so that each is one splatting load below (a byte read back
     // and splat is three instructions under V8).
     int32_t scales[32];
@@ -219,29 +223,21 @@ inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, con
     store_i32(scales + 16, sc1);
     const v128_t d = wasm_f32x4_mul(
         fp16x4_to_f32(wasm_i32x4_make(x0[i].d, x1[i].d, 0, 0), half), wasm_f32x4_splat(y[i].d));
-    // The planes as row_q6_k describes them.
-    auto plane = [&](const BlockQ6_K& b, int h, int t, int j) {
-      const v128_t l = load(b.ql + 64 * h + 32 * (j & 1) + 16 * t), qh = load(b.qh + 32 * h + 16 * t);
-      const v128_t q = wasm_v128_or(wasm_v128_and(wasm_u16x8_shr(l, 4 * (j >> 1)), m4),
-                                    wasm_v128_and(wasm_i16x8_shl(wasm_u16x8_shr(qh, 2 * j), 4), m30));
-      return EvenOdd{wasm_v128_and(q, consts.low_byte), wasm_u16x8_shr(q, 8)};
-    };
     v128_t dot0 = wasm_i32x4_splat(0), dot1 = dot0;
 #pragma clang loop unroll(disable)
     for (int ht = 0; ht < 4; ++ht) {
       const int h = ht >> 1, t = ht & 1;
-      // Sub-block k's activations at a[4j], a[4j + 1]: constant offsets from one pointer per
+      // Sub-block k's activations at act_ht[4j], act_ht[4j + 1]: constant offsets from one pointer per
       // (h, t), which V8 folds into the loads (computed per load, they cost four instructions).
       const v128_t* act_ht = act + 32 * i + 16 * h + 2 * t;
       for (int j = 0; j < 4; ++j) {
         const int k = 8 * h + 2 * j + t;
         const EvenOdd a = {act_ht[4 * j], act_ht[4 * j + 1]};
-        dot0 = wasm_i32x4_add(dot0, wasm_i32x4_mul(dot16(plane(x0[i], h, t, j), a), wasm_v128_load32_splat(scales + k)));
-        dot1 = wasm_i32x4_add(dot1, wasm_i32x4_mul(dot16(plane(x1[i], h, t, j), a), wasm_v128_load32_splat(scales + 16 + k)));
+        dot0 = wasm_i32x4_add(dot0, wasm_i32x4_mul(dot16(q6_k_plane(x0[i], h, t, j, consts), a), wasm_v128_load32_splat(scales + k)));
+        dot1 = wasm_i32x4_add(dot1, wasm_i32x4_mul(dot16(q6_k_plane(x1[i], h, t, j, consts), a), wasm_v128_load32_splat(scales + 16 + k)));
       }
     }
-    sum0 = wasm_i32x4_sub(dot0, sum0);
-    sum1 = wasm_i32x4_sub(dot1, sum1);
+    const v128_t sum0 = wasm_i32x4_sub(dot0, bias0), sum1 = wasm_i32x4_sub(dot1, bias1);
     acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum0), wasm_i32x4_shuffle(d, d, 0, 0, 0, 0)));
     acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum1), wasm_i32x4_shuffle(d, d, 1, 1, 1, 1)));
   }
