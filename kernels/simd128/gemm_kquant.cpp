@@ -1,8 +1,9 @@
 // SIMD128 gemm tiles of the K-quants (Q2_K..Q6_K) and IQ4_XS against Q8_K. Prefill: each
 // 32-element slice of a super-block becomes one unit of the packed layout (gemm_tile.h) with
 // its integer sub-block scales multiplied into the i16 values (|scale * q| <= 4096, so every
-// product fits i16 and a group's i32 lane stays below 2^25), the super-block's d as the unit
-// scale and the min terms (-dmin * m against d * bsums) as extras. Decode: the row dots of
+// value fits i16 and a group's i32 lane stays below 2^25), the super-block's d as the unit
+// scale and the min terms (-dmin * m against d * bsums) as extras. The two groups of a
+// super-block share d, so the tile adds their integer dots (below 2^26) before one float step. Decode: the row dots of
 // kquant_impl.h against activations split once per call. Reference: quant_traits(W).vec_dot_ref.
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/kquant_impl.h"
@@ -248,7 +249,7 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) pack_k_row<F>(row(r0 + r), nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
-    gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
+    gemm::packed_product<F::kExtra, true>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
   }
 }
 

@@ -116,51 +116,87 @@ inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale)
   }
 }
 
-// One group (kLen = 16) or single unit (kLen = 4) of an R x T tile over blocks of R weight rows
-// and T activation rows (interleaved, see packed_row): the integer dots of kLen vectors, then the
-// float step with the scale and extra vectors that follow them.
+// The integer dots of kLen vectors of an R x T tile over blocks of R weight rows and T activation
+// rows (interleaved, see packed_row), added to acc.
+template <int R, int T, int kLen>
+inline void tile_dots(const v128_t* wp, const v128_t* ap, v128_t (&acc)[R][T]) {
+  // Rolled: fully unrolled, LLVM hoists the group's R*16 + T*16 loads to its top and V8 spills
+  // nearly all of them (measured 2x slower).
+#pragma clang loop unroll(disable)
+  for (int k = 0; k < kLen; ++k, wp += R, ap += T) {  // the tile's R weight vectors k, then its T activation vectors k
+    v128_t wv[R];
+    for (int r = 0; r < R; ++r) wv[r] = wp[r];
+    for (int t = 0; t < T; ++t) {
+      const v128_t av = ap[t];
+      for (int r = 0; r < R; ++r) acc[r][t] = wasm_i32x4_add(acc[r][t], wasm_i32x4_dot_i16x8(wv[r], av));
+    }
+  }
+}
+
+// f += acc times the scale vectors at wp[0..R), ap[0..T) (lane products).
+template <int R, int T>
+inline void tile_scale(const v128_t* wp, const v128_t* ap, const v128_t (&acc)[R][T], v128_t (&f)[R][T]) {
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t)
+      f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc[r][t]), wasm_f32x4_mul(wp[r], ap[t])));
+}
+
+// f += the lane products of the kExtra extra vectors at wp, ap.
+template <int R, int T, int kExtra>
+inline void tile_extras(const v128_t* wp, const v128_t* ap, v128_t (&f)[R][T]) {
+  for (int e = 0; e < kExtra; ++e)
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < T; ++t) f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wp[e * R + r], ap[e * T + t]));
+}
+
+// One group (kLen = 16) or single unit (kLen = 4) of a tile: its dots, then the float step with
+// the scale and extra vectors that follow them.
 template <int R, int T, int kExtra, int kLen>
 inline void tile_step(const v128_t*& wp, const v128_t*& ap, v128_t (&f)[R][T]) {
   v128_t acc[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) acc[r][t] = wasm_i32x4_splat(0);
-  // Rolled: fully unrolled, LLVM hoists the group's R*16 + T*16 loads to its top and V8 spills
-  // nearly all of them (measured 2x slower).
-#pragma clang loop unroll(disable)
-  for (int k = 0; k < kLen; ++k) {
-    const v128_t* wk = wp + k * R;  // the tile's R weight vectors k, then its T activation vectors k
-    const v128_t* ak = ap + k * T;
-    v128_t wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = wk[r];
-    for (int t = 0; t < T; ++t) {
-      const v128_t av = ak[t];
-      for (int r = 0; r < R; ++r) acc[r][t] = wasm_i32x4_add(acc[r][t], wasm_i32x4_dot_i16x8(wv[r], av));
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) {
-      const v128_t s = wasm_f32x4_mul(wp[kLen * R + r], ap[kLen * T + t]);
-      f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc[r][t]), s));
-      for (int e = 1; e <= kExtra; ++e)
-        f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wp[(kLen + e) * R + r], ap[(kLen + e) * T + t]));
-    }
-  }
+  tile_dots<R, T, kLen>(wp, ap, acc);
+  tile_scale<R, T>(wp + kLen * R, ap + kLen * T, acc, f);
+  tile_extras<R, T, kExtra>(wp + (kLen + 1) * R, ap + (kLen + 1) * T, f);
   wp += (kLen + 1 + kExtra) * R;
   ap += (kLen + 1 + kExtra) * T;
 }
 
+// Two groups that share their scales (the halves of a K-quant super-block: one d per weight row,
+// one per token), so their integer dots add up before one float step (a lane stays below 2^26:
+// see gemm_kquant.cpp). The first group's scale vectors are not read.
+template <int R, int T, int kExtra>
+inline void tile_step_pair(const v128_t*& wp, const v128_t*& ap, v128_t (&f)[R][T]) {
+  constexpr int kStride = group_stride(kExtra);
+  v128_t acc[R][T];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) acc[r][t] = wasm_i32x4_splat(0);
+  tile_dots<R, T, kGroupVecs>(wp, ap, acc);
+  tile_dots<R, T, kGroupVecs>(wp + kStride * R, ap + kStride * T, acc);
+  tile_scale<R, T>(wp + (kStride + kGroupVecs) * R, ap + (kStride + kGroupVecs) * T, acc, f);
+  tile_extras<R, T, kExtra>(wp + (kGroupVecs + 1) * R, ap + (kGroupVecs + 1) * T, f);
+  tile_extras<R, T, kExtra>(wp + (kStride + kGroupVecs + 1) * R, ap + (kStride + kGroupVecs + 1) * T, f);
+  wp += 2 * kStride * R;
+  ap += 2 * kStride * T;
+}
+
 // One R x T tile: y[t * y_stride + r] = the packed product of weight row r and activation row t
 // of the blocks at w (R rows) and a (T rows), each row holding n_units units (groups, then single
-// units).
-template <int R, int T, int kExtra>
+// units). With kPairs, groups go two at a time (tile_step_pair; n_units a multiple of 8).
+template <int R, int T, int kExtra, bool kPairs>
 void tile(const v128_t* w, const v128_t* a, int64_t n_units, float* y, int64_t y_stride) {
   const v128_t* wp = w;
   const v128_t* ap = a;
   v128_t f[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) f[r][t] = wasm_f32x4_splat(0.0f);
-  for (int64_t g = 0; g < n_units / 4; ++g) tile_step<R, T, kExtra, kGroupVecs>(wp, ap, f);
-  for (int64_t u = 0; u < n_units % 4; ++u) tile_step<R, T, kExtra, 4>(wp, ap, f);
+  if constexpr (kPairs) {
+    for (int64_t g = 0; g < n_units / 8; ++g) tile_step_pair<R, T, kExtra>(wp, ap, f);
+  } else {
+    for (int64_t g = 0; g < n_units / 4; ++g) tile_step<R, T, kExtra, kGroupVecs>(wp, ap, f);
+    for (int64_t u = 0; u < n_units % 4; ++u) tile_step<R, T, kExtra, 4>(wp, ap, f);
+  }
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) y[t * y_stride + r] = hsum_f32(f[r][t]);
 }
@@ -169,17 +205,17 @@ using TileFn = void (*)(const v128_t*, const v128_t*, int64_t, float*, int64_t);
 
 // The tile function for nr <= kTileRows rows and nt <= kTileTokens tokens: a table of every
 // instantiation, built at compile time.
-template <int kExtra>
+template <int kExtra, bool kPairs>
 TileFn tile_fn(int64_t nr, int64_t nt) {
   static constexpr auto table = []<int... i>(std::integer_sequence<int, i...>) {
-    return std::array<TileFn, sizeof...(i)>{tile<i / kTileTokens + 1, i % kTileTokens + 1, kExtra>...};
+    return std::array<TileFn, sizeof...(i)>{tile<i / kTileTokens + 1, i % kTileTokens + 1, kExtra, kPairs>...};
   }(std::make_integer_sequence<int, kTileRows * kTileTokens>{});
   return table[static_cast<size_t>((nr - 1) * kTileTokens + (nt - 1))];
 }
 
 // The packed product of n_rows weight rows and n_tokens activation rows (each packed in blocks
-// of the tile's size, see packed_row), tile by tile.
-template <int kExtra>
+// of the tile's size, see packed_row), tile by tile. kPairs: see tile.
+template <int kExtra, bool kPairs = false>
 void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_units, float* y,
                     int64_t y_stride) {
   const int64_t row = packed_row_vecs(n_units, kExtra);
@@ -187,7 +223,7 @@ void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_
     const int64_t nr = n_rows - r0 < kTileRows ? n_rows - r0 : kTileRows;
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kTileTokens) {
       const int64_t nt = n_tokens - t0 < kTileTokens ? n_tokens - t0 : kTileTokens;
-      tile_fn<kExtra>(nr, nt)(w + r0 * row, a + t0 * row, n_units, y + t0 * y_stride + r0, y_stride);
+      tile_fn<kExtra, kPairs>(nr, nt)(w + r0 * row, a + t0 * row, n_units, y + t0 * y_stride + r0, y_stride);
     }
   }
 }
