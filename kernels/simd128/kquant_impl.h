@@ -71,22 +71,39 @@ inline v128_t bsum_dot_s8(v128_t v, const int16_t* bsums) {
                         wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_i16x8_extend_high_i8x16(v)));
 }
 
+// Q4_K's packed 6-bit scales and mins (see unpack_k4_scales), the scales widened to i16.
+struct K4ScalesI16 {
+  v128_t scales;  // i16 lane j = scale of sub-block j
+  uint64_t mins;  // byte j = min of sub-block j
+};
+inline K4ScalesI16 unpack_k4_scales_i16(const uint8_t* p) {
+  const KScales k = unpack_k4_scales(p);
+  uint64_t scales;
+  std::memcpy(&scales, k.scales, 8);
+  return {wasm_u16x8_extend_low_u8x16(wasm_i64x2_make(static_cast<int64_t>(scales), 0)), k.mins};
+}
+
+// The 32 products of a Q4_K / Q5_K sub-block (two lane-form halves, t = 0, 1) against their
+// activations, summed in i16 (four per lane, each |q * a| <= 31 * 128).
+inline v128_t q4_k_products(EvenOdd w0, EvenOdd a0, EvenOdd w1, EvenOdd a1) {
+  return wasm_i16x8_add(wasm_i16x8_add(wasm_i16x8_mul(w0.even, a0.even), wasm_i16x8_mul(w0.odd, a0.odd)),
+                        wasm_i16x8_add(wasm_i16x8_mul(w1.even, a1.even), wasm_i16x8_mul(w1.odd, a1.odd)));
+}
+
 // One Q4_K / Q5_K super-block's scaled sum. `weights(c, t, q)` turns the 16 qs bytes of chunk
-// c, half t into lane-form weights (Q4_K: the nibbles; Q5_K: nibbles plus 5th bits); `act(c)`
-// gives activation chunk c (elements 16c..16c+15).
+// c, half t into lane-form weights (Q4_K: the nibbles; Q5_K: nibbles plus 5th bits, at most 31,
+// so four products still fit i16); `act(c)` gives activation chunk c (elements 16c..16c+15);
+// scales[j] is sub-block j's scale.
 template <typename Act, typename Weights>
-inline v128_t superblock_dot(const uint8_t* qs, Act act, const uint8_t scales[8], Weights weights) {
+inline v128_t superblock_dot(const uint8_t* qs, Act act, const int16_t scales[8], Weights weights) {
   v128_t sumi = wasm_i32x4_splat(0);
 #pragma clang loop unroll(disable)  // unrolled, V8 spills the hoisted loads (see scaled_planes)
   for (int c = 0; c < 4; ++c) {  // chunk c: sub-blocks 2c (low nibbles) and 2c+1 (high nibbles)
-    v128_t s_lo = wasm_i32x4_splat(0), s_hi = wasm_i32x4_splat(0);
-    for (int t = 0; t < 2; ++t) {
-      const Nibbles w = weights(c, t, load(qs + 32 * c + 16 * t));
-      s_lo = wasm_i32x4_add(s_lo, dot16(w.lo, act(4 * c + t)));
-      s_hi = wasm_i32x4_add(s_hi, dot16(w.hi, act(4 * c + 2 + t)));
-    }
-    sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(s_lo, wasm_i32x4_splat(scales[2 * c])));
-    sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(s_hi, wasm_i32x4_splat(scales[2 * c + 1])));
+    const Nibbles w0 = weights(c, 0, load(qs + 32 * c)), w1 = weights(c, 1, load(qs + 32 * c + 16));
+    const v128_t lo = q4_k_products(w0.lo, act(4 * c), w1.lo, act(4 * c + 1));
+    const v128_t hi = q4_k_products(w0.hi, act(4 * c + 2), w1.hi, act(4 * c + 3));
+    sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_v128_load16_splat(scales + 2 * c)),
+                                               wasm_i32x4_dot_i16x8(hi, wasm_v128_load16_splat(scales + 2 * c + 1))));
   }
   return sumi;
 }
@@ -96,8 +113,10 @@ inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act ac
                       const Consts& consts = inline_consts()) {
   v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
-    const KScales k = unpack_k4_scales(x[i].scales);
-    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, k.scales,
+    const K4ScalesI16 k = unpack_k4_scales_i16(x[i].scales);
+    int16_t scales[8];
+    wasm_v128_store(scales, k.scales);
+    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, scales,
                                        [&](int, int, v128_t q) { return nibbles(q, consts.nibble16); });
     acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
     acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
@@ -107,13 +126,20 @@ inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act ac
 
 // Two Q4_K rows against the same activations (the gemm decode path): each activation vector is
 // loaded once for both rows, and the rows' four fp16 scales (d, dmin of each) convert in one
-// vector op. The loop over chunks stays rolled for the reason superblock_dot gives.
+// vector op. A sub-block's products add up in i16 and meet its scale in one i32x4.dot_i16x8_s
+// against the splat scale (a lane pair stays below 2 * 7680 * 63), which costs less than an
+// i32 dot per product pair and an i32 multiply per sub-block. The loop over chunks stays rolled
+// for the reason superblock_dot gives.
 inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, const BlockQ8_K* y, const v128_t* act,
                        const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
   const v128_t m = consts.nibble16;
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
-    const KScales k0 = unpack_k4_scales(x0[i].scales), k1 = unpack_k4_scales(x1[i].scales);
+    const K4ScalesI16 k0 = unpack_k4_scales_i16(x0[i].scales), k1 = unpack_k4_scales_i16(x1[i].scales);
+    // Row 0's then row 1's scales as i16, so that each splat below is a single load.
+    int16_t scales[16];
+    wasm_v128_store(scales, k0.scales);
+    wasm_v128_store(scales + 8, k1.scales);
     static_assert(offsetof(BlockQ4_K, dmin) == 2, "d and dmin read as one u32");
     uint32_t dm0, dm1;  // d in the low half, dmin in the high half
     std::memcpy(&dm0, &x0[i].d, 4);
@@ -125,21 +151,19 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
     v128_t sum0 = wasm_i32x4_splat(0), sum1 = wasm_i32x4_splat(0);
 #pragma clang loop unroll(disable)
     for (int c = 0; c < 4; ++c) {  // chunk c: sub-blocks 2c (low nibbles) and 2c+1 (high nibbles)
-      v128_t lo0 = wasm_i32x4_splat(0), hi0 = lo0, lo1 = lo0, hi1 = lo0;
       const v128_t* act_c = act + 32 * i + 8 * c;  // chunks 4c..4c+3, as even / odd pairs
-      for (int t = 0; t < 2; ++t) {
-        const EvenOdd a_lo = {act_c[2 * t], act_c[2 * t + 1]}, a_hi = {act_c[4 + 2 * t], act_c[5 + 2 * t]};
-        const Nibbles w0 = nibbles(load(x0[i].qs + 32 * c + 16 * t), m);
-        lo0 = wasm_i32x4_add(lo0, dot16(w0.lo, a_lo));
-        hi0 = wasm_i32x4_add(hi0, dot16(w0.hi, a_hi));
-        const Nibbles w1 = nibbles(load(x1[i].qs + 32 * c + 16 * t), m);
-        lo1 = wasm_i32x4_add(lo1, dot16(w1.lo, a_lo));
-        hi1 = wasm_i32x4_add(hi1, dot16(w1.hi, a_hi));
-      }
-      sum0 = wasm_i32x4_add(sum0, wasm_i32x4_add(wasm_i32x4_mul(lo0, wasm_i32x4_splat(k0.scales[2 * c])),
-                                                 wasm_i32x4_mul(hi0, wasm_i32x4_splat(k0.scales[2 * c + 1]))));
-      sum1 = wasm_i32x4_add(sum1, wasm_i32x4_add(wasm_i32x4_mul(lo1, wasm_i32x4_splat(k1.scales[2 * c])),
-                                                 wasm_i32x4_mul(hi1, wasm_i32x4_splat(k1.scales[2 * c + 1]))));
+      const EvenOdd a_lo0 = {act_c[0], act_c[1]}, a_lo1 = {act_c[2], act_c[3]};
+      const EvenOdd a_hi0 = {act_c[4], act_c[5]}, a_hi1 = {act_c[6], act_c[7]};
+      const uint8_t* q0 = x0[i].qs + 32 * c;
+      const Nibbles w00 = nibbles(load(q0), m), w01 = nibbles(load(q0 + 16), m);
+      sum0 = wasm_i32x4_add(sum0, wasm_i32x4_add(
+          wasm_i32x4_dot_i16x8(q4_k_products(w00.lo, a_lo0, w01.lo, a_lo1), wasm_v128_load16_splat(scales + 2 * c)),
+          wasm_i32x4_dot_i16x8(q4_k_products(w00.hi, a_hi0, w01.hi, a_hi1), wasm_v128_load16_splat(scales + 2 * c + 1))));
+      const uint8_t* q1 = x1[i].qs + 32 * c;
+      const Nibbles w10 = nibbles(load(q1), m), w11 = nibbles(load(q1 + 16), m);
+      sum1 = wasm_i32x4_add(sum1, wasm_i32x4_add(
+          wasm_i32x4_dot_i16x8(q4_k_products(w10.lo, a_lo0, w11.lo, a_lo1), wasm_v128_load16_splat(scales + 8 + 2 * c)),
+          wasm_i32x4_dot_i16x8(q4_k_products(w10.hi, a_hi0, w11.hi, a_hi1), wasm_v128_load16_splat(scales + 9 + 2 * c))));
     }
     // [row 0 sum, row 0 min term, row 1 sum, row 1 min term] as exact integers, then one
     // multiply by [d0, dmin0, d1, dmin1] * y.d.
@@ -154,7 +178,9 @@ template <typename Act>
 inline float row_q5_k(int64_t nb, const BlockQ5_K* x, const BlockQ8_K* y, Act act) {
   v128_t acc = wasm_f32x4_splat(0.0f), acc_min = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
-    const KScales k = unpack_k4_scales(x[i].scales);
+    const K4ScalesI16 k = unpack_k4_scales_i16(x[i].scales);
+    int16_t scales[8];
+    wasm_v128_store(scales, k.scales);
     // qh byte l: bit 2c = 5th bit of element 64c + l, bit 2c+1 of element 64c + 32 + l. In
     // lane form (even / odd bytes zero-extended to i16) each chunk reads bits 2c and 2c+1.
     // (Building the quants on whole bytes and splitting afterwards measured slower under V8.)
@@ -170,7 +196,7 @@ inline float row_q5_k(int64_t nb, const BlockQ5_K* x, const BlockQ8_K* y, Act ac
       w.hi.odd = wasm_v128_or(w.hi.odd, wasm_v128_and(wasm_i16x8_shl(o, 3), bit4));
       return w;
     };
-    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, k.scales, high);
+    const v128_t sumi = superblock_dot(x[i].qs, [&](int c) { return act(i, c); }, scales, high);
     acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
     acc_min = mul_add(acc_min, min_dot(k.mins, y[i].bsums), y[i].d * fp16(x[i].dmin));
   }
