@@ -83,11 +83,16 @@ inline K4ScalesI16 unpack_k4_scales_i16(const uint8_t* p) {
   return {wasm_u16x8_extend_low_u8x16(wasm_i64x2_make(static_cast<int64_t>(scales), 0)), k.mins};
 }
 
+// The 16 products of a lane-form sub-block against its activations, pairs summed in i16 (each
+// |q * a| <= 63 * 128).
+inline v128_t products16(EvenOdd w, EvenOdd a) {
+  return wasm_i16x8_add(wasm_i16x8_mul(w.even, a.even), wasm_i16x8_mul(w.odd, a.odd));
+}
+
 // The 32 products of a Q4_K / Q5_K sub-block (two lane-form halves, t = 0, 1) against their
 // activations, summed in i16 (four per lane, each |q * a| <= 31 * 128).
 inline v128_t q4_k_products(EvenOdd w0, EvenOdd a0, EvenOdd w1, EvenOdd a1) {
-  return wasm_i16x8_add(wasm_i16x8_add(wasm_i16x8_mul(w0.even, a0.even), wasm_i16x8_mul(w0.odd, a0.odd)),
-                        wasm_i16x8_add(wasm_i16x8_mul(w1.even, a1.even), wasm_i16x8_mul(w1.odd, a1.odd)));
+  return wasm_i16x8_add(products16(w0, a0), products16(w1, a1));
 }
 
 // One Q4_K / Q5_K super-block's scaled sum. `weights(c, t, q)` turns the 16 qs bytes of chunk
@@ -233,7 +238,8 @@ inline float row_q6_k(int64_t nb, const BlockQ6_K* x, const BlockQ8_K* y, Act ac
 }
 
 // Two Q6_K rows against the same activations, as rows2_q4_k: each activation chunk loaded once
-// for both rows, the two fp16 d converted together.
+// for both rows, the two fp16 d converted together, a sub-block's products summed in i16 and
+// scaled in one i32x4.dot_i16x8_s (a lane pair stays below 2 * 16128 * 128).
 inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, const BlockQ8_K* y, const v128_t* act,
                        const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
   v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = wasm_f32x4_splat(0.0f);
@@ -242,11 +248,12 @@ inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, con
     // q - 32 with q in 0..63: start from -32 * sum_k sc_k * bsums_k.
     const v128_t bias0 = wasm_i32x4_shl(bsum_dot_s8(sc0, y[i].bsums), 5);
     const v128_t bias1 = wasm_i32x4_shl(bsum_dot_s8(sc1, y[i].bsums), 5);
-    // The scales widened to i32 once, so that each is one splatting load below (a byte read back
-    // and splat is three instructions under V8).
-    int32_t scales[32];
-    store_i32(scales, sc0);
-    store_i32(scales + 16, sc1);
+    // The scales widened to i16 once, so that each is one splatting load below.
+    int16_t scales[32];
+    wasm_v128_store(scales, wasm_i16x8_extend_low_i8x16(sc0));
+    wasm_v128_store(scales + 8, wasm_i16x8_extend_high_i8x16(sc0));
+    wasm_v128_store(scales + 16, wasm_i16x8_extend_low_i8x16(sc1));
+    wasm_v128_store(scales + 24, wasm_i16x8_extend_high_i8x16(sc1));
     const v128_t d = wasm_f32x4_mul(
         fp16x4_to_f32(wasm_i32x4_make(x0[i].d, x1[i].d, 0, 0), half), wasm_f32x4_splat(y[i].d));
     v128_t dot0 = wasm_i32x4_splat(0), dot1 = dot0;
@@ -259,8 +266,8 @@ inline void rows2_q6_k(int64_t nb, const BlockQ6_K* x0, const BlockQ6_K* x1, con
       for (int j = 0; j < 4; ++j) {
         const int k = 8 * h + 2 * j + t;
         const EvenOdd a = {act_ht[4 * j], act_ht[4 * j + 1]};
-        dot0 = wasm_i32x4_add(dot0, wasm_i32x4_mul(dot16(q6_k_plane(x0[i], h, t, j, consts), a), wasm_v128_load32_splat(scales + k)));
-        dot1 = wasm_i32x4_add(dot1, wasm_i32x4_mul(dot16(q6_k_plane(x1[i], h, t, j, consts), a), wasm_v128_load32_splat(scales + 16 + k)));
+        dot0 = wasm_i32x4_add(dot0, wasm_i32x4_dot_i16x8(products16(q6_k_plane(x0[i], h, t, j, consts), a), wasm_v128_load16_splat(scales + k)));
+        dot1 = wasm_i32x4_add(dot1, wasm_i32x4_dot_i16x8(products16(q6_k_plane(x1[i], h, t, j, consts), a), wasm_v128_load16_splat(scales + 16 + k)));
       }
     }
     const v128_t sum0 = wasm_i32x4_sub(dot0, bias0), sum1 = wasm_i32x4_sub(dot1, bias1);
