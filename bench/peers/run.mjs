@@ -185,10 +185,20 @@ async function main() {
       files,
       log: a.verbose ? log : null,
     });
-    browser = await launchBrowser({ log: a.verbose ? log : () => {} });
   }
+  // Chromium runs only while browser engines do: launched on first use and closed before the next
+  // native run, so that its start-up and background work never share the cores with a native
+  // measurement (with it launched up front, the run's first native cell came out 3-5x slow).
+  const ensureBrowser = async () => {
+    browser ??= await launchBrowser({ log: a.verbose ? log : () => {} });
+    return browser;
+  };
+  const closeBrowser = async () => {
+    await browser?.close();
+    browser = null;
+  };
   const inBrowser = async (module, m, threads) => {
-    const page = await browser.open(`${server.url}/peers/index.html`);
+    const page = await (await ensureBrowser()).open(`${server.url}/peers/index.html`);
     try {
       const args = { ...run, threads, modelUrl: m.url };
       let timer;
@@ -217,6 +227,7 @@ async function main() {
       }
       for (const threads of a.threads) {
         const label = `${m.name} ${m.type ?? ''} t=${threads}`;
+        await closeBrowser();
         if (a.engines.includes('oxidize')) {
           await attempt(`oxidize ${label}`, async () => {
             const r = await benchNative({ bin: a.oxidize, model: m.file, threads, timeoutMs, ...run });
@@ -251,7 +262,7 @@ async function main() {
       }
     }
   } finally {
-    await browser?.close();
+    await closeBrowser();
     await server?.close();
   }
 
