@@ -15,8 +15,8 @@ namespace ox::kernels::simd128 {
 // returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
 // again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
 // it either.
-extern v128_t loop_constants[13];
-v128_t loop_constants[13] = {
+extern v128_t loop_constants[14];
+v128_t loop_constants[14] = {
     // Fp16Consts
     wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
                      static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
@@ -32,15 +32,16 @@ v128_t loop_constants[13] = {
     wasm_i8x16_const(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
     wasm_i8x16_const(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
     wasm_v128_load(kIQ4NLValues),
-    // kquant::Consts (nibble16, nibble8 and low_byte are shared with block32's above)
+    // kquant::Consts top2 and low6 (nibble16, nibble8 and low_byte are shared with block32's above)
     wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
+    wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
 };
 
 Fp16Consts fp16_consts() { return {loop_constants[0], loop_constants[1], loop_constants[2], loop_constants[3]}; }
 
 kquant::Consts kquant::opaque_consts() {
   const v128_t* k = loop_constants + 4;
-  return {k[0], k[1], loop_constants[12], k[3]};
+  return {k[0], k[1], loop_constants[12], k[3], loop_constants[13]};
 }
 
 block32::Consts block32::opaque_consts() {

@@ -37,9 +37,11 @@ struct Consts {
   v128_t nibble8;   // i8 0x0F
   v128_t top2;      // i8 0x30: Q6_K's top two bits in place
   v128_t low_byte;  // i16 0x00FF
+  v128_t low6;      // i8 0x3F: Q4_K's 6-bit scales
 };
 inline Consts inline_consts() {
-  return {wasm_i16x8_splat(0x0F), wasm_i8x16_splat(0x0F), wasm_i8x16_splat(0x30), wasm_i16x8_splat(0x00FF)};
+  return {wasm_i16x8_splat(0x0F), wasm_i8x16_splat(0x0F), wasm_i8x16_splat(0x30), wasm_i16x8_splat(0x00FF),
+          wasm_i8x16_splat(0x3F)};
 }
 Consts opaque_consts();  // inline_consts(), read from memory (gemm_tile.cpp)
 
@@ -129,6 +131,39 @@ inline float row_q4_k(int64_t nb, const BlockQ4_K* x, const BlockQ8_K* y, Act ac
   return hsum_f32(wasm_f32x4_sub(acc, acc_min));
 }
 
+// The scales and mins of two Q4_K super-blocks unpacked together in vector lanes (the scalar
+// unpack_k4_scales, twice, costs about as much as a chunk of both rows). Per block the 12 bytes
+// a0 | a1 | a2 hold scales 0-3 = a0 & 63, mins 0-3 = a1 & 63, scales 4-7 = (a2 & 15) | (a0 >> 6)
+// << 4 and mins 4-7 = (a2 >> 4) | (a1 >> 6) << 4, bytewise.
+struct K4Scales2 {
+  v128_t scales;  // i8: row 0's eight scales, then row 1's
+  v128_t mins;    // i8: row 0's eight mins, then row 1's
+};
+inline K4Scales2 unpack_k4_scales2(const uint8_t* s0, const uint8_t* s1, const Consts& consts) {
+  // [a0, a1, a0', a1'] and [a2, a2, a2', a2'] (the qs bytes read past a2 are not used)
+  const v128_t v0 = load(s0), v1 = load(s1);
+  const v128_t a01 = wasm_i32x4_shuffle(v0, v1, 0, 1, 4, 5), a2 = wasm_i32x4_shuffle(v0, v1, 2, 2, 6, 6);
+  const v128_t low = wasm_v128_and(a01, consts.low6);  // [scales 0-3, mins 0-3] of each row
+  // bits 6-7 of each byte of a0 / a1 to bits 4-5 (a 32-bit shift; the bits it brings in from the
+  // next byte are masked off)
+  const v128_t top = wasm_v128_and(wasm_u32x4_shr(a01, 2), consts.top2);
+  const v128_t nib = wasm_i32x4_shuffle(wasm_v128_and(a2, consts.nibble8), wasm_v128_and(wasm_u32x4_shr(a2, 4), consts.nibble8),
+                                        0, 5, 2, 7);
+  const v128_t high = wasm_v128_or(nib, top);  // [scales 4-7, mins 4-7] of each row
+  return {wasm_i32x4_shuffle(low, high, 0, 4, 2, 6), wasm_i32x4_shuffle(low, high, 1, 5, 3, 7)};
+}
+
+// sum_j m_j * (bsums[2j] + bsums[2j+1]) for the two rows' mins (bytes 0-7 and 8-15 of mins).
+inline void min_dot2(v128_t mins, const int16_t* bsums, v128_t* row0, v128_t* row1) {
+  const v128_t b0 = load(bsums), b1 = load(bsums + 8);
+  const v128_t d0 = wasm_i8x16_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+  const v128_t d1 = wasm_i8x16_shuffle(mins, mins, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+  *row0 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(b0, wasm_u16x8_extend_low_u8x16(d0)),
+                         wasm_i32x4_dot_i16x8(b1, wasm_u16x8_extend_high_u8x16(d0)));
+  *row1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(b0, wasm_u16x8_extend_low_u8x16(d1)),
+                         wasm_i32x4_dot_i16x8(b1, wasm_u16x8_extend_high_u8x16(d1)));
+}
+
 // Two Q4_K rows against the same activations (the gemm decode path): each activation vector is
 // loaded once for both rows, and the rows' four fp16 scales (d, dmin of each) convert in one
 // vector op. A sub-block's products add up in i16 and meet its scale in one i32x4.dot_i16x8_s
@@ -140,11 +175,11 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
   const v128_t m = consts.nibble16;
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
-    const K4ScalesI16 k0 = unpack_k4_scales_i16(x0[i].scales), k1 = unpack_k4_scales_i16(x1[i].scales);
+    const K4Scales2 k = unpack_k4_scales2(x0[i].scales, x1[i].scales, consts);
     // Row 0's then row 1's scales as i16, so that each splat below is a single load.
     int16_t scales[16];
-    wasm_v128_store(scales, k0.scales);
-    wasm_v128_store(scales + 8, k1.scales);
+    wasm_v128_store(scales, wasm_u16x8_extend_low_u8x16(k.scales));
+    wasm_v128_store(scales + 8, wasm_u16x8_extend_high_u8x16(k.scales));
     static_assert(offsetof(BlockQ4_K, dmin) == 2, "d and dmin read as one u32");
     uint32_t dm0, dm1;  // d in the low half, dmin in the high half
     std::memcpy(&dm0, &x0[i].d, 4);
@@ -172,7 +207,9 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
     }
     // [row 0 sum, row 0 min term, row 1 sum, row 1 min term] as exact integers, then one
     // multiply by [d0, dmin0, d1, dmin1] * y.d.
-    const v128_t tot = hsum4x4_i32(sum0, min_dot(k0.mins, y[i].bsums), sum1, min_dot(k1.mins, y[i].bsums));
+    v128_t min0, min1;
+    min_dot2(k.mins, y[i].bsums, &min0, &min1);
+    const v128_t tot = hsum4x4_i32(sum0, min0, sum1, min1);
     acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), dm));
   }
   *out0 = wasm_f32x4_extract_lane(acc, 0) - wasm_f32x4_extract_lane(acc, 1);
