@@ -16,6 +16,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const SHAPES = ['tiny-15M', '0.5B', '1B'];
 const TYPES = ['Q4_0', 'Q8_0', 'Q4_K_M'];
+// Idle time after Chromium starts, before its first page: its start-up work (GPU process, profile
+// set-up) runs for a few seconds and would otherwise overlap the first measured run.
+const SETTLE_MS = 5000;
 
 const USAGE = `usage: node bench/peers/run.mjs [options]
   --models LIST    synth shapes (${SHAPES.join(',')}) and/or paths to .gguf files (default: all shapes)
@@ -190,7 +193,10 @@ async function main() {
   // native run, so that its start-up and background work never share the cores with a native
   // measurement (with it launched up front, the run's first native cell came out 3-5x slow).
   const ensureBrowser = async () => {
-    browser ??= await launchBrowser({ log: a.verbose ? log : () => {} });
+    if (!browser) {
+      browser = await launchBrowser({ log: a.verbose ? log : () => {} });
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    }
     return browser;
   };
   const closeBrowser = async () => {
