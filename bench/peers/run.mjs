@@ -233,7 +233,7 @@ async function main() {
       }
       for (const threads of a.threads) {
         const label = `${m.name} ${m.type ?? ''} t=${threads}`;
-        await closeBrowser();
+        if (a.engines.includes('oxidize') || a.engines.includes('llama.cpp')) await closeBrowser();
         if (a.engines.includes('oxidize')) {
           await attempt(`oxidize ${label}`, async () => {
             const r = await benchNative({ bin: a.oxidize, model: m.file, threads, timeoutMs, ...run });
