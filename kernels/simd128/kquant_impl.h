@@ -59,12 +59,17 @@ inline void store_i32(int32_t* out, v128_t v) {
   wasm_v128_store(out + 12, wasm_i32x4_extend_high_i16x8(hi));
 }
 
-// sum_j m_j * (bsums[2j] + bsums[2j+1]) as i32x4 partial sums.
+// sum_j m_j * (bsums[2j] + bsums[2j+1]) as i32x4 partial sums, from the eight mins each doubled
+// (dup: bytes m0 m0 m1 m1 ... m7 m7) and the two halves of bsums.
+inline v128_t min_dot_dup(v128_t dup, v128_t bsums_lo, v128_t bsums_hi) {
+  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(bsums_lo, wasm_u16x8_extend_low_u8x16(dup)),
+                        wasm_i32x4_dot_i16x8(bsums_hi, wasm_u16x8_extend_high_u8x16(dup)));
+}
+// The same from the mins as bytes of a u64.
 inline v128_t min_dot(uint64_t mins, const int16_t* bsums) {
   const v128_t m8 = wasm_i64x2_make(static_cast<int64_t>(mins), 0);
-  const v128_t dup = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-  return wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(bsums), wasm_u16x8_extend_low_u8x16(dup)),
-                        wasm_i32x4_dot_i16x8(load(bsums + 8), wasm_u16x8_extend_high_u8x16(dup)));
+  return min_dot_dup(wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), load(bsums),
+                     load(bsums + 8));
 }
 
 // sum_k v_k * bsums_k over the 16 sub-blocks, v given as 16 signed bytes.
@@ -156,12 +161,8 @@ inline K4Scales2 unpack_k4_scales2(const uint8_t* s0, const uint8_t* s1, const C
 // sum_j m_j * (bsums[2j] + bsums[2j+1]) for the two rows' mins (bytes 0-7 and 8-15 of mins).
 inline void min_dot2(v128_t mins, const int16_t* bsums, v128_t* row0, v128_t* row1) {
   const v128_t b0 = load(bsums), b1 = load(bsums + 8);
-  const v128_t d0 = wasm_i8x16_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-  const v128_t d1 = wasm_i8x16_shuffle(mins, mins, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
-  *row0 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(b0, wasm_u16x8_extend_low_u8x16(d0)),
-                         wasm_i32x4_dot_i16x8(b1, wasm_u16x8_extend_high_u8x16(d0)));
-  *row1 = wasm_i32x4_add(wasm_i32x4_dot_i16x8(b0, wasm_u16x8_extend_low_u8x16(d1)),
-                         wasm_i32x4_dot_i16x8(b1, wasm_u16x8_extend_high_u8x16(d1)));
+  *row0 = min_dot_dup(wasm_i8x16_shuffle(mins, mins, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7), b0, b1);
+  *row1 = min_dot_dup(wasm_i8x16_shuffle(mins, mins, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), b0, b1);
 }
 
 // Two Q4_K rows against the same activations (the gemm decode path): each activation vector is
