@@ -106,8 +106,8 @@ inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
   int64_t i = 0;
   for (; i + 3 < nb; i += 4) {
     const v128_t tot = hsum4x4_i32(isum(i), isum(i + 1), isum(i + 2), isum(i + 3));
-    const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x[i].d, x[i + 1].d, x[i + 2].d, x[i + 3].d));
-    const v128_t dy = fp16x4_to_f32(wasm_i32x4_make(y[i].d, y[i + 1].d, y[i + 2].d, y[i + 3].d));
+    const v128_t dx = fp16x4_to_f32(gather_halves4(&x[i].d, &x[i + 1].d, &x[i + 2].d, &x[i + 3].d));
+    const v128_t dy = fp16x4_to_f32(gather_halves4(&y[i].d, &y[i + 1].d, &y[i + 2].d, &y[i + 3].d));
     acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, dy)));
   }
   float sum = hsum_f32(acc);
@@ -121,8 +121,8 @@ inline float sum_min_terms(int64_t nb, const Block* x, const BlockQ8_1* y) {
   v128_t acc = wasm_f32x4_splat(0.0f);
   int64_t i = 0;
   for (; i + 3 < nb; i += 4) {
-    const v128_t m = fp16x4_to_f32(wasm_i32x4_make(x[i].m, x[i + 1].m, x[i + 2].m, x[i + 3].m));
-    const v128_t s = fp16x4_to_f32(wasm_i32x4_make(y[i].s, y[i + 1].s, y[i + 2].s, y[i + 3].s));
+    const v128_t m = fp16x4_to_f32(gather_halves4(&x[i].m, &x[i + 1].m, &x[i + 2].m, &x[i + 3].m));
+    const v128_t s = fp16x4_to_f32(gather_halves4(&y[i].s, &y[i + 1].s, &y[i + 2].s, &y[i + 3].s));
     acc = wasm_f32x4_add(acc, wasm_f32x4_mul(m, s));
   }
   float sum = hsum_f32(acc);

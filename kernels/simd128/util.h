@@ -58,6 +58,17 @@ static inline v128_t fp16x4_to_f32(v128_t h) {
   return fp16x4_to_f32(h, c);
 }
 
+// Four fp16 values from four addresses, each zero-extended into its u32 lane (the input of
+// fp16x4_to_f32): one v128.load16_lane per value, where building the vector from scalars takes
+// a load and a lane insert each.
+static inline v128_t gather_halves4(const uint16_t* h0, const uint16_t* h1, const uint16_t* h2, const uint16_t* h3) {
+  v128_t v = wasm_i32x4_splat(0);
+  v = wasm_v128_load16_lane(h0, v, 0);
+  v = wasm_v128_load16_lane(h1, v, 2);
+  v = wasm_v128_load16_lane(h2, v, 4);
+  return wasm_v128_load16_lane(h3, v, 6);
+}
+
 // ox::quant::fp16_saturate restated with internal linkage (see kernels/x86/avx2/util.h).
 static inline uint16_t fp16_saturate(float f) {
   return f32_to_fp16(__builtin_fminf(65504.0f, __builtin_fmaxf(-65504.0f, f)));
