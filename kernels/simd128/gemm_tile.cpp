@@ -165,8 +165,8 @@ SplitActs split_acts_block32(int64_t n, const uint8_t* a, bool q8_1) {
   int32_t* sum = reinterpret_cast<int32_t*>(s + nb);
   // Four blocks' scales per vector conversion (the scalar one costs as much as a block's split).
   auto fields = [&](int64_t i, int off) {
-    return wasm_i32x4_make(read_u16(a + i * block_bytes + off), read_u16(a + (i + 1) * block_bytes + off),
-                           read_u16(a + (i + 2) * block_bytes + off), read_u16(a + (i + 3) * block_bytes + off));
+    auto at = [&](int64_t b) { return reinterpret_cast<const uint16_t*>(a + b * block_bytes + off); };
+    return gather_halves4(at(i), at(i + 1), at(i + 2), at(i + 3));
   };
   int64_t i = 0;
   for (; i + 4 <= nb; i += 4) {
