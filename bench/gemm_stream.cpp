@@ -1,0 +1,124 @@
+// oxidize_gemm_stream: one decode matmul (one token) through the best kernel table, one thread,
+// with the weights streamed from memory as in a real model: the matrix is copied until the
+// copies exceed the caches (at most 384 MB), and each timed pass runs the gemm over every copy.
+// Prints the best pass per call, per 1000 rows and as weight GB/s, and the largest difference
+// from the scalar vec_dot (which must stay at float-rounding size). Plain C++ with no Google
+// Benchmark, so the same program runs natively, under node and in a browser page
+// (bench/gemm_stream_browser.mjs): the SIMD128 kernels are timed where users run them.
+//   oxidize_gemm_stream [--reps N] TYPE:ROWSxCOLS ...     e.g. q4_k:8192x2048 q6_k:2048x8192
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/quant/dtype.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+
+namespace {
+
+constexpr uint64_t kStreamBytes = uint64_t{384} << 20;
+
+struct Shape {
+  ox::DType type;
+  int64_t rows, cols;
+};
+
+bool parse_shape(const std::string& spec, Shape* out) {
+  const size_t colon = spec.find(':'), x = spec.find('x', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || x == std::string::npos) return false;
+  if (!ox::dtype_from_name(spec.substr(0, colon), &out->type)) return false;
+  char* end = nullptr;
+  out->rows = std::strtoll(spec.c_str() + colon + 1, &end, 10);
+  if (end != spec.c_str() + x) return false;
+  out->cols = std::strtoll(spec.c_str() + x + 1, &end, 10);
+  return *end == '\0' && out->rows > 0 && out->cols > 0;
+}
+
+std::vector<float> gaussian(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = dist(rng);
+  return v;
+}
+
+// 0 on success; prints one line per shape.
+int run(const Shape& s, int reps) {
+  const ox::kernels::KernelTable& table = ox::kernels::best_kernels();
+  const int w_id = static_cast<int>(s.type);
+  const ox::DType a_type = ox::quant_traits(s.type).vec_dot_type;
+  const ox::kernels::GemmFn gemm = table.gemm[w_id];
+  if (gemm == nullptr || s.cols % ox::dtype_facts(s.type).block_size != 0) {
+    std::printf("%s %s:%lldx%lld: no gemm kernel for this type, or columns not a multiple of its block\n",
+                table.isa, ox::dtype_name(s.type), static_cast<long long>(s.rows), static_cast<long long>(s.cols));
+    return 1;
+  }
+  const uint64_t w_row = ox::dtype_row_bytes(s.type, static_cast<uint64_t>(s.cols));
+  const uint64_t a_row = ox::dtype_row_bytes(a_type, static_cast<uint64_t>(s.cols));
+  const uint64_t matrix = w_row * static_cast<uint64_t>(s.rows);
+  const uint64_t copies = std::max<uint64_t>(1, kStreamBytes / matrix);
+  std::vector<uint8_t> w(matrix * copies);
+  ox::quant_traits(s.type).from_float_ref(gaussian(s.rows * s.cols, 1).data(), w.data(), s.rows * s.cols);
+  for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
+  std::vector<uint8_t> a(a_row);
+  ox::quant_traits(a_type).from_float_ref(gaussian(s.cols, 2).data(), a.data(), s.cols);
+  std::vector<float> y(static_cast<size_t>(s.rows));
+
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t c = 0; c < copies; ++c) gemm(s.cols, w.data() + c * matrix, w_row, s.rows, a.data(), a_row, 1, y.data(), s.rows);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / copies);
+  }
+  const ox::VecDotFn ref = ox::kernels::scalar::table().vec_dot[w_id];
+  double max_diff = 0, max_abs = 0;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    float expect = 0;
+    ref(s.cols, &expect, w.data() + r * w_row, a.data());
+    max_diff = std::max(max_diff, static_cast<double>(std::fabs(expect - y[r])));
+    max_abs = std::max(max_abs, static_cast<double>(std::fabs(expect)));
+  }
+  std::printf("%s %s:%lldx%lld: %.1f us/call, %.1f us per 1000 rows, %.2f GB/s (%llu copies, best of %d; "
+              "max |diff| vs scalar %.3g at max |y| %.3g)\n",
+              table.isa, ox::dtype_name(s.type), static_cast<long long>(s.rows), static_cast<long long>(s.cols),
+              best * 1e6, best * 1e9 / s.rows, matrix / best / 1e9, static_cast<unsigned long long>(copies), reps,
+              max_diff, max_abs);
+  return 0;
+}
+
+// Ends with "done (exit N)" on stdout: a browser page has no exit status (gemm_stream.mjs waits for it).
+int finish(int status) {
+  std::printf("done (exit %d)\n", status);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 7, status = 0, shapes = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+      continue;
+    }
+    Shape s{};
+    if (!parse_shape(arg, &s)) {
+      std::fprintf(stderr, "oxidize_gemm_stream: bad shape '%s' (want TYPE:ROWSxCOLS, e.g. q4_k:8192x2048)\n", arg.c_str());
+      return finish(2);
+    }
+    status |= run(s, reps);
+    ++shapes;
+  }
+  if (shapes == 0) {
+    std::fprintf(stderr, "usage: oxidize_gemm_stream [--reps N] TYPE:ROWSxCOLS ...\n");
+    return finish(2);
+  }
+  return finish(status);
+}

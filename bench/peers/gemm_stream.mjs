@@ -1,0 +1,54 @@
+// Runs oxidize_gemm_stream (bench/gemm_stream.cpp: one decode matmul on streamed weights, one
+// thread, best kernel table) from the wasm build in headless Chromium, where the SIMD128 kernels
+// are timed under the V8 that users run; the same arguments as the program:
+//   node bench/peers/gemm_stream.mjs [--reps N] TYPE:ROWSxCOLS ...   e.g. q4_k:8192x2048 q6_k:2048x8192
+// Under node instead: node build/wasm/bin/oxidize_gemm_stream.js ...; natively:
+// build/native/bin/oxidize_gemm_stream ... (OXIDIZE_ISA picks another table).
+// OXIDIZE_WASM_BIN names another build's bin folder (default build/wasm/bin).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser, startServer } from './lib/browser.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.resolve(here, '../..', process.env.OXIDIZE_WASM_BIN || 'build/wasm/bin');
+const args = process.argv.slice(2);
+if (args.length === 0 || args.includes('--help')) {
+  console.log('usage: node bench/peers/gemm_stream.mjs [--reps N] TYPE:ROWSxCOLS ...');
+  process.exit(args.length === 0 ? 2 : 0);
+}
+if (!fs.existsSync(path.join(bin, 'oxidize_gemm_stream.js'))) {
+  console.error(`no ${path.join(bin, 'oxidize_gemm_stream.js')}: build it with ` +
+    '`cmake --build build/wasm --target oxidize_gemm_stream`');
+  process.exit(2);
+}
+
+const server = await startServer({ mounts: { '/bin/': bin }, files: { '/gemm_stream.html': path.join(here, 'page/gemm_stream.html') } });
+let browser = null;
+let status = 0;
+try {
+  // The program prints one line per shape, then "done (exit N)"; errors and page errors end the run.
+  let finish;
+  const finished = new Promise((resolve) => { finish = resolve; });
+  browser = await launchBrowser({
+    log: (line) => {
+      const text = line.replace(/^\[browser (log|error)\] /, '');
+      if (line.startsWith('[browser pageerror]')) {
+        console.error(line);
+        finish(1);
+      } else if (/^done \(exit (\d+)\)$/.test(text)) {
+        finish(Number(text.match(/\d+/)[0]));
+      } else {
+        console.log(text);
+      }
+    },
+  });
+  const query = args.map((a) => 'arg=' + encodeURIComponent(a)).join('&');
+  await browser.open(`${server.url}/gemm_stream.html?${query}`);
+  const timeout = new Promise((resolve) => setTimeout(() => { console.error('timed out after 600 s'); resolve(1); }, 600_000));
+  status = await Promise.race([finished, timeout]);
+} finally {
+  await browser?.close();
+  await server.close();
+}
+process.exit(status);
