@@ -7,15 +7,18 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
 namespace {
+
+using ox::bench::gaussian;
+using ox::bench::quantize;
 
 using ox::DType;
 using ox::kernels::KernelTable;
@@ -27,20 +30,6 @@ constexpr DType kFormats[] = {DType::F32,  DType::F16,  DType::Q4_0, DType::Q4_1
                               DType::IQ4_XS};
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
-
-std::vector<float> gaussian(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(rng);
-  return v;
-}
-
-std::vector<uint8_t> quantize(DType t, const std::vector<float>& x) {
-  std::vector<uint8_t> out(ox::dtype_row_bytes(t, static_cast<uint64_t>(x.size())));
-  ox::quant_traits(t).from_float_ref(x.data(), out.data(), static_cast<int64_t>(x.size()));
-  return out;
-}
 
 // use_gemm false: the fallback matmul takes when a table has no tile kernel.
 void tile_product(benchmark::State& state, const KernelTable* table, DType w, int64_t rows, int64_t tokens,

@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
@@ -40,14 +40,6 @@ bool parse_shape(const std::string& spec, Shape* out) {
   return *end == '\0' && out->rows > 0 && out->cols > 0;
 }
 
-std::vector<float> gaussian(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(rng);
-  return v;
-}
-
 // 0 on success; prints one line per shape.
 int run(const Shape& s, int reps) {
   const ox::kernels::KernelTable& table = ox::kernels::best_kernels();
@@ -64,10 +56,10 @@ int run(const Shape& s, int reps) {
   const uint64_t matrix = w_row * static_cast<uint64_t>(s.rows);
   const uint64_t copies = std::max<uint64_t>(1, kStreamBytes / matrix);
   std::vector<uint8_t> w(matrix * copies);
-  ox::quant_traits(s.type).from_float_ref(gaussian(s.rows * s.cols, 1).data(), w.data(), s.rows * s.cols);
+  ox::quant_traits(s.type).from_float_ref(ox::bench::gaussian(s.rows * s.cols, 1).data(), w.data(), s.rows * s.cols);
   for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
   std::vector<uint8_t> a(a_row);
-  ox::quant_traits(a_type).from_float_ref(gaussian(s.cols, 2).data(), a.data(), s.cols);
+  ox::quant_traits(a_type).from_float_ref(ox::bench::gaussian(s.cols, 2).data(), a.data(), s.cols);
   std::vector<float> y(static_cast<size_t>(s.rows));
 
   double best = 1e30;

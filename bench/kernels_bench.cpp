@@ -8,15 +8,17 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench/bench_data.h"
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
 namespace {
+
+using ox::bench::gaussian;
 
 using ox::DType;
 using ox::kernels::KernelTable;
@@ -27,14 +29,6 @@ constexpr DType kFormats[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0
                               DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS};
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
-
-std::vector<float> gaussian(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = dist(rng);
-  return v;
-}
 
 // `rows` rows of realistic weights: 64 distinct rows quantized by the reference quantizer,
 // repeated (the bytes' content does not change the memory traffic).
