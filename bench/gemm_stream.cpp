@@ -1,10 +1,10 @@
 // oxidize_gemm_stream: one decode matmul (one token) through the best kernel table, one thread,
-// with the weights streamed from memory as in a real model: the matrix is copied until the
-// copies exceed the caches (at most 384 MB), and each timed pass runs the gemm over every copy.
-// Prints the best pass per call, per 1000 rows and as weight GB/s, and the largest difference
-// from the scalar vec_dot (which must stay at float-rounding size). Plain C++ with no Google
-// Benchmark, so the same program runs natively, under node and in a browser page
-// (bench/gemm_stream_browser.mjs): the SIMD128 kernels are timed where users run them.
+// with the weights streamed from memory as in a real model: copies of the matrix fill 384 MB (far
+// past the caches), and each timed pass runs the gemm over every copy. Prints the best pass per
+// call, per 1000 rows and as weight GB/s, and the largest difference from the scalar vec_dot
+// (which must stay at float-rounding size). Plain C++ with no Google Benchmark, so the same
+// program runs natively, under node and in a browser page (bench/peers/gemm_stream.mjs): the
+// SIMD128 kernels are timed where users run them.
 //   oxidize_gemm_stream [--reps N] TYPE:ROWSxCOLS ...     e.g. q4_k:8192x2048 q6_k:2048x8192
 #include <algorithm>
 #include <chrono>
