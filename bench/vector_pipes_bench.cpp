@@ -13,8 +13,12 @@
 namespace {
 
 #if defined(__x86_64__)
-#define OX_X4(op) op " %%xmm0,%%xmm1,%%xmm2\n" op " %%xmm0,%%xmm1,%%xmm3\n" op " %%xmm0,%%xmm1,%%xmm4\n" op " %%xmm0,%%xmm1,%%xmm5\n"
-#define OX_PAIR(a, b) a " %%xmm0,%%xmm1,%%xmm2\n" b " %%xmm0,%%xmm1,%%xmm3\n" a " %%xmm0,%%xmm1,%%xmm4\n" b " %%xmm0,%%xmm1,%%xmm5\n"
+// OX_REG / OX_IMM give an instruction and its first source (xmm0 or the shift count); OX_PAIR
+// alternates two of them over four destinations, OX_X4 repeats one.
+#define OX_REG(op) op " %%xmm0"
+#define OX_IMM(op) op " $4"
+#define OX_PAIR(a, b) a ",%%xmm1,%%xmm2\n" b ",%%xmm1,%%xmm3\n" a ",%%xmm1,%%xmm4\n" b ",%%xmm1,%%xmm5\n"
+#define OX_X4(a) OX_PAIR(a, a)
 #define OX_X8(s) s s s s s s s s
 #define OX_PIPE_CASE(name, body)                                                                  \
   void VectorPipe_##name(benchmark::State& state) {                                               \
@@ -33,20 +37,20 @@ namespace {
   }                                                                                               \
   BENCHMARK(VectorPipe_##name)
 
-OX_PIPE_CASE(paddw, OX_X4("vpaddw"));
-OX_PIPE_CASE(pand, OX_X4("vpand"));
-OX_PIPE_CASE(pmullw, OX_X4("vpmullw"));
-OX_PIPE_CASE(pmaddwd, OX_X4("vpmaddwd"));
-OX_PIPE_CASE(pmulld, OX_X4("vpmulld"));
-OX_PIPE_CASE(pshufb, OX_X4("vpshufb"));
-OX_PIPE_CASE(punpckhbw, OX_X4("vpunpckhbw"));
-OX_PIPE_CASE(psrlw, "vpsrlw $4,%%xmm1,%%xmm2\nvpsrlw $4,%%xmm1,%%xmm3\nvpsrlw $4,%%xmm1,%%xmm4\nvpsrlw $4,%%xmm1,%%xmm5\n");
+OX_PIPE_CASE(paddw, OX_X4(OX_REG("vpaddw")));
+OX_PIPE_CASE(pand, OX_X4(OX_REG("vpand")));
+OX_PIPE_CASE(pmullw, OX_X4(OX_REG("vpmullw")));
+OX_PIPE_CASE(pmaddwd, OX_X4(OX_REG("vpmaddwd")));
+OX_PIPE_CASE(pmulld, OX_X4(OX_REG("vpmulld")));
+OX_PIPE_CASE(pshufb, OX_X4(OX_REG("vpshufb")));
+OX_PIPE_CASE(punpckhbw, OX_X4(OX_REG("vpunpckhbw")));
+OX_PIPE_CASE(psrlw, OX_X4(OX_IMM("vpsrlw")));
 OX_PIPE_CASE(pbroadcastw_load, "vpbroadcastw (%0),%%xmm2\nvpbroadcastw 2(%0),%%xmm3\nvpbroadcastw 4(%0),%%xmm4\nvpbroadcastw 6(%0),%%xmm5\n");
-OX_PIPE_CASE(pmullw_paddw, OX_PAIR("vpmullw", "vpaddw"));
-OX_PIPE_CASE(pmullw_pmaddwd, OX_PAIR("vpmullw", "vpmaddwd"));
-OX_PIPE_CASE(pmullw_psrlw, "vpmullw %%xmm0,%%xmm1,%%xmm2\nvpsrlw $4,%%xmm1,%%xmm3\nvpmullw %%xmm0,%%xmm1,%%xmm4\nvpsrlw $4,%%xmm1,%%xmm5\n");
-OX_PIPE_CASE(pshufb_psrlw, "vpshufb %%xmm0,%%xmm1,%%xmm2\nvpsrlw $4,%%xmm1,%%xmm3\nvpshufb %%xmm0,%%xmm1,%%xmm4\nvpsrlw $4,%%xmm1,%%xmm5\n");
-OX_PIPE_CASE(psrlw_paddw, "vpsrlw $4,%%xmm1,%%xmm2\nvpaddw %%xmm0,%%xmm1,%%xmm3\nvpsrlw $4,%%xmm1,%%xmm4\nvpaddw %%xmm0,%%xmm1,%%xmm5\n");
+OX_PIPE_CASE(pmullw_paddw, OX_PAIR(OX_REG("vpmullw"), OX_REG("vpaddw")));
+OX_PIPE_CASE(pmullw_pmaddwd, OX_PAIR(OX_REG("vpmullw"), OX_REG("vpmaddwd")));
+OX_PIPE_CASE(pmullw_psrlw, OX_PAIR(OX_REG("vpmullw"), OX_IMM("vpsrlw")));
+OX_PIPE_CASE(pshufb_psrlw, OX_PAIR(OX_REG("vpshufb"), OX_IMM("vpsrlw")));
+OX_PIPE_CASE(psrlw_paddw, OX_PAIR(OX_IMM("vpsrlw"), OX_REG("vpaddw")));
 #endif
 
 }  // namespace
