@@ -1,7 +1,8 @@
 // matmul: weights (any format) times f32 activations through the KernelTable.
-// Activations are converted once per call to the weight format's activation format, then each
-// thread takes a contiguous range of weight rows, so each weight byte is read once per call.
+// Activations are converted once per call to the weight format's activation format, then the
+// threads take chunks of contiguous weight rows, so each weight byte is read once per call.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "core/ops/ops.h"
@@ -15,6 +16,9 @@ constexpr int64_t kRowGranule = 16;
 constexpr int64_t kMinParallelWork = 1 << 16;
 // Activation bytes one tiled pass keeps hot (half of a typical 512 KB - 2 MB L2).
 constexpr uint64_t kActChunkBytes = 256 * 1024;
+// The least work (multiply-adds) matmul_many hands a thread at once, so that a chunk's call
+// overhead (activation split, row-block edges) stays small.
+constexpr int64_t kMinChunkWork = int64_t{1} << 20;
 }  // namespace
 
 void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn) {
@@ -107,24 +111,52 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
   uint64_t act_row_bytes = 0;
   const uint8_t* act = quantize_activations(ctx, act_type, x, n_tokens, cols, &act_row_bytes);
 
-  // One parallel region over the granules of every matrix in turn: a thread's share may span the
-  // end of one matrix and the start of the next.
-  auto dot_rows = [&](int index, int count) {
-    int64_t gb, ge;
-    split_range(total_granules, index, count, 1, &gb, &ge);
-    int64_t first = 0;  // first granule of the current matrix
-    for (const MatmulOutput& o : outs) {
-      const int64_t granules = (o.w->rows + kRowGranule - 1) / kRowGranule;
-      const int64_t lo = std::max(gb, first), hi = std::min(ge, first + granules);
-      if (lo < hi) {
-        product_rows(k, o, act, act_row_bytes, n_tokens, (lo - first) * kRowGranule,
-                     std::min(o.w->rows, (hi - first) * kRowGranule));
-      }
-      first += granules;
-    }
-  };
   int64_t work = 0;
   for (const MatmulOutput& o : outs) work += o.w->rows * cols * n_tokens;
+
+  // One parallel region over the granules of every matrix in turn, handed out from a shared
+  // counter rather than as one fixed share per thread: on a machine whose cores are shared (a
+  // browser's main thread, a VM's neighbours) a thread that falls behind takes less of the op
+  // instead of holding it up. Guided sizes: each grab takes 1 / (2 * threads) of what is left, so
+  // the first chunks are large and the last ones short (little left to wait for), but at least
+  // kMinChunkWork. The boundaries follow from the sizes alone, whichever thread grabs, and a chunk
+  // may span the end of one matrix and the start of the next.
+  const int64_t n_threads = work < kMinParallelWork ? 1 : ctx.pool->n_threads();
+  const int64_t granule_work = std::max<int64_t>(1, work / total_granules);
+  // One chunk per thread at least (an op just above kMinParallelWork splits as evenly as before);
+  // a single thread takes the whole op at once.
+  const int64_t min_granules =
+      std::clamp<int64_t>(kMinChunkWork / granule_work, 1, (total_granules + n_threads - 1) / n_threads);
+  std::atomic<int64_t> next_granule{0};
+  auto grab = [&](int64_t* gb, int64_t* ge) {
+    int64_t cur = next_granule.load(std::memory_order_relaxed);
+    for (;;) {
+      if (cur >= total_granules) return false;
+      const int64_t size =
+          n_threads == 1 ? total_granules : std::max(min_granules, (total_granules - cur) / (2 * n_threads));
+      const int64_t end = std::min(total_granules, cur + size);
+      if (next_granule.compare_exchange_weak(cur, end, std::memory_order_relaxed)) {
+        *gb = cur;
+        *ge = end;
+        return true;
+      }
+    }
+  };
+  auto dot_rows = [&](int, int) {
+    int64_t gb, ge;
+    while (grab(&gb, &ge)) {
+      int64_t first = 0;  // first granule of the current matrix
+      for (const MatmulOutput& o : outs) {
+        const int64_t granules = (o.w->rows + kRowGranule - 1) / kRowGranule;
+        const int64_t lo = std::max(gb, first), hi = std::min(ge, first + granules);
+        if (lo < hi) {
+          product_rows(k, o, act, act_row_bytes, n_tokens, (lo - first) * kRowGranule,
+                       std::min(o.w->rows, (hi - first) * kRowGranule));
+        }
+        first += granules;
+      }
+    }
+  };
   parallel_for_work(ctx, work, dot_rows);
 }
 

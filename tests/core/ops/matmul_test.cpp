@@ -94,6 +94,46 @@ TEST(Matmul, EveryTableAndThreadCountMatchesFloat64) {
   }
 }
 
+// matmul_many hands rows out in chunks from a shared counter (guided sizes, at least 2^20
+// multiply-adds each): with ops this large a decode call is cut into several chunks, some spanning
+// two matrices. Which thread takes a chunk must not change a single bit of the output.
+TEST(Matmul, ThreadCountDoesNotChangeBits) {
+  const int64_t cols = 2048;
+  const Matrix a = random_matrix(DType::Q4_K, 3001, cols, 21);
+  const Matrix b = random_matrix(DType::Q6_K, 1001, cols, 22);
+  const Matrix c = random_matrix(DType::Q4_K, 17, cols, 23);
+  const Matrix* ms[] = {&a, &b, &c};
+  for (const kernels::KernelTable* table : kernels::all_kernels()) {
+    for (int64_t tokens : {1, 5}) {
+      const std::vector<float> x = random_input(tokens * cols, 24);
+      std::vector<std::vector<float>> one_thread;
+      for (int threads : {1, 2, 3, 4}) {
+        ThreadPool pool(threads);
+        OpContext ctx;
+        ctx.kernels = table;
+        ctx.pool = &pool;
+        std::vector<std::vector<float>> ys;
+        MatmulOutput outs[3];
+        for (int i = 0; i < 3; ++i) {
+          ys.emplace_back(static_cast<size_t>(ms[i]->t.rows * tokens), NAN);
+          outs[i] = MatmulOutput{&ms[i]->t, ys.back().data(), ms[i]->t.rows};
+        }
+        matmul_many(ctx, outs, x.data(), tokens);
+        if (threads == 1) {
+          one_thread = ys;
+          continue;
+        }
+        for (int i = 0; i < 3; ++i) {
+          for (size_t j = 0; j < ys[i].size(); ++j) {
+            ASSERT_EQ(ys[i][j], one_thread[i][j])
+                << table->isa << " tokens " << tokens << " threads " << threads << " matrix " << i << " " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Matmul, ManyEqualsSeparateCalls) {
   const int64_t cols = 256, tokens = 9;
   const Matrix a = random_matrix(DType::Q4_K, 40, cols, 1);
