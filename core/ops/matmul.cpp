@@ -16,9 +16,11 @@ constexpr int64_t kRowGranule = 16;
 constexpr int64_t kMinParallelWork = 1 << 16;
 // Activation bytes one tiled pass keeps hot (half of a typical 512 KB - 2 MB L2).
 constexpr uint64_t kActChunkBytes = 256 * 1024;
-// The least work (multiply-adds) matmul_many hands a thread at once, so that a chunk's call
-// overhead (activation split, row-block edges) stays small.
+// The least matmul_many hands a thread at once: kMinChunkWork multiply-adds and kMinChunkRows rows.
+// Each chunk is one gemm call, which splits or packs the activations of all its tokens first: a
+// cost per call in proportion to 1 / rows of the call's work.
 constexpr int64_t kMinChunkWork = int64_t{1} << 20;
+constexpr int64_t kMinChunkRows = 128;
 }  // namespace
 
 void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn) {
@@ -118,15 +120,15 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
   // counter rather than as one fixed share per thread: on a machine whose cores are shared (a
   // browser's main thread, a VM's neighbours) a thread that falls behind takes less of the op
   // instead of holding it up. Guided sizes: each grab takes 1 / (2 * threads) of what is left, so
-  // the first chunks are large and the last ones short (little left to wait for), but at least
-  // kMinChunkWork. The boundaries follow from the sizes alone, whichever thread grabs, and a chunk
+  // the first chunks are large and the last ones short (little left to wait for), but not below
+  // the minimums above. The boundaries follow from the sizes alone, whichever thread grabs, and a chunk
   // may span the end of one matrix and the start of the next.
   const int64_t n_threads = work < kMinParallelWork ? 1 : ctx.pool->n_threads();
   const int64_t granule_work = std::max<int64_t>(1, work / total_granules);
   // One chunk per thread at least (an op just above kMinParallelWork splits as evenly as before);
   // a single thread takes the whole op at once.
-  const int64_t min_granules =
-      std::clamp<int64_t>(kMinChunkWork / granule_work, 1, (total_granules + n_threads - 1) / n_threads);
+  const int64_t min_granules = std::clamp<int64_t>(std::max(kMinChunkWork / granule_work, kMinChunkRows / kRowGranule), 1,
+                                                   (total_granules + n_threads - 1) / n_threads);
   std::atomic<int64_t> next_granule{0};
   auto grab = [&](int64_t* gb, int64_t* ge) {
     int64_t cur = next_granule.load(std::memory_order_relaxed);
