@@ -110,6 +110,7 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
     OX_CHECK(k.vec_dot[static_cast<uint32_t>(o.w->type)] != nullptr);
     total_granules += (o.w->rows + kRowGranule - 1) / kRowGranule;
   }
+  if (total_granules == 0) return;  // no rows: nothing to write
   uint64_t act_row_bytes = 0;
   const uint8_t* act = quantize_activations(ctx, act_type, x, n_tokens, cols, &act_row_bytes);
 

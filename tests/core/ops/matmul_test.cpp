@@ -134,6 +134,21 @@ TEST(Matmul, ThreadCountDoesNotChangeBits) {
   }
 }
 
+// A matrix without rows is a no-op on every thread count (the chunk sizes divide by the row count).
+TEST(Matmul, NoRowsWritesNothing) {
+  const Matrix m = random_matrix(DType::Q4_K, 0, 256, 31);
+  const std::vector<float> x = random_input(2 * 256, 32);
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    OpContext ctx;
+    ctx.kernels = kernels::all_kernels().front();
+    ctx.pool = &pool;
+    float sentinel = 7.0f;
+    matmul(ctx, m.t, x.data(), 2, &sentinel, 1);
+    EXPECT_EQ(sentinel, 7.0f);
+  }
+}
+
 TEST(Matmul, ManyEqualsSeparateCalls) {
   const int64_t cols = 256, tokens = 9;
   const Matrix a = random_matrix(DType::Q4_K, 40, cols, 1);
