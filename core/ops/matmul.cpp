@@ -122,14 +122,14 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
   // browser's main thread, a VM's neighbours) a thread that falls behind takes less of the op
   // instead of holding it up. Guided sizes: each grab takes 1 / (2 * threads) of what is left, so
   // the first chunks are large and the last ones short (little left to wait for), but not below
-  // the minimums above. The boundaries follow from the sizes alone, whichever thread grabs, and a chunk
-  // may span the end of one matrix and the start of the next.
+  // the minimums above. The boundaries follow from the sizes alone, whichever thread grabs, and a
+  // chunk may span the end of one matrix and the start of the next.
   const int64_t n_threads = work < kMinParallelWork ? 1 : ctx.pool->n_threads();
   const int64_t granule_work = std::max<int64_t>(1, work / total_granules);
   // One chunk per thread at least (an op just above kMinParallelWork splits as evenly as before);
   // a single thread takes the whole op at once.
-  const int64_t min_granules = std::clamp<int64_t>(std::max(kMinChunkWork / granule_work, kMinChunkRows / kRowGranule), 1,
-                                                   (total_granules + n_threads - 1) / n_threads);
+  const int64_t wanted_granules = std::max(kMinChunkWork / granule_work, kMinChunkRows / kRowGranule);
+  const int64_t min_granules = std::clamp<int64_t>(wanted_granules, 1, (total_granules + n_threads - 1) / n_threads);
   std::atomic<int64_t> next_granule{0};
   auto grab = [&](int64_t* gb, int64_t* ge) {
     int64_t cur = next_granule.load(std::memory_order_relaxed);
