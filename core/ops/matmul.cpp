@@ -129,14 +129,15 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
   // One chunk per thread at least (an op just above kMinParallelWork splits as evenly as before);
   // a single thread takes the whole op at once.
   const int64_t wanted_granules = std::max(kMinChunkWork / granule_work, kMinChunkRows / kRowGranule);
-  const int64_t min_granules = std::clamp<int64_t>(wanted_granules, 1, (total_granules + n_threads - 1) / n_threads);
+  const int64_t min_granules =
+      n_threads == 1 ? total_granules
+                     : std::clamp<int64_t>(wanted_granules, 1, (total_granules + n_threads - 1) / n_threads);
   std::atomic<int64_t> next_granule{0};
   auto grab = [&](int64_t* gb, int64_t* ge) {
     int64_t cur = next_granule.load(std::memory_order_relaxed);
     for (;;) {
       if (cur >= total_granules) return false;
-      const int64_t size =
-          n_threads == 1 ? total_granules : std::max(min_granules, (total_granules - cur) / (2 * n_threads));
+      const int64_t size = std::max(min_granules, (total_granules - cur) / (2 * n_threads));
       const int64_t end = std::min(total_granules, cur + size);
       if (next_granule.compare_exchange_weak(cur, end, std::memory_order_relaxed)) {
         *gb = cur;
