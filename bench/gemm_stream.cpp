@@ -5,7 +5,9 @@
 // (which must stay at float-rounding size). Plain C++ with no Google Benchmark, so the same
 // program runs natively, under node and in a browser page (bench/peers/gemm_stream.mjs): the
 // SIMD128 kernels are timed where users run them.
-//   oxidize_gemm_stream [--reps N] TYPE:ROWSxCOLS ...     e.g. q4_k:8192x2048 q6_k:2048x8192
+//   oxidize_gemm_stream [--reps N] [--stream-mb M] TYPE:ROWSxCOLS ...   e.g. q4_k:8192x2048 q6_k:2048x8192
+// --stream-mb 0 times a single copy: a matrix that fits the caches then shows the kernel's
+// arithmetic alone, which set against the streamed figure tells compute from memory.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,7 +24,6 @@
 
 namespace {
 
-constexpr uint64_t kStreamBytes = uint64_t{384} << 20;
 
 struct Shape {
   ox::DType type;
@@ -41,7 +42,7 @@ bool parse_shape(const std::string& spec, Shape* out) {
 }
 
 // 0 on success; prints one line per shape.
-int run(const Shape& s, int reps) {
+int run(const Shape& s, int reps, uint64_t stream_bytes) {
   const ox::kernels::KernelTable& table = ox::kernels::best_kernels();
   const int w_id = static_cast<int>(s.type);
   const ox::DType a_type = ox::quant_traits(s.type).vec_dot_type;
@@ -54,7 +55,7 @@ int run(const Shape& s, int reps) {
   const uint64_t w_row = ox::dtype_row_bytes(s.type, static_cast<uint64_t>(s.cols));
   const uint64_t a_row = ox::dtype_row_bytes(a_type, static_cast<uint64_t>(s.cols));
   const uint64_t matrix = w_row * static_cast<uint64_t>(s.rows);
-  const uint64_t copies = std::max<uint64_t>(1, kStreamBytes / matrix);
+  const uint64_t copies = std::max<uint64_t>(1, stream_bytes / matrix);
   std::vector<uint8_t> w(matrix * copies);
   ox::quant_traits(s.type).from_float_ref(ox::bench::gaussian(s.rows * s.cols, 1).data(), w.data(), s.rows * s.cols);
   for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
@@ -94,10 +95,15 @@ int finish(int status) {
 
 int main(int argc, char** argv) {
   int reps = 7, status = 0, shapes = 0;
+  uint64_t stream_bytes = uint64_t{384} << 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+      continue;
+    }
+    if (arg == "--stream-mb" && i + 1 < argc) {
+      stream_bytes = static_cast<uint64_t>(std::max(0, std::atoi(argv[++i]))) << 20;
       continue;
     }
     Shape s{};
@@ -105,11 +111,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "oxidize_gemm_stream: bad shape '%s' (want TYPE:ROWSxCOLS, e.g. q4_k:8192x2048)\n", arg.c_str());
       return finish(2);
     }
-    status |= run(s, reps);
+    status |= run(s, reps, stream_bytes);
     ++shapes;
   }
   if (shapes == 0) {
-    std::fprintf(stderr, "usage: oxidize_gemm_stream [--reps N] TYPE:ROWSxCOLS ...\n");
+    std::fprintf(stderr, "usage: oxidize_gemm_stream [--reps N] [--stream-mb M] TYPE:ROWSxCOLS ...\n");
     return finish(2);
   }
   return finish(status);

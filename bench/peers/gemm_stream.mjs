@@ -4,7 +4,8 @@
 //   node bench/peers/gemm_stream.mjs [--reps N] TYPE:ROWSxCOLS ...   e.g. q4_k:8192x2048 q6_k:2048x8192
 // Under node instead: node build/wasm/bin/oxidize_gemm_stream.js ...; natively:
 // build/native/bin/oxidize_gemm_stream ... (OXIDIZE_ISA picks another table).
-// OXIDIZE_WASM_BIN names another build's bin folder (default build/wasm/bin).
+// OXIDIZE_WASM_BIN names another build's bin folder (default build/wasm/bin). Chromium loads the
+// relaxed-SIMD module (oxidize_gemm_stream.relaxed.wasm); OXIDIZE_WASM_RELAXED=0 keeps the SIMD128 one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,8 @@ try {
       }
     },
   });
-  const query = args.map((a) => 'arg=' + encodeURIComponent(a)).join('&');
+  let query = args.map((a) => 'arg=' + encodeURIComponent(a)).join('&');
+  if (process.env.OXIDIZE_WASM_RELAXED === '0') query += '&relaxed=0';
   await browser.open(`${server.url}/gemm_stream.html?${query}`);
   const timeout = new Promise((resolve) => setTimeout(() => { console.error('timed out after 600 s'); resolve(1); }, 600_000));
   status = await Promise.race([finished, timeout]);

@@ -7,6 +7,7 @@
 // kquant_impl.h against activations split once per call. Reference: quant_traits(W).vec_dot_ref.
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/kquant_impl.h"
+#include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
 
 namespace ox::kernels::simd128 {
@@ -29,7 +30,8 @@ inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi
 
 // Each format: prepare() decodes a super-block's scales once; unit(b, s, j) gives unit j
 // (elements 32j..32j+31) scaled; extra(b, s, j, e) its e-th min term; row() the decode row dot
-// against activations split once per call, and with kTwoRows, rows2() two rows' dots at once.
+// against activations split once per call, and with kTwoRows, pairs() the dots of rows r and
+// r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q6_k).
 struct Q4K {
   using Block = BlockQ4_K;
   static constexpr int kExtra = 1;
@@ -53,10 +55,7 @@ struct Q4K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q4_k(nb, x, y, act, c);
   }
-  static void rows2(int64_t nb, const Block* x0, const Block* x1, const BlockQ8_K* y, const v128_t* act, const kquant::Consts& c,
-                    const Fp16Consts& h, float* out0, float* out1) {
-    kquant::rows2_q4_k(nb, x0, x1, y, act, c, h, out0, out1);
-  }
+  static constexpr const Q4KPairsFn& pairs = q4_k_pairs;
 };
 
 struct Q5K {
@@ -108,10 +107,7 @@ struct Q6K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q6_k(nb, x, y, act, c);
   }
-  static void rows2(int64_t nb, const Block* x0, const Block* x1, const BlockQ8_K* y, const v128_t* act, const kquant::Consts& c,
-                    const Fp16Consts& h, float* out0, float* out1) {
-    kquant::rows2_q6_k(nb, x0, x1, y, act, c, h, out0, out1);
-  }
+  static constexpr const Q6KPairsFn& pairs = q6_k_pairs;
 };
 
 // Q2_K / Q3_K: unit j = elements 128h + 32s + l (h = j / 4, s = j % 4) at bits 2s..2s+1 of
@@ -229,12 +225,12 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
       const BlockQ8_K* yt = reinterpret_cast<const BlockQ8_K*>(at);
       if constexpr (F::kTwoRows) {
         const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};
-        const Fp16Consts half = fp16_consts();
         float* yr = y + t * y_stride;
         // Rows r and r + n_rows / 2 together: two unbroken streams through the weights (adjacent
         // rows in pairs start a new stream every two rows, which the prefetcher does not keep up with).
         const int64_t pairs = n_rows / 2;
-        for (int64_t r = 0; r < pairs; ++r) F::rows2(nb, row(r), row(r + pairs), yt, act.p, consts, half, yr + r, yr + r + pairs);
+        F::pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt, act.p,
+                 relaxed_constants, yr);
         if (n_rows % 2 != 0) yr[n_rows - 1] = F::row(nb, row(n_rows - 1), yt, act, consts);
       } else {
         const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};

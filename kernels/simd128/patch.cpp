@@ -1,4 +1,5 @@
 // Installs the SIMD128 kernels into a table that starts as a copy of the scalar one.
+#include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
 
 namespace ox::kernels::simd128 {
@@ -7,7 +8,7 @@ void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
   auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
-  t.isa = "simd128";
+  t.isa = relaxed_active() ? "simd128+relaxed" : "simd128";
   dot(DType::F32, vec_dot_f32);
   dot(DType::F16, vec_dot_f16);
   dot(DType::BF16, vec_dot_bf16);

@@ -1,4 +1,4 @@
-// wasm SIMD128 kernels (no relaxed SIMD). Each function matches the scalar reference named in
+// wasm SIMD128 kernels (relaxed SIMD only in relaxed_slots.h). Each function matches the scalar reference named in
 // core/quant/traits.h (vec_dot_ref / from_float_ref of the same format); patch() installs them.
 #pragma once
 

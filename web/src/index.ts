@@ -55,6 +55,12 @@ export interface EngineOptions {
   threads?: number;
   /** Use the single-thread build even when the page is cross-origin isolated. */
   forceSingleThread?: boolean;
+  /**
+   * Load the copy of the module whose hot kernels use relaxed SIMD (oxidize-*.relaxed.wasm) where the
+   * browser validates it (Chromium, Firefox); it computes the same bits, faster. Default true; false
+   * keeps the SIMD128 module. `engine.runtime.kernels` says which runs ("simd128+relaxed" / "simd128").
+   */
+  relaxedSimd?: boolean;
   /** Where the worker's notes go (which build and why, cache problems); default: console. */
   onLog?: (level: 'info' | 'warn', message: string) => void;
 }
@@ -719,6 +725,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         wasmBaseUrl: wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`,
         threads,
         forceSingleThread: options.forceSingleThread ?? false,
+        relaxedSimd: options.relaxedSimd ?? true,
       },
     }).promise;
     return new Engine(transport, worker, runtime);

@@ -31,6 +31,8 @@ export interface InitOptions {
   threads: number;
   /** Use the single-thread build even when the page is cross-origin isolated. */
   forceSingleThread: boolean;
+  /** Load oxidize-*.relaxed.wasm where relaxed SIMD validates (wasm/relaxed_select.js decides). */
+  relaxedSimd: boolean;
 }
 
 export interface RuntimeInfo {
@@ -43,7 +45,7 @@ export interface RuntimeInfo {
   /** Why this build was chosen (e.g. "the page is not cross-origin isolated: ..."). */
   reason: string;
   crossOriginIsolated: boolean;
-  /** Kernel family compiled in ("simd128"). */
+  /** Kernel table that runs: "simd128", or "simd128+relaxed" in the relaxed-SIMD module. */
   kernels: string;
   /** Upper bound of wasm memory in bytes (4 GiB for wasm32). */
   maxMemory: number;
@@ -150,7 +152,7 @@ export interface BenchRecord {
   n_params: number;
   /** The model's type as llama-bench reports it (general.file_type, e.g. "Q4_0"; "F32" for stories260K). */
   type: string;
-  /** Kernel table ("simd128" in wasm). */
+  /** Kernel table ("simd128" or "simd128+relaxed" in wasm). */
   isa: string;
   n_threads: number;
   /** "pp512" or "tg128". */

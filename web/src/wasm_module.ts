@@ -92,6 +92,8 @@ export interface OxidizeModule {
 export interface ModuleArgs {
   /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt): threads - 1. */
   oxidizePoolSize?: number;
+  /** wasm/relaxed_select.js: false loads NAME.wasm; undefined NAME.relaxed.wasm where relaxed SIMD validates. */
+  oxidizeRelaxed?: false;
   print?: (text: string) => void;
   printErr?: (text: string) => void;
 }

@@ -113,6 +113,12 @@ async function waitForThreadPool(mod: OxidizeModule, size: number): Promise<void
   }
 }
 
+// Module.oxidizeRelaxed for wasm/relaxed_select.js: false keeps the SIMD128 module; undefined lets it
+// load the relaxed-SIMD copy where the browser validates relaxed SIMD.
+function relaxedChoice(options: InitOptions): false | undefined {
+  return options.relaxedSimd === false ? false : undefined;
+}
+
 async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
   initOptions = options;
   if (!WebAssembly.validate(SIMD_PROBE)) {
@@ -133,7 +139,7 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
     let mod: OxidizeModule | null = null;
     try {
       const factory = await importFactory('oxidize-mt.js');
-      mod = await factory({ oxidizePoolSize: choice.threads - 1, printErr: (t) => log('warn', t) });
+      mod = await factory({ oxidizePoolSize: choice.threads - 1, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
       await waitForThreadPool(mod, choice.threads - 1);
       wasm = mod;
       engine = new mod.Engine();
@@ -154,7 +160,7 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
     }
   }
   const factory = await importFactory('oxidize-st.js');
-  wasm = await factory({ printErr: (t) => log('warn', t) });
+  wasm = await factory({ oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
   engine = new wasm.Engine();
   const r = engine.runtime();
   log('info', `oxidize: using the single-thread build: ${reason}`);

@@ -46,7 +46,7 @@ function checkBenchRecords(records, { native, threads, reps, tests }) {
   for (const r of records) {
     assert.deepEqual(Object.keys(r).sort(), fields, 'the same fields as oxidize bench -o json');
     for (const k of ['model', 'model_bytes', 'n_params', 'type']) assert.equal(r[k], native[0][k], k);
-    assert.equal(r.isa, 'simd128');
+    assert.equal(r.isa, 'simd128+relaxed', 'Chromium validates relaxed SIMD: the relaxed module runs');
     assert.equal(r.n_threads, threads, 'n_threads is the runtime\'s thread count');
     const m = r.test.match(/^(pp|tg)(\d+)$/);
     assert.equal(r.n_prompt, m[1] === 'pp' ? Number(m[2]) : 0);
@@ -152,7 +152,7 @@ for (const mode of ['isolated', 'plain']) {
         assert.ok(consoleLines.some((l) => l.includes(servers.plain.url) && l.includes('single-thread build')),
           'the fallback reason is logged to the console');
       }
-      assert.equal(rt.kernels, 'simd128');
+      assert.equal(rt.kernels, 'simd128+relaxed', 'Chromium validates relaxed SIMD: the relaxed module runs');
     });
 
     test('greedy text equals the native CLI', T, async () => {
@@ -353,7 +353,7 @@ for (const mode of ['isolated', 'plain']) {
       const lines = r.report.markdown.trim().split('\n');
       assert.equal(lines[0], '| model | size | params | type | isa | threads | test | t/s |');
       assert.equal(lines.length, 4);
-      assert.match(lines[2], new RegExp(`^\\| stories260K\\.gguf \\| 1\\.13 MiB \\| 0\\.29 M \\| F32 \\| simd128 \\| ${r.threads} \\| pp16 \\| [\\d.]+ ± [\\d.]+ \\|$`));
+      assert.match(lines[2], new RegExp(`^\\| stories260K\\.gguf \\| 1\\.13 MiB \\| 0\\.29 M \\| F32 \\| simd128\\+relaxed \\| ${r.threads} \\| pp16 \\| [\\d.]+ ± [\\d.]+ \\|$`));
       assert.match(lines[3], /\| tg8 \|/);
       assert.equal(r.text, expectedText, 'the session is back after the benchmark');
     });
@@ -465,6 +465,19 @@ describe('thread counts (cross-origin isolated, multi-thread build)', () => {
     assert.equal(texts[1], expectedText);
   });
 
+  test('relaxedSimd: false loads the SIMD128 module; both modules give the native CLI\'s greedy text', T, async () => {
+    for (const relaxedSimd of [false, true]) {
+      const r = await engineOnNewPage({ threads: 2, relaxedSimd });
+      try {
+        assert.equal(r.error, undefined, `relaxedSimd: ${relaxedSimd}: ${JSON.stringify(r.error)}`);
+        assert.equal(r.runtime.kernels, relaxedSimd ? 'simd128+relaxed' : 'simd128');
+        assert.equal((await greedyOnPage(r.page)).text, expectedText);
+      } finally {
+        await r.page.close();
+      }
+    }
+  });
+
   test('threads above navigator.hardwareConcurrency are clamped to it, with a warning', T, async () => {
     const seen = consoleLines.length;
     const r = await engineOnNewPage({ threads: 1000 });
@@ -520,7 +533,7 @@ test('bench page: table and JSON of oxidize bench, threads and isolation shown',
   const r = await page.evaluate(() => ({ report: window.oxidizeBench.report, error: window.oxidizeBench.error, threads: window.oxidizeBench.engine.runtime.threads }));
   assert.equal(r.error, null, JSON.stringify(r.error));
   const runtime = await page.textContent('#runtime');
-  assert.match(runtime, new RegExp(`multi-thread build \\(simd128\\), ${r.threads} threads, cross-origin isolated: yes`));
+  assert.match(runtime, new RegExp(`multi-thread build \\(simd128\\+relaxed\\), ${r.threads} threads, cross-origin isolated: yes`));
   const markdown = await page.textContent('#markdown');
   assert.equal(markdown, r.report.markdown);
   assert.match(markdown, /\| pp16 \|/);
@@ -530,7 +543,7 @@ test('bench page: table and JSON of oxidize bench, threads and isolation shown',
   await page.close();
   const plain = await openPage(servers.plain.url, '/demo/bench.html?model=none');
   await plain.waitForFunction(() => document.getElementById('runtime').textContent.includes('build'), null, { timeout: 60_000 });
-  assert.match(await plain.textContent('#runtime'), /single-thread build \(simd128\), 1 thread, cross-origin isolated: no/);
+  assert.match(await plain.textContent('#runtime'), /single-thread build \(simd128\+relaxed\), 1 thread, cross-origin isolated: no/);
   await plain.close();
 });
 

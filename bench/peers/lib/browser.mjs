@@ -76,7 +76,9 @@ export async function launchBrowser({ log }) {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    args: CHROMIUM_ARGS,
+    // OXIDIZE_CHROMIUM_ARGS adds flags, e.g. "--js-flags=--perf-prof,--perf-prof-annotate-wasm" to
+    // profile the SIMD128 kernels as Chromium's V8 compiles them (perf record -k mono, perf inject --jit).
+    args: [...CHROMIUM_ARGS, ...(process.env.OXIDIZE_CHROMIUM_ARGS || '').split(' ').filter(Boolean)],
   });
   return {
     // Opens a page at `url`, forwarding its console to `log`.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -112,7 +113,14 @@ TEST_P(LlamaReference, BatchedPrefillMatchesTokenByToken) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, LlamaReference, ::testing::ValuesIn(kernels::all_kernels()),
-                         [](const auto& info) { return std::string(info.param->isa) == "neon-dotprod" ? std::string("neon_dotprod") : std::string(info.param->isa); });
+                         [](const auto& info) {
+                           // gtest names are alphanumeric: "neon-dotprod", "simd128+relaxed" -> '_'
+                           std::string name = info.param->isa;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace ox

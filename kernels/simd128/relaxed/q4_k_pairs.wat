@@ -1,0 +1,168 @@
+;; Q4_K x Q8_K decode of row pairs with relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s (one
+;; pmaddubsw on x86: 16 products per instruction, where SIMD128 alone multiplies 8). Hand-written
+;; because this toolchain's clang 14 cannot emit relaxed SIMD; wabt's wat2wasm assembles it and
+;; wasm/tools/splice_relaxed.mjs puts its body in place of ox_simd128_q4_k_pairs in a second copy
+;; of the linked module (see kernels/simd128/relaxed_slots.h for the contract). wabt 1.0.32 spells
+;; relaxed_dot without "relaxed_" (i16x8.dot_i8x16_i7x16_s); the opcode is the final one (0xfd 0x112).
+;;
+;; Same result, bit for bit, as the C++ body (kquant::rows2_q4_k): every integer sum is exact,
+;; and the float steps (d and dmin from fp16, times y.d, the four totals converted and
+;; multiplied, added to the accumulator, the row's min term subtracted at the end) run in the
+;; same order. The weights (0..15) are the i7 operand, so the relaxed dot is deterministic, and a
+;; pair of products (at most 2 * 128 * 15) cannot saturate its i16 lane.
+(module
+  (import "env" "memory" (memory 1 65536 shared))
+  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
+  ;; w_stride bytes apart; y the token's Q8_K blocks; k the constant table (relaxed_slots.cpp);
+  ;; out[r] and out[r + pairs] receive the dots. `act` (the pre-split activations of the C++
+  ;; body) is not read.
+  (func (export "q4_k_pairs")
+    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
+    (param $act i32) (param $k i32) (param $out i32)
+    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32) (local $c i32)
+    (local $q0 i32) (local $q1 i32) (local $ap i32)
+    (local $m4 v128) (local $low6 v128) (local $top2 v128) (local $sign_mag v128) (local $two112 v128)
+    (local $exp16 v128) (local $exp32 v128) (local $pick_lo0 v128) (local $pick_hi0 v128) (local $four v128)
+    (local $acc v128) (local $sum0 v128) (local $sum1 v128) (local $sc0 v128) (local $sc1 v128)
+    (local $pick_lo v128) (local $pick_hi v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $qa v128) (local $qb v128)
+    (local $v0 v128) (local $v1 v128) (local $t v128) (local $u v128) (local $low v128) (local $high v128)
+    (local $mins v128) (local $h v128) (local $dm v128) (local $min0 v128) (local $min1 v128)
+    (local $b0 v128) (local $b1 v128) (local $ab v128) (local $cd v128)
+    ;; constants from memory once: V8 rebuilds a v128.const at every use inside a loop
+    (local.set $m4 (v128.load (local.get $k)))
+    (local.set $low6 (v128.load offset=16 (local.get $k)))
+    (local.set $top2 (v128.load offset=32 (local.get $k)))
+    (local.set $sign_mag (v128.load offset=48 (local.get $k)))
+    (local.set $two112 (v128.load offset=64 (local.get $k)))
+    (local.set $exp16 (v128.load offset=80 (local.get $k)))
+    (local.set $exp32 (v128.load offset=96 (local.get $k)))
+    (local.set $pick_lo0 (v128.load offset=112 (local.get $k)))
+    (local.set $pick_hi0 (v128.load offset=128 (local.get $k)))
+    (local.set $four (v128.load offset=144 (local.get $k)))
+    (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
+    (local.set $r (i32.const 0))
+    (block $rows_done
+      (br_if $rows_done (i32.le_s (local.get $pairs) (i32.const 0)))
+      (loop $rows
+        (local.set $x0 (i32.add (local.get $w) (i32.mul (local.get $r) (local.get $w_stride))))
+        (local.set $x1 (i32.add (local.get $w) (i32.mul (i32.add (local.get $r) (local.get $pairs)) (local.get $w_stride))))
+        (local.set $yb (local.get $y))
+        (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const 144))))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (block $blocks_done
+          (br_if $blocks_done (i32.eq (local.get $x0) (local.get $end)))
+          (loop $blocks
+            ;; Scales and mins of both blocks (unpack_k4_scales2): per block the 12 bytes a0|a1|a2
+            ;; hold scales 0-3 = a0 & 63, mins 0-3 = a1 & 63, scales 4-7 = (a2 & 15) | (a0 >> 6) << 4,
+            ;; mins 4-7 = (a2 >> 4) | (a1 >> 6) << 4.
+            (local.set $v0 (v128.load offset=4 align=1 (local.get $x0)))
+            (local.set $v1 (v128.load offset=4 align=1 (local.get $x1)))
+            (local.set $t (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $v0) (local.get $v1)))
+            (local.set $u (i8x16.shuffle 8 9 10 11 8 9 10 11 24 25 26 27 24 25 26 27 (local.get $v0) (local.get $v1)))
+            (local.set $low (v128.and (local.get $t) (local.get $low6)))
+            (local.set $high (v128.or
+              (i8x16.shuffle 0 1 2 3 20 21 22 23 8 9 10 11 28 29 30 31
+                (v128.and (local.get $u) (local.get $m4))
+                (v128.and (i32x4.shr_u (local.get $u) (i32.const 4)) (local.get $m4)))
+              (v128.and (i32x4.shr_u (local.get $t) (i32.const 2)) (local.get $top2))))
+            (local.set $t (i8x16.shuffle 0 1 2 3 16 17 18 19 8 9 10 11 24 25 26 27 (local.get $low) (local.get $high)))
+            (local.set $mins (i8x16.shuffle 4 5 6 7 20 21 22 23 12 13 14 15 28 29 30 31 (local.get $low) (local.get $high)))
+            (local.set $sc0 (i16x8.extend_low_i8x16_u (local.get $t)))
+            (local.set $sc1 (i16x8.extend_high_i8x16_u (local.get $t)))
+            ;; [d0, dmin0, d1, dmin1] from fp16 (fp16x4_to_f32 in util.h), times y.d
+            (local.set $h (i32x4.extend_low_i16x8_u
+              (v128.load32_lane align=1 1 (local.get $x1) (v128.load32_zero align=1 (local.get $x0)))))
+            (local.set $dm (f32x4.mul
+              (v128.or
+                (f32x4.mul
+                  (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3)) (local.get $sign_mag))
+                  (local.get $two112))
+                (v128.and (i32x4.eq (v128.and (local.get $h) (local.get $exp16)) (local.get $exp16)) (local.get $exp32)))
+              (f32x4.splat (f32.load align=1 (local.get $yb)))))
+            ;; sum_j m_j * (bsums[2j] + bsums[2j + 1]) of each row
+            (local.set $b0 (v128.load offset=260 align=1 (local.get $yb)))
+            (local.set $b1 (v128.load offset=276 align=1 (local.get $yb)))
+            (local.set $t (i8x16.shuffle 0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7 (local.get $mins) (local.get $mins)))
+            (local.set $min0 (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
+            (local.set $t (i8x16.shuffle 8 8 9 9 10 10 11 11 12 12 13 13 14 14 15 15 (local.get $mins) (local.get $mins)))
+            (local.set $min1 (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
+            ;; Chunk c (elements 64c..64c+63): sub-block 2c in the low nibbles of qs[32c..32c+31],
+            ;; 2c+1 in the high ones. A sub-block's products add up in i16 (four per lane, at most
+            ;; 4 * 128 * 15) and meet its scale in one i32x4.dot_i16x8_s against the scale in every
+            ;; lane (relaxed_swizzle of the i16 scales; the pick indices are always in range).
+            (local.set $sum0 (v128.const i32x4 0 0 0 0))
+            (local.set $sum1 (v128.const i32x4 0 0 0 0))
+            (local.set $pick_lo (local.get $pick_lo0))
+            (local.set $pick_hi (local.get $pick_hi0))
+            (local.set $q0 (local.get $x0))
+            (local.set $q1 (local.get $x1))
+            (local.set $ap (local.get $yb))
+            (local.set $c (i32.const 4))
+            (loop $chunks
+              (local.set $a0 (v128.load offset=4 align=1 (local.get $ap)))
+              (local.set $a1 (v128.load offset=20 align=1 (local.get $ap)))
+              (local.set $a2 (v128.load offset=36 align=1 (local.get $ap)))
+              (local.set $a3 (v128.load offset=52 align=1 (local.get $ap)))
+              (local.set $qa (v128.load offset=16 align=1 (local.get $q0)))
+              (local.set $qb (v128.load offset=32 align=1 (local.get $q0)))
+              (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
+                (i32x4.dot_i16x8_s
+                  (i16x8.add
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                  (i8x16.relaxed_swizzle (local.get $sc0) (local.get $pick_lo)))
+                (i32x4.dot_i16x8_s
+                  (i16x8.add
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a2)
+                      (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a3)
+                      (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                  (i8x16.relaxed_swizzle (local.get $sc0) (local.get $pick_hi))))))
+              (local.set $qa (v128.load offset=16 align=1 (local.get $q1)))
+              (local.set $qb (v128.load offset=32 align=1 (local.get $q1)))
+              (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
+                (i32x4.dot_i16x8_s
+                  (i16x8.add
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                  (i8x16.relaxed_swizzle (local.get $sc1) (local.get $pick_lo)))
+                (i32x4.dot_i16x8_s
+                  (i16x8.add
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a2)
+                      (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                    (i16x8.dot_i8x16_i7x16_s (local.get $a3)
+                      (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                  (i8x16.relaxed_swizzle (local.get $sc1) (local.get $pick_hi))))))
+              (local.set $pick_lo (i8x16.add (local.get $pick_lo) (local.get $four)))
+              (local.set $pick_hi (i8x16.add (local.get $pick_hi) (local.get $four)))
+              (local.set $q0 (i32.add (local.get $q0) (i32.const 32)))
+              (local.set $q1 (i32.add (local.get $q1) (i32.const 32)))
+              (local.set $ap (i32.add (local.get $ap) (i32.const 64)))
+              (br_if $chunks (local.tee $c (i32.sub (local.get $c) (i32.const 1)))))
+            ;; [row 0 sum, row 0 min term, row 1 sum, row 1 min term] (hsum4x4_i32), exact, then one
+            ;; multiply by [d0, dmin0, d1, dmin1] * y.d
+            (local.set $ab (i32x4.add
+              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum0) (local.get $min0))
+              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum0) (local.get $min0))))
+            (local.set $cd (i32x4.add
+              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum1) (local.get $min1))
+              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum1) (local.get $min1))))
+            (local.set $t (i32x4.add
+              (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $ab) (local.get $cd))
+              (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $ab) (local.get $cd))))
+            (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (f32x4.convert_i32x4_s (local.get $t)) (local.get $dm))))
+            (local.set $x0 (i32.add (local.get $x0) (i32.const 144)))
+            (local.set $x1 (i32.add (local.get $x1) (i32.const 144)))
+            (local.set $yb (i32.add (local.get $yb) (i32.const 292)))
+            (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))
+        (br_if $rows (i32.lt_s (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $pairs))))))
+)

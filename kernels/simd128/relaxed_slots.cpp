@@ -1,0 +1,62 @@
+// The SIMD128 bodies of the relaxed-SIMD slots (relaxed_slots.h) and their constant table.
+#include "kernels/simd128/relaxed_slots.h"
+
+#include "kernels/simd128/kquant_impl.h"
+#include "kernels/simd128/util.h"
+
+namespace {
+
+// The SIMD128 body of a pairs slot: rows2 (kquant::rows2_q4_k / _q6_k) on rows r and r + pairs.
+template <typename Block, auto rows2>
+void pairs_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const ox::BlockQ8_K* y,
+                const v128_t* act, float* out) {
+  using namespace ox::kernels::simd128;
+  const kquant::Consts consts = kquant::opaque_consts();
+  const Fp16Consts half = fp16_consts();
+  auto row = [&](int32_t r) { return reinterpret_cast<const Block*>(w + static_cast<uint32_t>(r) * w_stride); };
+  for (int32_t r = 0; r < pairs; ++r) rows2(nb, row(r), row(r + pairs), y, act, consts, half, out + r, out + r + pairs);
+}
+
+}  // namespace
+
+// The splice finds these functions by name: C linkage keeps the names plain.
+extern "C" __attribute__((noinline)) void ox_simd128_q4_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t pairs, const ox::BlockQ8_K* y,
+                                                                const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockQ4_K, ox::kernels::simd128::kquant::rows2_q4_k>(nb, w, w_stride, pairs, y, act, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q6_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t pairs, const ox::BlockQ8_K* y,
+                                                                const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockQ6_K, ox::kernels::simd128::kquant::rows2_q6_k>(nb, w, w_stride, pairs, y, act, out);
+}
+
+// A value no other function returns: an optimizer that merges functions with equal bodies must not
+// merge this one, or the splice would change both.
+extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { return 0x5128D00D; }
+
+namespace ox::kernels::simd128 {
+
+// Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
+Q4KPairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
+Q6KPairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
+RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
+
+v128_t relaxed_constants[10] = {
+    wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
+    wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
+    wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
+    // fp16x4_to_f32's constants (util.h)
+    wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
+                     static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
+    wasm_f32x4_const(0x1p112f, 0x1p112f, 0x1p112f, 0x1p112f),
+    wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
+    wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
+    // swizzle indices picking i16 lane 0 (bytes 0, 1) and lane 1 (bytes 2, 3) into every lane, and the
+    // step to the next sub-block pair
+    wasm_i8x16_const(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
+    wasm_i8x16_const(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3),
+    wasm_i8x16_const(4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4),
+};
+
+}  // namespace ox::kernels::simd128

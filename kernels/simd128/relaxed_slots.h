@@ -1,0 +1,38 @@
+// Slots for relaxed-SIMD kernels. Each is an ordinary SIMD128 function, called through a pointer
+// (so that no optimizer inlines it, drops a parameter or specializes it), whose body
+// wasm/tools/splice_relaxed.mjs replaces with a hand-written one (kernels/simd128/relaxed/*.wat)
+// in a second copy of the linked module, oxidize.relaxed.wasm, loaded where the engine validates
+// relaxed SIMD. The two bodies compute the same bits: the relaxed one only multiplies 16 bytes
+// at a time where SIMD128 multiplies 8 i16 lanes, on operands whose relaxed results are defined.
+#pragma once
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+#include "core/quant/blocks.h"
+
+namespace ox::kernels::simd128 {
+
+// Rows r and r + pairs of a Q4_K matrix (w, rows w_stride bytes apart, nb super-blocks each)
+// against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. act is y
+// split by gemm::split_acts_q8_k (read by the SIMD128 body), k the table relaxed_constants (read
+// by the relaxed body).
+using Q4KPairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                            const v128_t* act, const v128_t* k, float* out);
+extern Q4KPairsFn q4_k_pairs;
+
+// The same for Q6_K (kquant::rows2_q6_k per pair).
+using Q6KPairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                            const v128_t* act, const v128_t* k, float* out);
+extern Q6KPairsFn q6_k_pairs;
+
+// 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
+using RelaxedActiveFn = int32_t (*)();
+extern RelaxedActiveFn relaxed_active_slot;
+inline bool relaxed_active() { return relaxed_active_slot() == 1; }
+
+// The vector constants of the relaxed bodies, in the order q4_k_pairs.wat and q6_k_pairs.wat read them.
+extern v128_t relaxed_constants[10];
+
+}  // namespace ox::kernels::simd128

@@ -1,0 +1,147 @@
+// The relaxed-SIMD slots (kernels/simd128/relaxed_slots.h) against the SIMD128 code they stand
+// in for. In the plain module the slot runs that same code and the test only checks the call; in
+// NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
+// body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
+// scales and mins 63; Q6_K: every quant 63, scales -128; every activation -128) where an i16 lane
+// or a saturating pair would show.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/quant/blocks.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+
+#if defined(__wasm_simd128__)
+#include "kernels/simd128/gemm_tile.h"
+#include "kernels/simd128/kquant_impl.h"
+#include "kernels/simd128/relaxed_slots.h"
+#include "kernels/simd128/util.h"
+#endif
+
+namespace {
+
+#if defined(__wasm_simd128__)
+namespace simd = ox::kernels::simd128;
+
+bool relaxed_wanted() {
+  const char* v = std::getenv("OXIDIZE_WASM_RELAXED");
+  return v != nullptr && std::string(v) == "1";
+}
+
+// Q4_K rows of nb super-blocks: random bytes, d and dmin finite; `extreme`: every quant 15 and
+// every 6-bit scale and min 63.
+std::vector<ox::BlockQ4_K> q4_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ4_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(-0.05f, 0.05f);
+  for (ox::BlockQ4_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    b.d = ox::f32_to_fp16(scale(rng));
+    b.dmin = ox::f32_to_fp16(scale(rng));
+  }
+  return out;
+}
+
+// Q6_K rows: random bytes (int8 scales of either sign), d finite; `extreme`: every quant 63 and
+// every scale -128.
+std::vector<ox::BlockQ6_K> q6_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ6_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> scale(-0.05f, 0.05f);
+  for (ox::BlockQ6_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    if (extreme) std::memset(b.scales, 0x80, sizeof(b.scales));
+    b.d = ox::f32_to_fp16(scale(rng));
+  }
+  return out;
+}
+
+// One token's Q8_K activations with consistent bsums; `extreme`: every quant -128.
+std::vector<ox::BlockQ8_K> q8_k_row(int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ8_K> out(static_cast<size_t>(nb));
+  std::uniform_int_distribution<int> q(-128, 127);
+  std::uniform_real_distribution<float> scale(0.001f, 0.1f);
+  for (ox::BlockQ8_K& b : out) {
+    b.d = scale(rng);
+    for (int i = 0; i < ox::kQK_K; ++i) b.qs[i] = static_cast<int8_t>(extreme ? -128 : q(rng));
+    for (int j = 0; j < ox::kQK_K / 16; ++j) {
+      int sum = 0;
+      for (int i = 0; i < 16; ++i) sum += b.qs[16 * j + i];
+      b.bsums[j] = static_cast<int16_t>(sum);
+    }
+  }
+  return out;
+}
+#endif
+
+TEST(Simd128Relaxed, ModuleIsTheOneAskedFor) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const std::string isa = ox::kernels::best_kernels().isa;
+  if (relaxed_wanted()) {
+    EXPECT_TRUE(simd::relaxed_active()) << "OXIDIZE_WASM_RELAXED=1 but the slots run their SIMD128 bodies";
+    EXPECT_EQ(isa, "simd128+relaxed");
+  } else {
+    EXPECT_EQ(isa, simd::relaxed_active() ? "simd128+relaxed" : "simd128");
+  }
+#endif
+}
+
+#if defined(__wasm_simd128__)
+// The slot `slot` against `rows2` (the C++ it stands in for) over shapes and both kinds of data.
+template <typename Block, typename MakeRows, typename Rows2, typename Slot>
+void expect_pairs_match(MakeRows make_rows, Rows2 rows2, Slot slot, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (const bool extreme : {false, true}) {
+    for (const int nb : {1, 3, 8}) {
+      for (const int pairs : {1, 5, 16}) {
+        const std::vector<Block> w = make_rows(2 * pairs, nb, extreme, rng);
+        const std::vector<ox::BlockQ8_K> y = q8_k_row(nb, extreme, rng);
+        const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+        const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+        std::vector<float> want(2 * pairs), got(2 * pairs, -1.0f);
+        for (int r = 0; r < pairs; ++r) {
+          rows2(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(), act,
+                simd::kquant::opaque_consts(), simd::fp16_consts(), &want[r], &want[r + pairs]);
+        }
+        slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), pairs, y.data(),
+             act, simd::relaxed_constants, got.data());
+        for (int r = 0; r < 2 * pairs; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          EXPECT_EQ(a, b) << (extreme ? "extreme" : "random") << " nb " << nb << " pairs " << pairs << " row " << r
+                          << ": SIMD128 " << want[r] << ", slot " << got[r];
+        }
+      }
+    }
+  }
+}
+#endif
+
+TEST(Simd128Relaxed, Q4KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ4_K>(q4_k_rows, simd::kquant::rows2_q4_k, simd::q4_k_pairs, 1234);
+#endif
+}
+
+TEST(Simd128Relaxed, Q6KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ6_K>(q6_k_rows, simd::kquant::rows2_q6_k, simd::q6_k_pairs, 4321);
+#endif
+}
+
+}  // namespace
