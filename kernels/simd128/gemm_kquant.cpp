@@ -55,7 +55,7 @@ struct Q4K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q4_k(nb, x, y, act, c);
   }
-  static constexpr const Q4KPairsFn& pairs = q4_k_pairs;
+  static constexpr const PairsFn& pairs = q4_k_pairs;
 };
 
 struct Q5K {
@@ -107,7 +107,7 @@ struct Q6K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts& c) {
     return kquant::row_q6_k(nb, x, y, act, c);
   }
-  static constexpr const Q6KPairsFn& pairs = q6_k_pairs;
+  static constexpr const PairsFn& pairs = q6_k_pairs;
 };
 
 // Q2_K / Q3_K: unit j = elements 128h + 32s + l (h = j / 4, s = j % 4) at bits 2s..2s+1 of

@@ -38,8 +38,8 @@ extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { retur
 namespace ox::kernels::simd128 {
 
 // Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
-Q4KPairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
-Q6KPairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
+PairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
+PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
 v128_t relaxed_constants[10] = {

@@ -14,18 +14,14 @@
 
 namespace ox::kernels::simd128 {
 
-// Rows r and r + pairs of a Q4_K matrix (w, rows w_stride bytes apart, nb super-blocks each)
-// against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. act is y
-// split by gemm::split_acts_q8_k (read by the SIMD128 body), k the table relaxed_constants (read
-// by the relaxed body).
-using Q4KPairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
-                            const v128_t* act, const v128_t* k, float* out);
-extern Q4KPairsFn q4_k_pairs;
-
-// The same for Q6_K (kquant::rows2_q6_k per pair).
-using Q6KPairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
-                            const v128_t* act, const v128_t* k, float* out);
-extern Q6KPairsFn q6_k_pairs;
+// Rows r and r + pairs of a Q4_K (q4_k_pairs) or Q6_K (q6_k_pairs) matrix (w, rows w_stride bytes
+// apart, nb super-blocks each) against one token's Q8_K activations y, for r < pairs: out[r] and
+// out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128 bodies,
+// kquant::rows2_q4_k / _q6_k per pair), k the table relaxed_constants (read by the relaxed bodies).
+using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                         const v128_t* act, const v128_t* k, float* out);
+extern PairsFn q4_k_pairs;
+extern PairsFn q6_k_pairs;
 
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
