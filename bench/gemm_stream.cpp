@@ -42,7 +42,7 @@ bool parse_shape(const std::string& spec, Shape* out) {
 }
 
 // 0 on success; prints one line per shape.
-int run(const Shape& s, int reps, uint64_t stream_bytes) {
+int run(const Shape& s, int reps, uint64_t stream_bytes, float weight_std) {
   const ox::kernels::KernelTable& table = ox::kernels::best_kernels();
   const int w_id = static_cast<int>(s.type);
   const ox::DType a_type = ox::quant_traits(s.type).vec_dot_type;
@@ -57,7 +57,9 @@ int run(const Shape& s, int reps, uint64_t stream_bytes) {
   const uint64_t matrix = w_row * static_cast<uint64_t>(s.rows);
   const uint64_t copies = std::max<uint64_t>(1, stream_bytes / matrix);
   std::vector<uint8_t> w(matrix * copies);
-  ox::quant_traits(s.type).from_float_ref(ox::bench::gaussian(s.rows * s.cols, 1).data(), w.data(), s.rows * s.cols);
+  std::vector<float> w_f32 = ox::bench::gaussian(s.rows * s.cols, 1);
+  for (float& v : w_f32) v *= weight_std;
+  ox::quant_traits(s.type).from_float_ref(w_f32.data(), w.data(), s.rows * s.cols);
   for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
   std::vector<uint8_t> a(a_row);
   ox::quant_traits(a_type).from_float_ref(ox::bench::gaussian(s.cols, 2).data(), a.data(), s.cols);
@@ -96,6 +98,7 @@ int finish(int status) {
 int main(int argc, char** argv) {
   int reps = 7, status = 0, shapes = 0;
   uint64_t stream_bytes = uint64_t{384} << 20;
+  float weight_std = 1.0f;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--reps" && i + 1 < argc) {
@@ -106,12 +109,16 @@ int main(int argc, char** argv) {
       stream_bytes = static_cast<uint64_t>(std::max(0, std::atoi(argv[++i]))) << 20;
       continue;
     }
+    if (arg == "--weight-std" && i + 1 < argc) {
+      weight_std = static_cast<float>(std::atof(argv[++i]));
+      continue;
+    }
     Shape s{};
     if (!parse_shape(arg, &s)) {
       std::fprintf(stderr, "oxidize_gemm_stream: bad shape '%s' (want TYPE:ROWSxCOLS, e.g. q4_k:8192x2048)\n", arg.c_str());
       return finish(2);
     }
-    status |= run(s, reps, stream_bytes);
+    status |= run(s, reps, stream_bytes, weight_std);
     ++shapes;
   }
   if (shapes == 0) {

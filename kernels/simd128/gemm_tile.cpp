@@ -15,12 +15,12 @@ namespace ox::kernels::simd128 {
 // returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
 // again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
 // it either.
-extern v128_t loop_constants[14];
-v128_t loop_constants[14] = {
+extern v128_t loop_constants[15];
+v128_t loop_constants[15] = {
     // Fp16Consts
-    wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
-                     static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
-    wasm_f32x4_const(0x1p112f, 0x1p112f, 0x1p112f, 0x1p112f),
+    wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
+    wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
+    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
     wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
     wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
     // block32::Consts
@@ -37,15 +37,18 @@ v128_t loop_constants[14] = {
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
 };
 
-Fp16Consts fp16_consts() { return {loop_constants[0], loop_constants[1], loop_constants[2], loop_constants[3]}; }
+Fp16Consts fp16_consts() {
+  const v128_t* k = loop_constants;
+  return {k[0], k[1], k[2], k[3], k[4]};
+}
 
 kquant::Consts kquant::opaque_consts() {
-  const v128_t* k = loop_constants + 4;
-  return {k[0], k[1], loop_constants[12], k[3], loop_constants[13]};
+  const v128_t* k = loop_constants + 5;
+  return {k[0], k[1], k[8], k[3], k[9]};
 }
 
 block32::Consts block32::opaque_consts() {
-  const v128_t* k = loop_constants + 4;
+  const v128_t* k = loop_constants + 5;
   return {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]};
 }
 

@@ -42,14 +42,13 @@ PairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
 PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
-v128_t relaxed_constants[10] = {
+v128_t relaxed_constants[11] = {
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
     wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
-    // fp16x4_to_f32's constants (util.h)
-    wasm_i32x4_const(static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu),
-                     static_cast<int32_t>(0x8FFFFFFFu), static_cast<int32_t>(0x8FFFFFFFu)),
-    wasm_f32x4_const(0x1p112f, 0x1p112f, 0x1p112f, 0x1p112f),
+    // fp16x4_to_f32's constants (util.h): rebias, subnormal bump, at 80 and 96 the exponent masks
+    wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
+    wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
     wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
     wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
     // swizzle indices picking i16 lane 0 (bytes 0, 1) and lane 1 (bytes 2, 3) into every lane, and the
@@ -57,6 +56,8 @@ v128_t relaxed_constants[10] = {
     wasm_i8x16_const(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
     wasm_i8x16_const(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3),
     wasm_i8x16_const(4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4),
+    // fp16x4_to_f32's subnormal base (2^-14)
+    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
 };
 
 }  // namespace ox::kernels::simd128

@@ -18,43 +18,57 @@ static inline float bits_to_f32(uint32_t u) {
   return f;
 }
 
-// fp16 -> f32 without branches, bit-identical to ox::fp16_to_f32: exponent and mantissa moved
-// into f32 position and scaled by 2^112 (exact for normals and subnormals alike), Inf/NaN
-// rebuilt with their payload, sign or-ed back.
+// fp16 -> f32 without branches and without a subnormal float operand, bit-identical to
+// ox::fp16_to_f32. Exponent and mantissa move into f32 position and the exponent is rebiased by
+// an integer add; a zero or subnormal half (exponent 0) is built as 2^-14 * (1 + m / 1024) and
+// 2^-14 subtracted, which leaves m * 2^-24 exactly; Inf/NaN get their exponent bits or-ed to all
+// ones after the float step, so their payload never meets an instruction that could quiet it.
+// Why not the shorter "bits times 2^112": for a subnormal half that multiplies a subnormal f32,
+// and x86 cores take a microcode assist on it. Real models' Q6_K scales are mostly fp16
+// subnormals (d ~ 1e-5), and that assist once per block made the Q6_K decode loop 40% slower
+// under V8 (bench/gemm_stream.cpp --weight-std 0.02).
+constexpr uint32_t kFp16Rebias = 112u << 23;         // fp16 exponent bias 15 -> f32 127
+constexpr uint32_t kFp16SubnormalBump = 1u << 23;     // exponent 0 -> 113: 2^-14 * (1 + m / 1024)
+constexpr uint32_t kFp16SubnormalBase = 113u << 23;   // 2^-14 as f32 bits
 static inline float fp16(uint16_t h) {
-  const uint32_t em = h & 0x7FFFu;
+  const uint32_t em = h & 0x7FFFu, exponent = h & 0x7C00u;
+  const uint32_t tiny = exponent == 0 ? ~0u : 0u, special = exponent == 0x7C00u ? ~0u : 0u;
+  const float mag = bits_to_f32((em << 13) + kFp16Rebias + (tiny & kFp16SubnormalBump)) -
+                    bits_to_f32(tiny & kFp16SubnormalBase);
   uint32_t u;
-  const float mag = bits_to_f32(em << 13) * 0x1p112f;
   std::memcpy(&u, &mag, 4);
-  if (em >= 0x7C00u) u = 0x7F800000u | (em << 13);
-  return bits_to_f32(u | (static_cast<uint32_t>(h & 0x8000u) << 16));
+  return bits_to_f32(u | (special & 0x7F800000u) | (static_cast<uint32_t>(h & 0x8000u) << 16));
 }
 
 // The constants of fp16x4_to_f32, as loop operands. V8 rebuilds a v128.const at every use (two
 // to four instructions) and LLVM, taking constants as free, leaves them inside loops; a hot loop
 // takes these from fp16_consts() (read from linear memory, gemm_tile.cpp) before it instead.
 struct Fp16Consts {
-  v128_t sign_magnitude;  // 0x8FFFFFFF: sign and the 15 magnitude bits once shifted into place
-  v128_t scale;           // 2^112 as f32
-  v128_t exponent;        // 0x7C00: the fp16 exponent field (all ones: Inf/NaN)
+  v128_t rebias;          // kFp16Rebias
+  v128_t subnormal_bump;  // kFp16SubnormalBump
+  v128_t subnormal_base;  // kFp16SubnormalBase
+  v128_t exponent;        // 0x7C00: the fp16 exponent field (0: zero or subnormal; all ones: Inf/NaN)
   v128_t f32_exponent;    // 0x7F800000
 };
 Fp16Consts fp16_consts();
 
 // Four fp16 values (low 16 bits of each u32 lane, upper bits zero) -> f32, exactly as
-// ox::fp16_to_f32. Shifted to the top of the lane and back by 3 (arithmetic), the sign stays in
-// bit 31 and the exponent and mantissa land in f32 position (the three sign copies below bit 31
-// are masked off). Times 2^112 that is exact for normals and subnormals and keeps the sign; an
-// Inf/NaN comes out as 2^16 * 1.m and gets its exponent bits or-ed to all ones (payload kept).
+// ox::fp16_to_f32, the same steps as fp16() above. Shifted up 17 and down 4, the exponent and
+// mantissa land in f32 position without the sign, which comes back from bit 15 at the end.
 static inline v128_t fp16x4_to_f32(v128_t h, const Fp16Consts& c) {
-  const v128_t x = wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(h, 16), 3), c.sign_magnitude);
-  const v128_t f = wasm_f32x4_mul(x, c.scale);
-  const v128_t special = wasm_i32x4_eq(wasm_v128_and(h, c.exponent), c.exponent);
-  return wasm_v128_or(f, wasm_v128_and(special, c.f32_exponent));
+  const v128_t em = wasm_u32x4_shr(wasm_i32x4_shl(h, 17), 4);
+  const v128_t exponent = wasm_v128_and(h, c.exponent);
+  const v128_t tiny = wasm_i32x4_eq(exponent, wasm_i32x4_splat(0));
+  const v128_t special = wasm_i32x4_eq(exponent, c.exponent);
+  const v128_t u = wasm_i32x4_add(wasm_i32x4_add(em, c.rebias), wasm_v128_and(tiny, c.subnormal_bump));
+  const v128_t mag = wasm_f32x4_sub(u, wasm_v128_and(tiny, c.subnormal_base));
+  return wasm_v128_or(wasm_v128_or(mag, wasm_v128_and(special, c.f32_exponent)), wasm_i32x4_shl(wasm_u32x4_shr(h, 15), 31));
 }
 static inline v128_t fp16x4_to_f32(v128_t h) {
-  const Fp16Consts c{wasm_i32x4_splat(static_cast<int32_t>(0x8FFFFFFFu)), wasm_f32x4_splat(0x1p112f),
-                     wasm_i32x4_splat(0x7C00), wasm_i32x4_splat(0x7F800000)};
+  const Fp16Consts c{wasm_i32x4_splat(static_cast<int32_t>(kFp16Rebias)),
+                     wasm_i32x4_splat(static_cast<int32_t>(kFp16SubnormalBump)),
+                     wasm_i32x4_splat(static_cast<int32_t>(kFp16SubnormalBase)), wasm_i32x4_splat(0x7C00),
+                     wasm_i32x4_splat(0x7F800000)};
   return fp16x4_to_f32(h, c);
 }
 

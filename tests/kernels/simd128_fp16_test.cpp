@@ -1,6 +1,6 @@
-// kernels/simd128/util.h fp16x4_to_f32 (the scale conversion of every SIMD128 decode loop)
-// against the scalar ox::fp16_to_f32 on all 65536 half-precision bit patterns, NaN payloads
-// included. The random-block kernel tests never draw Inf or NaN scales.
+// kernels/simd128/util.h fp16x4_to_f32 (the scale conversion of every SIMD128 decode loop) and
+// its scalar twin fp16() against ox::fp16_to_f32 on all 65536 half-precision bit patterns,
+// subnormals and NaN payloads included. The random-block kernel tests never draw Inf or NaN scales.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -24,17 +24,22 @@ TEST(Simd128Fp16, EveryHalfConvertsToTheScalarReferenceBits) {
   for (uint32_t h = 0; h < 65536; h += 4) {
     const v128_t halves = wasm_i32x4_make(static_cast<int32_t>(h), static_cast<int32_t>(h + 1),
                                           static_cast<int32_t>(h + 2), static_cast<int32_t>(h + 3));
-    uint32_t got[2][4];
+    uint32_t got[3][4];
     wasm_v128_store(got[0], simd::fp16x4_to_f32(halves));
     wasm_v128_store(got[1], simd::fp16x4_to_f32(halves, opaque));
+    for (uint32_t k = 0; k < 4; ++k) {
+      const float scalar = simd::fp16(static_cast<uint16_t>(h + k));
+      std::memcpy(&got[2][k], &scalar, 4);
+    }
+    static const char* const kForm[3] = {" (inline constants)", " (fp16_consts)", " (scalar fp16)"};
     for (uint32_t k = 0; k < 4; ++k) {
       const float ref = ox::fp16_to_f32(static_cast<uint16_t>(h + k));
       uint32_t want;
       std::memcpy(&want, &ref, 4);
-      for (int form = 0; form < 2; ++form) {
+      for (int form = 0; form < 3; ++form) {
         if (got[form][k] != want && ++mismatches <= 8) {
           ADD_FAILURE() << "fp16 0x" << std::hex << (h + k) << ": got 0x" << got[form][k] << ", want 0x" << want
-                        << (form == 0 ? " (inline constants)" : " (fp16_consts)");
+                        << kForm[form];
         }
       }
     }

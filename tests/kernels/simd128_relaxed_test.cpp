@@ -6,6 +6,7 @@
 // or a saturating pair would show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -34,32 +35,38 @@ bool relaxed_wanted() {
   return v != nullptr && std::string(v) == "1";
 }
 
-// Q4_K rows of nb super-blocks: random bytes, d and dmin finite; `extreme`: every quant 15 and
-// every 6-bit scale and min 63.
+// A finite fp16 scale of either sign: a third of them zero or subnormal (exponent 0), as most
+// Q6_K scales of real models are, the rest normal up to 2 (exponent 1..16).
+uint16_t half_scale(std::mt19937& rng) {
+  std::uniform_int_distribution<int> exponent(-8, 16), mantissa(0, 0x3FF), sign(0, 1);
+  const int e = std::max(0, exponent(rng));
+  return static_cast<uint16_t>(sign(rng) << 15 | e << 10 | mantissa(rng));
+}
+
+// Q4_K rows of nb super-blocks: random bytes, d and dmin finite (half_scale); `extreme`: every
+// quant 15 and every 6-bit scale and min 63.
 std::vector<ox::BlockQ4_K> q4_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
   std::vector<ox::BlockQ4_K> out(static_cast<size_t>(rows) * nb);
   std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(-0.05f, 0.05f);
   for (ox::BlockQ4_K& b : out) {
     auto* p = reinterpret_cast<uint8_t*>(&b);
     for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
-    b.d = ox::f32_to_fp16(scale(rng));
-    b.dmin = ox::f32_to_fp16(scale(rng));
+    b.d = half_scale(rng);
+    b.dmin = half_scale(rng);
   }
   return out;
 }
 
-// Q6_K rows: random bytes (int8 scales of either sign), d finite; `extreme`: every quant 63 and
-// every scale -128.
+// Q6_K rows: random bytes (int8 scales of either sign), d finite (half_scale); `extreme`: every
+// quant 63 and every scale -128.
 std::vector<ox::BlockQ6_K> q6_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
   std::vector<ox::BlockQ6_K> out(static_cast<size_t>(rows) * nb);
   std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_real_distribution<float> scale(-0.05f, 0.05f);
   for (ox::BlockQ6_K& b : out) {
     auto* p = reinterpret_cast<uint8_t*>(&b);
     for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
     if (extreme) std::memset(b.scales, 0x80, sizeof(b.scales));
-    b.d = ox::f32_to_fp16(scale(rng));
+    b.d = half_scale(rng);
   }
   return out;
 }

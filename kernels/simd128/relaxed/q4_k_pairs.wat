@@ -21,8 +21,8 @@
     (param $act i32) (param $k i32) (param $out i32)
     (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32) (local $c i32)
     (local $q0 i32) (local $q1 i32) (local $ap i32)
-    (local $m4 v128) (local $low6 v128) (local $top2 v128) (local $sign_mag v128) (local $two112 v128)
-    (local $exp16 v128) (local $exp32 v128) (local $pick_lo0 v128) (local $pick_hi0 v128) (local $four v128)
+    (local $m4 v128) (local $low6 v128) (local $top2 v128) (local $ex v128) (local $tiny v128)
+    (local $pick_lo0 v128) (local $pick_hi0 v128) (local $four v128)
     (local $acc v128) (local $sum0 v128) (local $sum1 v128) (local $sc0 v128) (local $sc1 v128)
     (local $pick_lo v128) (local $pick_hi v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $qa v128) (local $qb v128)
@@ -33,10 +33,6 @@
     (local.set $m4 (v128.load (local.get $k)))
     (local.set $low6 (v128.load offset=16 (local.get $k)))
     (local.set $top2 (v128.load offset=32 (local.get $k)))
-    (local.set $sign_mag (v128.load offset=48 (local.get $k)))
-    (local.set $two112 (v128.load offset=64 (local.get $k)))
-    (local.set $exp16 (v128.load offset=80 (local.get $k)))
-    (local.set $exp32 (v128.load offset=96 (local.get $k)))
     (local.set $pick_lo0 (v128.load offset=112 (local.get $k)))
     (local.set $pick_hi0 (v128.load offset=128 (local.get $k)))
     (local.set $four (v128.load offset=144 (local.get $k)))
@@ -75,10 +71,17 @@
               (v128.load32_lane align=1 1 (local.get $x1) (v128.load32_zero align=1 (local.get $x0)))))
             (local.set $dm (f32x4.mul
               (v128.or
-                (f32x4.mul
-                  (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3)) (local.get $sign_mag))
-                  (local.get $two112))
-                (v128.and (i32x4.eq (v128.and (local.get $h) (local.get $exp16)) (local.get $exp16)) (local.get $exp32)))
+                (v128.or
+                  (f32x4.sub
+                    (i32x4.add
+                      (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
+                                 (v128.load offset=48 (local.get $k)))
+                      (v128.and (local.tee $tiny (i32x4.eq (local.tee $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
+                                                           (v128.const i32x4 0 0 0 0)))
+                                (v128.load offset=64 (local.get $k))))
+                    (v128.and (local.get $tiny) (v128.load offset=160 (local.get $k))))
+                  (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
+                (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))
               (f32x4.splat (f32.load align=1 (local.get $yb)))))
             ;; sum_j m_j * (bsums[2j] + bsums[2j + 1]) of each row
             (local.set $b0 (v128.load offset=260 align=1 (local.get $yb)))

@@ -20,7 +20,7 @@
     (param $act i32) (param $k i32) (param $out i32)
     (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32) (local $h i32)
     (local $q0 i32) (local $q0h i32) (local $q0s i32) (local $q1 i32) (local $q1h i32) (local $q1s i32) (local $ap i32)
-    (local $m4 v128) (local $top2 v128) (local $sign_mag v128) (local $two112 v128) (local $exp16 v128) (local $exp32 v128)
+    (local $m4 v128) (local $top2 v128) (local $ex v128) (local $tiny v128)
     (local $acc0 v128) (local $acc1 v128) (local $dot0 v128) (local $dot1 v128) (local $bias0 v128) (local $bias1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local $l00 v128) (local $l01 v128) (local $h0 v128) (local $l10 v128) (local $l11 v128) (local $h1 v128)
@@ -28,10 +28,6 @@
     ;; constants from memory once: V8 rebuilds a v128.const at every use inside a loop
     (local.set $m4 (v128.load (local.get $k)))
     (local.set $top2 (v128.load offset=32 (local.get $k)))
-    (local.set $sign_mag (v128.load offset=48 (local.get $k)))
-    (local.set $two112 (v128.load offset=64 (local.get $k)))
-    (local.set $exp16 (v128.load offset=80 (local.get $k)))
-    (local.set $exp32 (v128.load offset=96 (local.get $k)))
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
@@ -62,10 +58,17 @@
               (v128.load16_lane offset=208 align=1 0 (local.get $x0) (v128.const i32x4 0 0 0 0))))
             (local.set $d (f32x4.mul
               (v128.or
-                (f32x4.mul
-                  (v128.and (i32x4.shr_s (i32x4.shl (local.get $hd) (i32.const 16)) (i32.const 3)) (local.get $sign_mag))
-                  (local.get $two112))
-                (v128.and (i32x4.eq (v128.and (local.get $hd) (local.get $exp16)) (local.get $exp16)) (local.get $exp32)))
+                (v128.or
+                  (f32x4.sub
+                    (i32x4.add
+                      (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $hd) (i32.const 17)) (i32.const 4))
+                                 (v128.load offset=48 (local.get $k)))
+                      (v128.and (local.tee $tiny (i32x4.eq (local.tee $ex (v128.and (local.get $hd) (v128.load offset=80 (local.get $k))))
+                                                           (v128.const i32x4 0 0 0 0)))
+                                (v128.load offset=64 (local.get $k))))
+                    (v128.and (local.get $tiny) (v128.load offset=160 (local.get $k))))
+                  (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
+                (i32x4.shl (i32x4.shr_u (local.get $hd) (i32.const 15)) (i32.const 31)))
               (f32x4.splat (f32.load align=1 (local.get $yb)))))
             (local.set $dot0 (v128.const i32x4 0 0 0 0))
             (local.set $dot1 (v128.const i32x4 0 0 0 0))
