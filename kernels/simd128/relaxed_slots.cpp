@@ -42,22 +42,26 @@ PairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
 PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
-v128_t relaxed_constants[11] = {
+v128_t relaxed_constants[16] = {
+    // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
     wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
-    // fp16x4_to_f32's constants (util.h): rebias, subnormal bump, at 80 and 96 the exponent masks
+    // 48..112: fp16x4_to_f32's constants (util.h): rebias, subnormal bump, exponent masks, subnormal base
     wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
     wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
     wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
     wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
-    // swizzle indices picking i16 lane 0 (bytes 0, 1) and lane 1 (bytes 2, 3) into every lane, and the
-    // step to the next sub-block pair
+    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
+    // 128 + 16j: swizzle indices that copy i16 lane j (bytes 2j, 2j + 1) into every lane
     wasm_i8x16_const(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
     wasm_i8x16_const(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3),
-    wasm_i8x16_const(4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4),
-    // fp16x4_to_f32's subnormal base (2^-14)
-    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
+    wasm_i8x16_const(4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5),
+    wasm_i8x16_const(6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7),
+    wasm_i8x16_const(8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9),
+    wasm_i8x16_const(10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11),
+    wasm_i8x16_const(12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13),
+    wasm_i8x16_const(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15),
 };
 
 }  // namespace ox::kernels::simd128

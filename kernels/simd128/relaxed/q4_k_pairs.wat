@@ -5,37 +5,33 @@
 ;; of the linked module (see kernels/simd128/relaxed_slots.h for the contract). wabt 1.0.32 spells
 ;; relaxed_dot without "relaxed_" (i16x8.dot_i8x16_i7x16_s); the opcode is the final one (0xfd 0x112).
 ;;
-;; Same result, bit for bit, as the C++ body (kquant::rows2_q4_k): every integer sum is exact,
-;; and the float steps (d and dmin from fp16, times y.d, the four totals converted and
-;; multiplied, added to the accumulator, the row's min term subtracted at the end) run in the
-;; same order. The weights (0..15) are the i7 operand, so the relaxed dot is deterministic, and a
-;; pair of products (at most 2 * 128 * 15) cannot saturate its i16 lane.
+;; Same result, bit for bit, as the C++ body (kquant::rows2_q4_k): every integer sum is exact (so
+;; the order and lanes they are added in do not matter), and the float steps (d and dmin from
+;; fp16, times y.d, the four totals converted and multiplied, added to the accumulator, the row's
+;; min term subtracted at the end) run in the same order. The weights (0..15) are the i7 operand,
+;; so the relaxed dot is deterministic, and a pair of products (at most 2 * 128 * 15) cannot
+;; saturate its i16 lane.
+;;
+;; Shape, for V8 (which keeps no vector constant in a register across a loop, and spills once a
+;; loop needs more than 16): the four chunks of a super-block are unrolled, each sub-block's scale
+;; splat is a swizzle by a constant read from the table (no index register to step), and the
+;; min terms and the fp16 scales come after the chunks, so that little lives across them.
 (module
   (import "env" "memory" (memory 1 65536 shared))
   ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
-  ;; w_stride bytes apart; y the token's Q8_K blocks; k the constant table (relaxed_slots.cpp);
-  ;; out[r] and out[r + pairs] receive the dots. `act` (the pre-split activations of the C++
-  ;; body) is not read.
+  ;; w_stride bytes apart; y the token's Q8_K blocks; k the constant table (relaxed_constants in
+  ;; relaxed_slots.cpp); out[r] and out[r + pairs] receive the dots. `act` (the pre-split
+  ;; activations of the C++ body) is not read.
   (func (export "q4_k_pairs")
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
     (param $act i32) (param $k i32) (param $out i32)
-    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32) (local $c i32)
-    (local $q0 i32) (local $q1 i32) (local $ap i32)
-    (local $m4 v128) (local $low6 v128) (local $top2 v128) (local $ex v128) (local $tiny v128)
-    (local $pick_lo0 v128) (local $pick_hi0 v128) (local $four v128)
-    (local $acc v128) (local $sum0 v128) (local $sum1 v128) (local $sc0 v128) (local $sc1 v128)
-    (local $pick_lo v128) (local $pick_hi v128)
+    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+    (local $m4 v128) (local $acc v128) (local $sum0 v128) (local $sum1 v128) (local $sc0 v128) (local $sc1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $qa v128) (local $qb v128)
-    (local $v0 v128) (local $v1 v128) (local $t v128) (local $u v128) (local $low v128) (local $high v128)
-    (local $mins v128) (local $h v128) (local $dm v128) (local $min0 v128) (local $min1 v128)
-    (local $b0 v128) (local $b1 v128) (local $ab v128) (local $cd v128)
-    ;; constants from memory once: V8 rebuilds a v128.const at every use inside a loop
+    (local $p0 v128) (local $p1 v128) (local $v0 v128) (local $v1 v128) (local $t v128) (local $u v128)
+    (local $low v128) (local $high v128) (local $mins v128) (local $h v128) (local $ex v128) (local $tiny v128)
+    (local $bsum32 v128) (local $ab v128) (local $cd v128)
     (local.set $m4 (v128.load (local.get $k)))
-    (local.set $low6 (v128.load offset=16 (local.get $k)))
-    (local.set $top2 (v128.load offset=32 (local.get $k)))
-    (local.set $pick_lo0 (v128.load offset=112 (local.get $k)))
-    (local.set $pick_hi0 (v128.load offset=128 (local.get $k)))
-    (local.set $four (v128.load offset=144 (local.get $k)))
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
@@ -56,109 +52,189 @@
             (local.set $v1 (v128.load offset=4 align=1 (local.get $x1)))
             (local.set $t (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $v0) (local.get $v1)))
             (local.set $u (i8x16.shuffle 8 9 10 11 8 9 10 11 24 25 26 27 24 25 26 27 (local.get $v0) (local.get $v1)))
-            (local.set $low (v128.and (local.get $t) (local.get $low6)))
+            (local.set $low (v128.and (local.get $t) (v128.load offset=16 (local.get $k))))
             (local.set $high (v128.or
               (i8x16.shuffle 0 1 2 3 20 21 22 23 8 9 10 11 28 29 30 31
                 (v128.and (local.get $u) (local.get $m4))
                 (v128.and (i32x4.shr_u (local.get $u) (i32.const 4)) (local.get $m4)))
-              (v128.and (i32x4.shr_u (local.get $t) (i32.const 2)) (local.get $top2))))
+              (v128.and (i32x4.shr_u (local.get $t) (i32.const 2)) (v128.load offset=32 (local.get $k)))))
             (local.set $t (i8x16.shuffle 0 1 2 3 16 17 18 19 8 9 10 11 24 25 26 27 (local.get $low) (local.get $high)))
             (local.set $mins (i8x16.shuffle 4 5 6 7 20 21 22 23 12 13 14 15 28 29 30 31 (local.get $low) (local.get $high)))
             (local.set $sc0 (i16x8.extend_low_i8x16_u (local.get $t)))
             (local.set $sc1 (i16x8.extend_high_i8x16_u (local.get $t)))
-            ;; [d0, dmin0, d1, dmin1] from fp16 (fp16x4_to_f32 in util.h), times y.d
-            (local.set $h (i32x4.extend_low_i16x8_u
-              (v128.load32_lane align=1 1 (local.get $x1) (v128.load32_zero align=1 (local.get $x0)))))
-            (local.set $dm (f32x4.mul
-              (v128.or
-                (v128.or
-                  (f32x4.sub
-                    (i32x4.add
-                      (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
-                                 (v128.load offset=48 (local.get $k)))
-                      (v128.and (local.tee $tiny (i32x4.eq (local.tee $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
-                                                           (v128.const i32x4 0 0 0 0)))
-                                (v128.load offset=64 (local.get $k))))
-                    (v128.and (local.get $tiny) (v128.load offset=160 (local.get $k))))
-                  (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
-                (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))
-              (f32x4.splat (f32.load align=1 (local.get $yb)))))
-            ;; sum_j m_j * (bsums[2j] + bsums[2j + 1]) of each row
-            (local.set $b0 (v128.load offset=260 align=1 (local.get $yb)))
-            (local.set $b1 (v128.load offset=276 align=1 (local.get $yb)))
-            (local.set $t (i8x16.shuffle 0 0 1 1 2 2 3 3 4 4 5 5 6 6 7 7 (local.get $mins) (local.get $mins)))
-            (local.set $min0 (i32x4.add
-              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
-              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
-            (local.set $t (i8x16.shuffle 8 8 9 9 10 10 11 11 12 12 13 13 14 14 15 15 (local.get $mins) (local.get $mins)))
-            (local.set $min1 (i32x4.add
-              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
-              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
-            ;; Chunk c (elements 64c..64c+63): sub-block 2c in the low nibbles of qs[32c..32c+31],
-            ;; 2c+1 in the high ones. A sub-block's products add up in i16 (four per lane, at most
-            ;; 4 * 128 * 15) and meet its scale in one i32x4.dot_i16x8_s against the scale in every
-            ;; lane (relaxed_swizzle of the i16 scales; the pick indices are always in range).
+            ;; A sub-block's products add up in i16 (four per lane, at most 4 * 128 * 15) and meet its
+            ;; scale in one i32x4.dot_i16x8_s against the scale in every lane (relaxed_swizzle of the
+            ;; i16 scales by the table's pick of that lane; the pick indices are always in range).
             (local.set $sum0 (v128.const i32x4 0 0 0 0))
             (local.set $sum1 (v128.const i32x4 0 0 0 0))
-            (local.set $pick_lo (local.get $pick_lo0))
-            (local.set $pick_hi (local.get $pick_hi0))
-            (local.set $q0 (local.get $x0))
-            (local.set $q1 (local.get $x1))
-            (local.set $ap (local.get $yb))
-            (local.set $c (i32.const 4))
-            (loop $chunks
-              (local.set $a0 (v128.load offset=4 align=1 (local.get $ap)))
-              (local.set $a1 (v128.load offset=20 align=1 (local.get $ap)))
-              (local.set $a2 (v128.load offset=36 align=1 (local.get $ap)))
-              (local.set $a3 (v128.load offset=52 align=1 (local.get $ap)))
-              (local.set $qa (v128.load offset=16 align=1 (local.get $q0)))
-              (local.set $qb (v128.load offset=32 align=1 (local.get $q0)))
-              (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
-                (i32x4.dot_i16x8_s
-                  (i16x8.add
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
-                  (i8x16.relaxed_swizzle (local.get $sc0) (local.get $pick_lo)))
-                (i32x4.dot_i16x8_s
-                  (i16x8.add
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a2)
-                      (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a3)
-                      (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
-                  (i8x16.relaxed_swizzle (local.get $sc0) (local.get $pick_hi))))))
-              (local.set $qa (v128.load offset=16 align=1 (local.get $q1)))
-              (local.set $qb (v128.load offset=32 align=1 (local.get $q1)))
-              (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
-                (i32x4.dot_i16x8_s
-                  (i16x8.add
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
-                  (i8x16.relaxed_swizzle (local.get $sc1) (local.get $pick_lo)))
-                (i32x4.dot_i16x8_s
-                  (i16x8.add
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a2)
-                      (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
-                    (i16x8.dot_i8x16_i7x16_s (local.get $a3)
-                      (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
-                  (i8x16.relaxed_swizzle (local.get $sc1) (local.get $pick_hi))))))
-              (local.set $pick_lo (i8x16.add (local.get $pick_lo) (local.get $four)))
-              (local.set $pick_hi (i8x16.add (local.get $pick_hi) (local.get $four)))
-              (local.set $q0 (i32.add (local.get $q0) (i32.const 32)))
-              (local.set $q1 (i32.add (local.get $q1) (i32.const 32)))
-              (local.set $ap (i32.add (local.get $ap) (i32.const 64)))
-              (br_if $chunks (local.tee $c (i32.sub (local.get $c) (i32.const 1)))))
-            ;; [row 0 sum, row 0 min term, row 1 sum, row 1 min term] (hsum4x4_i32), exact, then one
-            ;; multiply by [d0, dmin0, d1, dmin1] * y.d
+            ;; chunk 0: sub-blocks 0 (low nibbles of qs[0..31]) and 1 (high nibbles)
+            (local.set $a0 (v128.load offset=4 align=1 (local.get $yb)))
+            (local.set $a1 (v128.load offset=20 align=1 (local.get $yb)))
+            (local.set $a2 (v128.load offset=36 align=1 (local.get $yb)))
+            (local.set $a3 (v128.load offset=52 align=1 (local.get $yb)))
+            (local.set $p0 (v128.load offset=128 (local.get $k)))
+            (local.set $p1 (v128.load offset=144 (local.get $k)))
+            (local.set $qa (v128.load offset=16 align=1 (local.get $x0)))
+            (local.set $qb (v128.load offset=32 align=1 (local.get $x0)))
+            (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p1))))))
+            (local.set $qa (v128.load offset=16 align=1 (local.get $x1)))
+            (local.set $qb (v128.load offset=32 align=1 (local.get $x1)))
+            (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p1))))))
+            ;; chunk 1: sub-blocks 2 (low nibbles of qs[32..63]) and 3 (high nibbles)
+            (local.set $a0 (v128.load offset=68 align=1 (local.get $yb)))
+            (local.set $a1 (v128.load offset=84 align=1 (local.get $yb)))
+            (local.set $a2 (v128.load offset=100 align=1 (local.get $yb)))
+            (local.set $a3 (v128.load offset=116 align=1 (local.get $yb)))
+            (local.set $p0 (v128.load offset=160 (local.get $k)))
+            (local.set $p1 (v128.load offset=176 (local.get $k)))
+            (local.set $qa (v128.load offset=48 align=1 (local.get $x0)))
+            (local.set $qb (v128.load offset=64 align=1 (local.get $x0)))
+            (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p1))))))
+            (local.set $qa (v128.load offset=48 align=1 (local.get $x1)))
+            (local.set $qb (v128.load offset=64 align=1 (local.get $x1)))
+            (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p1))))))
+            ;; chunk 2: sub-blocks 4 (low nibbles of qs[64..95]) and 5 (high nibbles)
+            (local.set $a0 (v128.load offset=132 align=1 (local.get $yb)))
+            (local.set $a1 (v128.load offset=148 align=1 (local.get $yb)))
+            (local.set $a2 (v128.load offset=164 align=1 (local.get $yb)))
+            (local.set $a3 (v128.load offset=180 align=1 (local.get $yb)))
+            (local.set $p0 (v128.load offset=192 (local.get $k)))
+            (local.set $p1 (v128.load offset=208 (local.get $k)))
+            (local.set $qa (v128.load offset=80 align=1 (local.get $x0)))
+            (local.set $qb (v128.load offset=96 align=1 (local.get $x0)))
+            (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p1))))))
+            (local.set $qa (v128.load offset=80 align=1 (local.get $x1)))
+            (local.set $qb (v128.load offset=96 align=1 (local.get $x1)))
+            (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p1))))))
+            ;; chunk 3: sub-blocks 6 (low nibbles of qs[96..127]) and 7 (high nibbles)
+            (local.set $a0 (v128.load offset=196 align=1 (local.get $yb)))
+            (local.set $a1 (v128.load offset=212 align=1 (local.get $yb)))
+            (local.set $a2 (v128.load offset=228 align=1 (local.get $yb)))
+            (local.set $a3 (v128.load offset=244 align=1 (local.get $yb)))
+            (local.set $p0 (v128.load offset=224 (local.get $k)))
+            (local.set $p1 (v128.load offset=240 (local.get $k)))
+            (local.set $qa (v128.load offset=112 align=1 (local.get $x0)))
+            (local.set $qb (v128.load offset=128 align=1 (local.get $x0)))
+            (local.set $sum0 (i32x4.add (local.get $sum0) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc0) (local.get $p1))))))
+            (local.set $qa (v128.load offset=112 align=1 (local.get $x1)))
+            (local.set $qb (v128.load offset=128 align=1 (local.get $x1)))
+            (local.set $sum1 (i32x4.add (local.get $sum1) (i32x4.add
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $qa) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $qb) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p0)))
+              (i32x4.dot_i16x8_s
+                (i16x8.add
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (i16x8.shr_u (local.get $qa) (i32.const 4)) (local.get $m4)))
+                  (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (i16x8.shr_u (local.get $qb) (i32.const 4)) (local.get $m4))))
+                (i8x16.relaxed_swizzle (local.get $sc1) (local.get $p1))))))
+            ;; sum_j m_j * (bsums[2j] + bsums[2j + 1]) of each row: the 32-element sums as i16
+            ;; (at most 32 * 128), against the mins widened to i16
+            (local.set $bsum32 (i16x8.narrow_i32x4_s
+              (i32x4.extadd_pairwise_i16x8_s (v128.load offset=260 align=1 (local.get $yb)))
+              (i32x4.extadd_pairwise_i16x8_s (v128.load offset=276 align=1 (local.get $yb)))))
+            ;; [row 0 sum, row 0 min term, row 1 sum, row 1 min term] (hsum4x4_i32), exact
             (local.set $ab (i32x4.add
-              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum0) (local.get $min0))
-              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum0) (local.get $min0))))
+              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum0)
+                (local.tee $t (i32x4.dot_i16x8_s (local.get $bsum32) (i16x8.extend_low_i8x16_u (local.get $mins)))))
+              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum0) (local.get $t))))
             (local.set $cd (i32x4.add
-              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum1) (local.get $min1))
-              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum1) (local.get $min1))))
-            (local.set $t (i32x4.add
-              (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $ab) (local.get $cd))
-              (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $ab) (local.get $cd))))
-            (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (f32x4.convert_i32x4_s (local.get $t)) (local.get $dm))))
+              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $sum1)
+                (local.tee $t (i32x4.dot_i16x8_s (local.get $bsum32) (i16x8.extend_high_i8x16_u (local.get $mins)))))
+              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $sum1) (local.get $t))))
+            ;; [d0, dmin0, d1, dmin1] from fp16 (fp16x4_to_f32 in util.h: no subnormal float operand)
+            (local.set $h (i32x4.extend_low_i16x8_u
+              (v128.load32_lane align=1 1 (local.get $x1) (v128.load32_zero align=1 (local.get $x0)))))
+            (local.set $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
+            (local.set $tiny (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0)))
+            ;; acc += totals * ([d0, dmin0, d1, dmin1] * y.d)
+            (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul
+              (f32x4.convert_i32x4_s (i32x4.add
+                (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $ab) (local.get $cd))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $ab) (local.get $cd))))
+              (f32x4.mul
+                (v128.or
+                  (v128.or
+                    (f32x4.sub
+                      (i32x4.add
+                        (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
+                                   (v128.load offset=48 (local.get $k)))
+                        (v128.and (local.get $tiny) (v128.load offset=64 (local.get $k))))
+                      (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
+                    (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
+                  (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))
+                (f32x4.splat (f32.load align=1 (local.get $yb)))))))
             (local.set $x0 (i32.add (local.get $x0) (i32.const 144)))
             (local.set $x1 (i32.add (local.get $x1) (i32.const 144)))
             (local.set $yb (i32.add (local.get $yb) (i32.const 292)))

@@ -66,7 +66,7 @@
                       (v128.and (local.tee $tiny (i32x4.eq (local.tee $ex (v128.and (local.get $hd) (v128.load offset=80 (local.get $k))))
                                                            (v128.const i32x4 0 0 0 0)))
                                 (v128.load offset=64 (local.get $k))))
-                    (v128.and (local.get $tiny) (v128.load offset=160 (local.get $k))))
+                    (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
                   (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
                 (i32x4.shl (i32x4.shr_u (local.get $hd) (i32.const 15)) (i32.const 31)))
               (f32x4.splat (f32.load align=1 (local.get $yb)))))
