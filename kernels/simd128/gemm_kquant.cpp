@@ -224,7 +224,9 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
       const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
       const BlockQ8_K* yt = reinterpret_cast<const BlockQ8_K*>(at);
       if constexpr (F::kTwoRows) {
-        const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};
+        // The relaxed bodies read y itself; the split is for the SIMD128 body and an odd last row.
+        const bool split = !relaxed_active() || n_rows % 2 != 0;
+        const kquant::PreSplit act{split ? gemm::split_acts_q8_k(n, at) : nullptr};
         float* yr = y + t * y_stride;
         // Rows r and r + n_rows / 2 together: two unbroken streams through the weights (adjacent
         // rows in pairs start a new stream every two rows, which the prefetcher does not keep up with).

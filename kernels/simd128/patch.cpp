@@ -40,6 +40,7 @@ void patch(KernelTable& t) {
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);
+  t.silu_mul = silu_mul;
 }
 
 }  // namespace ox::kernels::simd128

@@ -30,6 +30,9 @@ void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);
 void quantize_row_q8_k(const float* x, void* y, int64_t n);
 
+// KernelTable::silu_mul; reference ox::silu_mul_ref, bit for bit.
+void silu_mul(float* x, const float* y, int64_t n);
+
 // Tile kernels (kernels.h GemmFn): gemm_float.cpp, gemm_block32.cpp, gemm_kquant.cpp.
 void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
               int64_t n_tokens, float* y, int64_t y_stride);
