@@ -5,9 +5,12 @@
 // (which must stay at float-rounding size). Plain C++ with no Google Benchmark, so the same
 // program runs natively, under node and in a browser page (bench/peers/gemm_stream.mjs): the
 // SIMD128 kernels are timed where users run them.
-//   oxidize_gemm_stream [--reps N] [--stream-mb M] TYPE:ROWSxCOLS ...   e.g. q4_k:8192x2048 q6_k:2048x8192
+//   oxidize_gemm_stream [--reps N] [--stream-mb M] [--weight-std S] TYPE:ROWSxCOLS ...
+//   e.g. q4_k:8192x2048 q6_k:2048x8192
 // --stream-mb 0 times a single copy: a matrix that fits the caches then shows the kernel's
 // arithmetic alone, which set against the streamed figure tells compute from memory.
+// --weight-std S scales the gaussian weights (default 1); at a trained model's ~0.02 the Q6_K
+// scales (d) are fp16 subnormals, which a kernel's scale conversion must not slow down on.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,6 +114,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--weight-std" && i + 1 < argc) {
       weight_std = static_cast<float>(std::atof(argv[++i]));
+      if (!(weight_std > 0.0f) || !std::isfinite(weight_std)) {
+        std::fprintf(stderr, "oxidize_gemm_stream: --weight-std '%s' is not a positive number\n", argv[i]);
+        return finish(2);
+      }
       continue;
     }
     Shape s{};
@@ -122,7 +129,7 @@ int main(int argc, char** argv) {
     ++shapes;
   }
   if (shapes == 0) {
-    std::fprintf(stderr, "usage: oxidize_gemm_stream [--reps N] [--stream-mb M] TYPE:ROWSxCOLS ...\n");
+    std::fprintf(stderr, "usage: oxidize_gemm_stream [--reps N] [--stream-mb M] [--weight-std S] TYPE:ROWSxCOLS ...\n");
     return finish(2);
   }
   return finish(status);
