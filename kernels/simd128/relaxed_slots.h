@@ -17,7 +17,8 @@ namespace ox::kernels::simd128 {
 // Rows r and r + pairs of a Q4_K (q4_k_pairs) or Q6_K (q6_k_pairs) matrix (w, rows w_stride bytes
 // apart, nb super-blocks each) against one token's Q8_K activations y, for r < pairs: out[r] and
 // out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128 bodies,
-// kquant::rows2_q4_k / _q6_k per pair), k the table relaxed_constants (read by the relaxed bodies).
+// kquant::rows2_q4_k / _q6_k per pair; null while the relaxed bodies run, which read y itself), k the
+// table relaxed_constants (read by the relaxed bodies).
 using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
                          const v128_t* act, const v128_t* k, float* out);
 extern PairsFn q4_k_pairs;
