@@ -23,10 +23,11 @@ static inline float bits_to_f32(uint32_t u) {
 // an integer add; a zero or subnormal half (exponent 0) is built as 2^-14 * (1 + m / 1024) and
 // 2^-14 subtracted, which leaves m * 2^-24 exactly; Inf/NaN get their exponent bits or-ed to all
 // ones after the float step, so their payload never meets an instruction that could quiet it.
-// Why not the shorter "bits times 2^112": for a subnormal half that multiplies a subnormal f32,
-// and x86 cores take a microcode assist on it. Real models' Q6_K scales are mostly fp16
-// subnormals (d ~ 1e-5), and that assist once per block made the Q6_K decode loop 40% slower
-// under V8 (bench/gemm_stream.cpp --weight-std 0.02).
+// Why not the shorter "bits times 2^112": for a subnormal half that multiplies a subnormal f32.
+// Real models' Q6_K scales are mostly fp16 subnormals (d ~ 1e-5), and with them the relaxed Q6_K
+// decode loop ran 42% slower under V8 (bench/gemm_stream.cpp --weight-std 0.02), perf putting the
+// samples on that vmulps. A native loop of the same vmulps showed no penalty, so what makes V8's
+// code pay for it is not pinned down; the integer path avoids the question.
 constexpr uint32_t kFp16Rebias = 112u << 23;         // fp16 exponent bias 15 -> f32 127
 constexpr uint32_t kFp16SubnormalBump = 1u << 23;     // exponent 0 -> 113: 2^-14 * (1 + m / 1024)
 constexpr uint32_t kFp16SubnormalBase = 113u << 23;   // 2^-14 as f32 bits
