@@ -21,6 +21,13 @@ namespace ox::kernels {
 using GemmFn = void (*)(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                         uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 
+// A layout this table multiplies weights of some format fastest in (an internal DType of the same
+// block size and bytes, dtype.h), and the in-place converter to it.
+struct Relayout {
+  DType to = DType::F32;
+  RelayoutFn fn = nullptr;
+};
+
 // SwiGLU's activation, x[i] = silu(x[i]) * y[i]; x and y must not overlap.
 using SiluMulFn = void (*)(float* x, const float* y, int64_t n);
 
@@ -36,6 +43,9 @@ struct KernelTable {
   // ISA has no tile kernel: matmul then calls vec_dot once per (row, token). The scalar table
   // leaves every slot null, since its vec_dot already is the reference.
   GemmFn gemm[kDTypeCount] = {};
+  // relayout[W]: set where weights of format W are better converted, once at load, to another layout
+  // (LoadedModel does so where the file's bytes are its own to change). fn null: W stays as it is.
+  Relayout relayout[kDTypeCount] = {};
   // ISA versions must give the bits of the scalar reference, ox::silu_mul_ref
   // (core/base/activation.h), so a model's output does not depend on the CPU it runs on.
   SiluMulFn silu_mul = nullptr;

@@ -78,7 +78,7 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   std::shared_ptr<const void> owner(bytes, [](const void* p) { std::free(const_cast<void*>(p)); });
   OX_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedModel> model,
                       LoadedModel::from_bytes(std::span<const uint8_t>(bytes, static_cast<size_t>(size)),
-                                              std::move(name), std::move(owner)));
+                                              std::move(name), std::move(owner), /*writable=*/true));
   SessionOptions session_options;
   session_options.n_ctx = options.n_ctx;
   session_options.n_threads = options.n_threads;

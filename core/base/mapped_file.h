@@ -23,6 +23,8 @@ class MappedFile {
   const std::string& path() const { return path_; }
   std::span<const uint8_t> bytes() const { return {data_, static_cast<size_t>(size_)}; }
   uint64_t size() const { return size_; }
+  // True where the bytes are this object's own memory (read in, not mapped): they may be rewritten.
+  bool writable() const { return !mapped_; }
 
  private:
   MappedFile() = default;

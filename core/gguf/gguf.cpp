@@ -134,7 +134,23 @@ uint64_t TensorInfo::rows() const {
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::open(path));
   const std::span<const uint8_t> bytes = file->bytes();
-  return parse(bytes, path, std::move(file));
+  const bool writable = file->writable();
+  return parse(bytes, path, std::move(file), writable);
+}
+
+int GgufFile::relayout(DType from, DType to, RelayoutFn fn) {
+  if (!writable_ || fn == nullptr) return 0;
+  OX_CHECK(dtype_facts(from).block_size == dtype_facts(to).block_size &&
+           dtype_facts(from).type_size == dtype_facts(to).type_size);
+  int changed = 0;
+  for (TensorInfo& t : tensors_) {
+    if (t.type != from) continue;
+    // The parser checked that the data lies inside bytes_, which writable_ says we may change.
+    fn(const_cast<uint8_t*>(t.data), static_cast<int64_t>(t.n_elements / dtype_facts(from).block_size));
+    t.type = to;
+    ++changed;
+  }
+  return changed;
 }
 
 const Value* GgufFile::find(std::string_view key) const {

@@ -12,6 +12,7 @@
 
 #include "core/base/status.h"
 #include "core/quant/dtype.h"
+#include "core/quant/traits.h"
 
 namespace ox::gguf {
 
@@ -62,8 +63,10 @@ class GgufFile {
   // Maps the file read-only (native) or reads it into memory (wasm) and parses it.
   static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
   // Parses bytes someone else owns (the JS side in wasm, tests). `owner` keeps them alive.
+  // `writable`: the caller lets this file rewrite the tensor data in place (relayout()).
   static Result<std::unique_ptr<GgufFile>> parse(std::span<const uint8_t> bytes, std::string name,
-                                                 std::shared_ptr<const void> owner = nullptr);
+                                                 std::shared_ptr<const void> owner = nullptr,
+                                                 bool writable = false);
 
   const std::string& name() const { return name_; }
   uint32_t version() const { return version_; }
@@ -95,6 +98,14 @@ class GgufFile {
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo* find_tensor(std::string_view name) const;
 
+  // Whether the tensor data may be rewritten in place: bytes read into memory (wasm's open()) or
+  // handed over as writable; never a read-only mapping.
+  bool writable() const { return writable_; }
+  // Converts the data of every tensor of type `from`, in place with `fn`, into the internal layout
+  // `to` (dtype.h: same block size and bytes) and records `to` as its type. Returns how many
+  // tensors changed; 0 where the bytes are not writable().
+  int relayout(DType from, DType to, RelayoutFn fn);
+
  private:
   friend class Parser;
   std::string name_;
@@ -103,6 +114,7 @@ class GgufFile {
   uint64_t data_offset_ = 0;
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  bool writable_ = false;
   std::vector<std::pair<std::string, Value>> metadata_;
   std::unordered_map<std::string, size_t> metadata_index_;
   std::vector<TensorInfo> tensors_;

@@ -384,11 +384,12 @@ Status Parser::run(GgufFile* f) {
 }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes, std::string name,
-                                                  std::shared_ptr<const void> owner) {
+                                                  std::shared_ptr<const void> owner, bool writable) {
   std::unique_ptr<GgufFile> f(new GgufFile());
   f->name_ = std::move(name);
   f->bytes_ = bytes;
   f->owner_ = std::move(owner);
+  f->writable_ = writable;
   Parser parser(bytes, f->name_);
   OX_TRY(parser.run(f.get()));
   return f;

@@ -48,6 +48,9 @@ constexpr std::array<DTypeFacts, kDTypeCount> make_table() {
   set(DType::TQ1_0, "TQ1_0", 256, 2 + 4 * 13, false);
   set(DType::TQ2_0, "TQ2_0", 256, 2 + 64, false);
   set(DType::MXFP4, "MXFP4", 32, 1 + 16, false);
+  // Internal layouts: not GGUF types (known = false: no file may name them), but computed with.
+  t[static_cast<uint32_t>(DType::Q4_K_IL)] = DTypeFacts{"Q4_K_IL", 256, 2 + 2 + 12 + 128, false, true};
+  t[static_cast<uint32_t>(DType::Q6_K_IL)] = DTypeFacts{"Q6_K_IL", 256, 128 + 64 + 16 + 2, false, true};
   return t;
 }
 

@@ -43,12 +43,19 @@ enum class DType : uint32_t {
   TQ2_0 = 35,
   // 36..38 removed IQ4_NL_4_4 / _4_8 / _8_8.
   MXFP4 = 39,
+  // Internal layouts, never in a file (core/quant/interleave.h): the same blocks as Q4_K / Q6_K with
+  // their quants permuted so that the i16 lanes of each 16-byte vector alternate between two
+  // sub-blocks. A kernel table may ask for them (KernelTable::relayout); weights are converted in
+  // place at load.
+  Q4_K_IL = 40,
+  Q6_K_IL = 41,
 };
 
-inline constexpr uint32_t kDTypeCount = 40;  // one past the largest GGUF type id
+inline constexpr uint32_t kDTypeCount = 42;  // one past the largest type id (GGUF's, then the internal ones)
 
 // Format facts of one DType. `block_size` elements are stored in `type_size` bytes.
-// `known` is false for ids GGUF never assigned (or removed); such a tensor is an error.
+// `known` is false for ids GGUF never assigned (or removed) and for the internal layouts; a file
+// tensor of such a type is an error.
 // `supported` says whether this engine can compute with it (dequantize / dot product).
 struct DTypeFacts {
   const char* name;

@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "core/quant/interleave.h"
 #include "core/quant/reference.h"
 
 namespace ox {
@@ -34,6 +35,9 @@ std::array<QuantTraits, kDTypeCount> make_table() {
   set(DType::Q6_K, dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k);
   set(DType::IQ4_NL, dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0);
   set(DType::IQ4_XS, dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k);
+  // Internal layouts: weights are converted to them at load, never quantized into them directly.
+  set(DType::Q4_K_IL, dequantize_q4_k_il, nullptr, DType::Q8_K, vec_dot_q4_k_il_q8_k);
+  set(DType::Q6_K_IL, dequantize_q6_k_il, nullptr, DType::Q8_K, vec_dot_q6_k_il_q8_k);
   return t;
 }
 

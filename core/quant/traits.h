@@ -15,6 +15,8 @@ using ToFloatFn = void (*)(const void* x, float* y, int64_t n);
 using FromFloatFn = void (*)(const float* x, void* y, int64_t n);
 // *s = dot(row x of a weight format, row y of its activation format), n elements.
 using VecDotFn = void (*)(int64_t n, float* s, const void* x, const void* y);
+// Rewrites n_blocks blocks in place into another layout of the same size (core/quant/interleave.h).
+using RelayoutFn = void (*)(void* blocks, int64_t n_blocks);
 
 struct QuantTraits {
   ToFloatFn to_float = nullptr;        // null if the format cannot be dequantized

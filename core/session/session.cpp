@@ -10,17 +10,28 @@
 namespace ox {
 namespace {
 
+// Converts the weights, where the file's bytes may be rewritten, to the layouts the kernel table
+// that sessions will use multiplies fastest (Session::create takes best_kernels() too).
+void relayout_for(gguf::GgufFile& file, const kernels::KernelTable& kernels) {
+  for (uint32_t i = 0; i < kDTypeCount; ++i) {
+    const kernels::Relayout& r = kernels.relayout[i];
+    if (r.fn != nullptr) file.relayout(static_cast<DType>(i), r.to, r.fn);
+  }
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const LoadedModel>> LoadedModel::open(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
+  relayout_for(*file, kernels::best_kernels());
   return build(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
 }
 
 Result<std::shared_ptr<const LoadedModel>> LoadedModel::from_bytes(std::span<const uint8_t> bytes, std::string name,
-                                                                  std::shared_ptr<const void> owner) {
+                                                                  std::shared_ptr<const void> owner, bool writable) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file,
-                      gguf::GgufFile::parse(bytes, std::move(name), std::move(owner)));
+                      gguf::GgufFile::parse(bytes, std::move(name), std::move(owner), writable));
+  relayout_for(*file, kernels::best_kernels());
   return build(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
 }
 

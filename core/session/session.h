@@ -25,10 +25,14 @@ namespace ox {
 class LoadedModel {
  public:
   // Opens (maps) a GGUF file: validates it, the architecture, every tensor and the tokenizer.
+  // Where the bytes are read into memory (wasm), weights are converted to the layouts the best
+  // kernel table asks for (KernelTable::relayout).
   static Result<std::shared_ptr<const LoadedModel>> open(const std::string& path);
   // Same from bytes held by the caller (wasm: the buffer JS filled); `owner` keeps them alive.
+  // `writable`: the caller gives the bytes over to be rewritten (the relayouts above).
   static Result<std::shared_ptr<const LoadedModel>> from_bytes(std::span<const uint8_t> bytes, std::string name,
-                                                                std::shared_ptr<const void> owner);
+                                                                std::shared_ptr<const void> owner,
+                                                                bool writable = false);
 
   const gguf::GgufFile& file() const { return *file_; }
   const Model& model() const { return *model_; }

@@ -6,6 +6,7 @@
 // super-block share d, so the tile adds their integer dots (below 2^26) before one float step. Decode: the row dots of
 // kquant_impl.h against activations split once per call. Reference: quant_traits(W).vec_dot_ref.
 #include "kernels/simd128/gemm_tile.h"
+#include "kernels/simd128/interleave.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
@@ -109,6 +110,65 @@ struct Q6K {
   }
   static constexpr const PairsFn& pairs = q6_k_pairs;
 };
+
+// The interleaved layouts (core/quant/interleave.h): the scales of Q4_K / Q6_K, the units gathered
+// back into natural order for the packed layout, and decode through the layouts' own row-pair slots
+// against activations put in the layout's order once per call.
+struct Q4KIL : Q4K {
+  static constexpr DType kType = DType::Q4_K_IL;
+  // Sub-block j sits in the even (j even) or odd 16-bit lanes of the four nibble vectors of run j / 2:
+  // elements 0..7 in the low nibbles of bytes 0..15, 8..15 in their high nibbles, 16..31 likewise in
+  // bytes 16..31.
+  static Unit16 unit(const Block& b, const Scales& s, int j) {
+    const uint8_t* run = b.qs + 32 * (j / 2);
+    const v128_t m4 = wasm_i8x16_splat(0x0F), v0 = load(run), v1 = load(run + 16);
+    const v128_t n0 = wasm_v128_and(v0, m4), n1 = wasm_u8x16_shr(v0, 4);
+    const v128_t n2 = wasm_v128_and(v1, m4), n3 = wasm_u8x16_shr(v1, 4);
+    v128_t lo, hi;
+    if (j % 2 == 0) {
+      lo = wasm_i8x16_shuffle(n0, n1, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
+      hi = wasm_i8x16_shuffle(n2, n3, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
+    } else {
+      lo = wasm_i8x16_shuffle(n0, n1, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+      hi = wasm_i8x16_shuffle(n2, n3, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+    }
+    return gemm::scaled(gemm::widen(lo, hi), s.k.scales[j]);
+  }
+  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q4_k_il(n, a); }
+  static constexpr const PairsIlFn& il_pairs = q4_k_il_pairs;
+};
+
+// A 32-byte run of Q6_K_IL in natural order: bytes 0..15 and 16..31.
+inline void natural_run(const uint8_t* p, v128_t* lo, v128_t* hi) {
+  const v128_t r0 = load(p), r1 = load(p + 16);
+  *lo = wasm_i8x16_shuffle(r0, r1, 0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
+  *hi = wasm_i8x16_shuffle(r0, r1, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+}
+
+struct Q6KIL : Q6K {
+  static constexpr DType kType = DType::Q6_K_IL;
+  // As Q6K::unit, from the runs put back in natural order.
+  static Unit16 unit(const Block& b, const Scales&, int j) {
+    const int h = j / 4, k = j % 4;
+    v128_t lo, hi, top_lo, top_hi;
+    natural_run(b.ql + 64 * h + 32 * (k & 1), &lo, &hi);
+    natural_run(b.qh + 32 * h, &top_lo, &top_hi);
+    const int shift = k < 2 ? 0 : 4;
+    const v128_t m4 = wasm_i8x16_splat(0x0F), m3 = wasm_i8x16_splat(3), c32 = wasm_i8x16_splat(32);
+    lo = wasm_v128_and(wasm_u8x16_shr(lo, shift), m4);
+    hi = wasm_v128_and(wasm_u8x16_shr(hi, shift), m4);
+    top_lo = wasm_v128_and(wasm_u8x16_shr(top_lo, 2 * k), m3);
+    top_hi = wasm_v128_and(wasm_u8x16_shr(top_hi, 2 * k), m3);
+    lo = wasm_i8x16_sub(wasm_v128_or(lo, wasm_i8x16_shl(top_lo, 4)), c32);
+    hi = wasm_i8x16_sub(wasm_v128_or(hi, wasm_i8x16_shl(top_hi, 4)), c32);
+    return scaled2(gemm::widen(lo, hi), b.scales[2 * j], b.scales[2 * j + 1]);
+  }
+  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q6_k_il(n, a); }
+  static constexpr const PairsIlFn& il_pairs = q6_k_il_pairs;
+};
+
+template <typename F>
+constexpr bool kInterleaved = requires { F::il_pairs; };
 
 // Q2_K / Q3_K: unit j = elements 128h + 32s + l (h = j / 4, s = j % 4) at bits 2s..2s+1 of
 // qs[32h + l]; its two 16-element sub-blocks are 2j and 2j + 1.
@@ -223,7 +283,14 @@ void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, cons
     for (int64_t t = 0; t < n_tokens; ++t) {
       const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
       const BlockQ8_K* yt = reinterpret_cast<const BlockQ8_K*>(at);
-      if constexpr (F::kTwoRows) {
+      if constexpr (kInterleaved<F>) {
+        float* yr = y + t * y_stride;
+        const int64_t pairs = n_rows / 2;
+        F::il_pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt,
+                    F::acts(n, at), relaxed_constants, yr);
+        // An odd last row (no real model's matrix has one): the scalar reference.
+        if (n_rows % 2 != 0) quant_traits(F::kType).vec_dot_ref(n, &yr[n_rows - 1], row(n_rows - 1), yt);
+      } else if constexpr (F::kTwoRows) {
         // The relaxed bodies read y itself; the split is for the SIMD128 body and an odd last row.
         const bool split = !relaxed_active() || n_rows % 2 != 0;
         const kquant::PreSplit act{split ? gemm::split_acts_q8_k(n, at) : nullptr};
@@ -272,6 +339,14 @@ void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
   gemm_k<Q6K>(n, w, ws, nr, a, as, nt, y, ys);
+}
+void gemm_q4_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
+                  float* y, int64_t ys) {
+  gemm_k<Q4KIL>(n, w, ws, nr, a, as, nt, y, ys);
+}
+void gemm_q6_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
+                  float* y, int64_t ys) {
+  gemm_k<Q6KIL>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                  float* y, int64_t ys) {

@@ -58,7 +58,7 @@ namespace ox::kernels::simd128::gemm {
 
 v128_t* scratch(Slot slot, int64_t n_vecs) {
   // One buffer per slot and thread: matmul calls gemm from every worker at once.
-  thread_local std::vector<v128_t> buffers[4];
+  thread_local std::vector<v128_t> buffers[5];
   std::vector<v128_t>& b = buffers[static_cast<int>(slot)];
   if (b.size() < static_cast<size_t>(n_vecs)) b.resize(static_cast<size_t>(n_vecs));
   return b.data();

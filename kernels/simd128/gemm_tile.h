@@ -229,7 +229,7 @@ void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_
 }
 
 // Per-thread scratch, grown on demand and kept (the shapes repeat every layer).
-enum class Slot { kWeights, kActs, kScales, kTables };
+enum class Slot { kWeights, kActs, kScales, kTables, kInterleaved };
 v128_t* scratch(Slot slot, int64_t n_vecs);
 
 // Activations packed for the prefill path: every token's row of n elements (Q8_0, Q8_1 or Q8_K

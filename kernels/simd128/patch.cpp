@@ -1,4 +1,5 @@
 // Installs the SIMD128 kernels into a table that starts as a copy of the scalar one.
+#include "kernels/simd128/interleave.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
 
@@ -37,6 +38,15 @@ void patch(KernelTable& t) {
   tile(DType::Q5_K, gemm_q5_k);
   tile(DType::Q6_K, gemm_q6_k);
   tile(DType::IQ4_XS, gemm_iq4_xs);
+  tile(DType::Q4_K_IL, gemm_q4_k_il);
+  tile(DType::Q6_K_IL, gemm_q6_k_il);
+  // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
+  // the interleaved layouts take a sub-block pair's scales in one step (core/quant/interleave.h).
+  // The SIMD128 bodies of those slots only stand in for them (they un-permute every row).
+  if (relaxed_active()) {
+    t.relayout[static_cast<uint32_t>(DType::Q4_K)] = {DType::Q4_K_IL, relayout_q4_k_il};
+    t.relayout[static_cast<uint32_t>(DType::Q6_K)] = {DType::Q6_K_IL, relayout_q6_k_il};
+  }
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);

@@ -1,6 +1,11 @@
 // The SIMD128 bodies of the relaxed-SIMD slots (relaxed_slots.h) and their constant table.
 #include "kernels/simd128/relaxed_slots.h"
 
+#include <cstring>
+#include <vector>
+
+#include "core/quant/interleave.h"
+#include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/util.h"
 
@@ -17,6 +22,15 @@ void pairs_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, 
   for (int32_t r = 0; r < pairs; ++r) rows2(nb, row(r), row(r + pairs), y, act, consts, half, out + r, out + r + pairs);
 }
 
+// Row r of a matrix (nb blocks, rows w_stride bytes apart) copied into `out` in natural order.
+template <typename Block, void (*from_il)(void*, int64_t)>
+const Block* natural_row(const uint8_t* w, uint32_t w_stride, int32_t r, int32_t nb, std::vector<Block>& out) {
+  out.resize(static_cast<size_t>(nb));
+  std::memcpy(out.data(), w + static_cast<uint32_t>(r) * w_stride, sizeof(Block) * static_cast<size_t>(nb));
+  from_il(out.data(), nb);
+  return out.data();
+}
+
 }  // namespace
 
 // The splice finds these functions by name: C linkage keeps the names plain.
@@ -31,6 +45,29 @@ extern "C" __attribute__((noinline)) void ox_simd128_q6_k_pairs(int32_t nb, cons
   pairs_body<ox::BlockQ6_K, ox::kernels::simd128::kquant::rows2_q6_k>(nb, w, w_stride, pairs, y, act, out);
 }
 
+extern "C" __attribute__((noinline)) void ox_simd128_q4_k_il_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                   int32_t pairs, const ox::BlockQ8_K* y,
+                                                                   const ox::BlockQ8_K*, const v128_t*, float* out) {
+  using namespace ox::kernels::simd128;
+  if (nb <= 0 || pairs <= 0) return;
+  thread_local std::vector<ox::BlockQ4_K> row0, row1;
+  const v128_t* act = gemm::split_acts_q8_k(static_cast<int64_t>(nb) * ox::kQK_K, reinterpret_cast<const uint8_t*>(y));
+  for (int32_t r = 0; r < pairs; ++r) {
+    const ox::BlockQ4_K* x0 = natural_row<ox::BlockQ4_K, ox::quant::q4_k_from_il>(w, w_stride, r, nb, row0);
+    const ox::BlockQ4_K* x1 = natural_row<ox::BlockQ4_K, ox::quant::q4_k_from_il>(w, w_stride, r + pairs, nb, row1);
+    kquant::rows2_q4_k(nb, x0, x1, y, act, kquant::opaque_consts(), fp16_consts(), out + r, out + r + pairs);
+  }
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q6_k_il_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                   int32_t pairs, const ox::BlockQ8_K* y,
+                                                                   const ox::BlockQ8_K*, const v128_t*, float* out) {
+  if (nb <= 0) return;
+  for (int32_t r = 0; r < 2 * pairs; ++r) {
+    const uint8_t* row = w + static_cast<uint32_t>(r) * w_stride;
+    ox::quant::vec_dot_q6_k_il_q8_k(static_cast<int64_t>(nb) * ox::kQK_K, out + r, row, y);
+  }
+}
+
 // A value no other function returns: an optimizer that merges functions with equal bodies must not
 // merge this one, or the splice would change both.
 extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { return 0x5128D00D; }
@@ -40,6 +77,8 @@ namespace ox::kernels::simd128 {
 // Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
 PairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
 PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
+PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
+PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
 v128_t relaxed_constants[16] = {

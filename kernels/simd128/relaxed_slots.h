@@ -24,6 +24,17 @@ using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
 extern PairsFn q4_k_pairs;
 extern PairsFn q6_k_pairs;
 
+// The same for the interleaved layouts (core/quant/interleave.h): rows r and r + pairs of a Q4_K_IL
+// (q4_k_il_pairs) or Q6_K_IL (q6_k_il_pairs) matrix against one token, y in Q8_K's order (read by
+// the SIMD128 bodies, which put the rows back in natural order and run kquant::rows2_q4_k, or
+// quant::vec_dot_q6_k_il_q8_k row by row) and y_il in the layout's (acts_q4_k_il / acts_q6_k_il in
+// interleave.h, read by the relaxed bodies). The relaxed bodies give the same bits: Q4_K_IL's those
+// of rows2_q4_k, Q6_K_IL's those of the scalar reference (one float term per block).
+using PairsIlFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                           const BlockQ8_K* y_il, const v128_t* k, float* out);
+extern PairsIlFn q4_k_il_pairs;
+extern PairsIlFn q6_k_il_pairs;
+
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;

@@ -56,6 +56,12 @@ void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
+// The interleaved layouts (core/quant/interleave.h; prefill through the same tiles, decode through
+// relaxed_slots.h's q4_k_il_pairs / q6_k_il_pairs).
+void gemm_q4_k_il(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                  uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_q6_k_il(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                  uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -8,6 +8,7 @@
 
 #include "core/gguf/writer.h"
 #include "core/model/model.h"
+#include "core/quant/interleave.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
@@ -150,6 +151,43 @@ INSTANTIATE_TEST_SUITE_P(Formats, QuantizedIsaParity,
                                            DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K,
                                            DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// The interleaved layouts (core/quant/interleave.h) that some tables have Q4_K / Q6_K weights
+// converted to at load: the converted model gives the natural one's logits bit for bit on the
+// scalar table (its references only put each block back in order), and its greedy tokens on every
+// table, whichever layout that table would ask for.
+TEST(QuantizedIsaParityInterleaved, SameTokensAsTheNaturalLayout) {
+  struct Case {
+    DType natural, interleaved;
+    RelayoutFn to_il;
+  };
+  for (const Case& c : {Case{DType::Q4_K, DType::Q4_K_IL, quant::q4_k_to_il},
+                        Case{DType::Q6_K, DType::Q6_K_IL, quant::q6_k_to_il}}) {
+    const std::vector<uint8_t> bytes = build_model(c.natural);
+    ASSERT_FALSE(bytes.empty());
+    auto natural_file = gguf::GgufFile::parse(bytes, "natural.gguf");
+    ASSERT_TRUE(natural_file.ok()) << natural_file.status().message();
+    auto natural = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(natural_file).value()));
+    ASSERT_TRUE(natural.ok()) << natural.status().message();
+    const GreedyRun reference = greedy(*natural.value(), &kernels::scalar::table(), 64);
+
+    std::vector<uint8_t> copy = bytes;
+    auto il_file = gguf::GgufFile::parse(copy, "interleaved.gguf", nullptr, /*writable=*/true);
+    ASSERT_TRUE(il_file.ok()) << il_file.status().message();
+    EXPECT_EQ((*il_file)->relayout(c.natural, c.interleaved, c.to_il), 7 * kLayers + 2) << dtype_name(c.natural);
+    auto il = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(il_file).value()));
+    ASSERT_TRUE(il.ok()) << il.status().message();
+    EXPECT_EQ(il.value()->weights().layers[0].wq.type, c.interleaved);
+
+    const GreedyRun scalar = greedy(*il.value(), &kernels::scalar::table(), 64);
+    EXPECT_EQ(scalar.tokens, reference.tokens) << dtype_name(c.interleaved);
+    EXPECT_EQ(scalar.logits, reference.logits) << dtype_name(c.interleaved) << ": the scalar table, bit for bit";
+    for (const kernels::KernelTable* table : kernels::all_kernels()) {
+      const GreedyRun run = greedy(*il.value(), table, 64);
+      EXPECT_EQ(run.tokens, reference.tokens) << table->isa << " " << dtype_name(c.interleaved);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace ox

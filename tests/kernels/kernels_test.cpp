@@ -27,7 +27,8 @@ namespace {
 
 constexpr DType kWeightFormats[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
                                     DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
-                                    DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS};
+                                    DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS,
+                                    DType::Q4_K_IL, DType::Q6_K_IL};
 constexpr DType kActivationFormats[] = {DType::Q8_0, DType::Q8_1, DType::Q8_K, DType::F32, DType::F16, DType::BF16};
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
@@ -79,10 +80,12 @@ ScaleFields scale_fields(DType w) {
     case DType::Q3_K:
       return {static_cast<int>(offsetof(BlockQ3_K, d)), -1};
     case DType::Q4_K:
+    case DType::Q4_K_IL:
       return {static_cast<int>(offsetof(BlockQ4_K, d)), static_cast<int>(offsetof(BlockQ4_K, dmin))};
     case DType::Q5_K:
       return {static_cast<int>(offsetof(BlockQ5_K, d)), static_cast<int>(offsetof(BlockQ5_K, dmin))};
     case DType::Q6_K:
+    case DType::Q6_K_IL:
       return {static_cast<int>(offsetof(BlockQ6_K, d)), -1};
     case DType::IQ4_XS:
       return {static_cast<int>(offsetof(BlockIQ4_XS, d)), -1};
@@ -519,10 +522,24 @@ TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
   for (DType w : kWeightFormats) ASSERT_NE(ref.vec_dot[id(w)], nullptr) << dtype_name(w);
   if (std::string(table().isa) == "scalar") return;
   for (DType w : kWeightFormats) {
+    // The internal layouts (Q4_K_IL, Q6_K_IL) go through gemm only, on the tables that ask for them.
+    if (!dtype_is_known(id(w))) continue;
     EXPECT_NE(table().vec_dot[id(w)], ref.vec_dot[id(w)]) << table().isa << " leaves " << dtype_name(w) << " scalar";
   }
   for (DType a : {DType::Q8_0, DType::Q8_1, DType::Q8_K}) {
     EXPECT_NE(table().quantize_row[id(a)], ref.quantize_row[id(a)]) << table().isa << " " << dtype_name(a);
+  }
+}
+
+// A table that has weights converted at load (KernelTable::relayout) multiplies the layout it asks
+// for with a tile kernel, and the conversion keeps the bytes per block.
+TEST_P(KernelTableTest, RelayoutsLeadToLayoutsWithGemm) {
+  for (uint32_t w = 0; w < kDTypeCount; ++w) {
+    const Relayout& r = table().relayout[w];
+    if (r.fn == nullptr) continue;
+    EXPECT_NE(table().gemm[id(r.to)], nullptr) << table().isa << ": " << dtype_name(r.to);
+    EXPECT_EQ(dtype_facts(r.to).type_size, dtype_facts(static_cast<DType>(w)).type_size);
+    EXPECT_EQ(dtype_facts(r.to).block_size, dtype_facts(static_cast<DType>(w)).block_size);
   }
 }
 

@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "core/quant/blocks.h"
+#include "core/quant/interleave.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
 #if defined(__wasm_simd128__)
 #include "kernels/simd128/gemm_tile.h"
+#include "kernels/simd128/interleave.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/util.h"
@@ -148,6 +150,93 @@ TEST(Simd128Relaxed, Q6KPairsMatchTheSimd128BodyBitForBit) {
   GTEST_SKIP() << "SIMD128 builds only";
 #else
   expect_pairs_match<ox::BlockQ6_K>(q6_k_rows, simd::kquant::rows2_q6_k, simd::q6_k_pairs, 4321);
+#endif
+}
+
+#if defined(__wasm_simd128__)
+// An interleaved layout's slot (Q4_K_IL, Q6_K_IL) against `want` (the C++ it must match, given the
+// rows in natural order and the activations in Q8_K order) on the same shapes and data as above:
+// the rows are converted by the scalar reference (quant::*_to_il), the activations by `acts`.
+template <typename Block, typename MakeRows, typename Want>
+void expect_il_pairs_match(MakeRows make_rows, void (*to_il)(void*, int64_t), Want want_fn,
+                           const ox::BlockQ8_K* (*acts)(int64_t, const uint8_t*), simd::PairsIlFn slot, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (const bool extreme : {false, true}) {
+    for (const int nb : {1, 3, 8}) {
+      for (const int pairs : {1, 5, 16}) {
+        const std::vector<Block> natural = make_rows(2 * pairs, nb, extreme, rng);
+        std::vector<Block> il = natural;
+        to_il(il.data(), static_cast<int64_t>(il.size()));
+        const std::vector<ox::BlockQ8_K> y = q8_k_row(nb, extreme, rng);
+        const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+        const std::vector<float> want = want_fn(nb, pairs, natural, y);
+        const ox::BlockQ8_K* y_il = acts(n, reinterpret_cast<const uint8_t*>(y.data()));
+        std::vector<float> got(2 * pairs, -1.0f);
+        const auto* w = reinterpret_cast<const uint8_t*>(il.data());
+        slot(nb, w, static_cast<uint32_t>(nb * sizeof(Block)), pairs, y.data(), y_il, simd::relaxed_constants, got.data());
+        for (int r = 0; r < 2 * pairs; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          EXPECT_EQ(a, b) << (extreme ? "extreme" : "random") << " nb " << nb << " pairs " << pairs << " row " << r
+                          << ": want " << want[r] << ", slot " << got[r];
+        }
+      }
+    }
+  }
+}
+#endif
+
+TEST(Simd128Relaxed, Q4KIlPairsMatchRows2OnTheNaturalRows) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ4_K>& w, const std::vector<ox::BlockQ8_K>& y) {
+    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+    std::vector<float> out(2 * pairs);
+    for (int r = 0; r < pairs; ++r) {
+      simd::kquant::rows2_q4_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
+                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
+    }
+    return out;
+  };
+  expect_il_pairs_match<ox::BlockQ4_K>(q4_k_rows, ox::quant::q4_k_to_il, want, simd::acts_q4_k_il, simd::q4_k_il_pairs,
+                                       2468);
+#endif
+}
+
+TEST(Simd128Relaxed, Q6KIlPairsMatchTheScalarReference) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ6_K>& w, const std::vector<ox::BlockQ8_K>& y) {
+    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+    std::vector<float> out(2 * pairs);
+    for (int r = 0; r < 2 * pairs; ++r) {
+      ox::quant_traits(ox::DType::Q6_K).vec_dot_ref(n, &out[r], &w[static_cast<size_t>(r) * nb], y.data());
+    }
+    return out;
+  };
+  expect_il_pairs_match<ox::BlockQ6_K>(q6_k_rows, ox::quant::q6_k_to_il, want, simd::acts_q6_k_il, simd::q6_k_il_pairs,
+                                       8642);
+#endif
+}
+
+// The SIMD128 conversions that run at load give the scalar reference's bytes.
+TEST(Simd128Relaxed, RelayoutsMatchTheScalarConversions) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::mt19937 rng(99);
+  std::vector<ox::BlockQ4_K> q4 = q4_k_rows(3, 7, false, rng), q4_want = q4;
+  std::vector<ox::BlockQ6_K> q6 = q6_k_rows(3, 7, false, rng), q6_want = q6;
+  ox::quant::q4_k_to_il(q4_want.data(), 21);
+  ox::quant::q6_k_to_il(q6_want.data(), 21);
+  simd::relayout_q4_k_il(q4.data(), 21);
+  simd::relayout_q6_k_il(q6.data(), 21);
+  EXPECT_EQ(std::memcmp(q4.data(), q4_want.data(), sizeof(ox::BlockQ4_K) * q4.size()), 0);
+  EXPECT_EQ(std::memcmp(q6.data(), q6_want.data(), sizeof(ox::BlockQ6_K) * q6.size()), 0);
 #endif
 }
 

@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "core/base/mapped_file.h"
+#include "core/gguf/writer.h"
+#include "core/quant/interleave.h"
 
 #include "tests/support/shared_data.h"
 
@@ -133,6 +135,34 @@ TEST(MappedFile, MapsWholeFile) {
   ASSERT_EQ((*m)->size(), expected.size());
   EXPECT_EQ(std::memcmp((*m)->bytes().data(), expected.data(), expected.size()), 0);
   EXPECT_EQ((*m)->path(), path);
+}
+
+// relayout() rewrites every tensor of the type asked for, in place, and records the new type, but
+// only in bytes handed over as writable; a read-only file is left as it was.
+TEST(GgufFile, RelayoutOnlyRewritesWritableBytes) {
+  std::vector<uint8_t> q4k(2 * 144), f32(4 * 4, 0);
+  for (size_t i = 0; i < q4k.size(); ++i) q4k[i] = static_cast<uint8_t>(i * 37 + 11);
+  GgufWriter w;
+  const uint64_t dims_q[] = {256, 2}, dims_f[] = {4};
+  ASSERT_TRUE(w.add_tensor("w", dims_q, DType::Q4_K, q4k).is_ok());
+  ASSERT_TRUE(w.add_tensor("v", dims_f, DType::F32, f32).is_ok());
+  auto bytes = w.to_bytes();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  std::vector<uint8_t> expected = q4k;
+  quant::q4_k_to_il(expected.data(), 2);
+  for (const bool writable : {false, true}) {
+    std::vector<uint8_t> buf = bytes.value();
+    auto f = GgufFile::parse(buf, "relayout.gguf", nullptr, writable);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    EXPECT_EQ((*f)->writable(), writable);
+    EXPECT_EQ((*f)->relayout(DType::Q4_K, DType::Q4_K_IL, quant::q4_k_to_il), writable ? 1 : 0);
+    const TensorInfo* t = (*f)->find_tensor("w");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->type, writable ? DType::Q4_K_IL : DType::Q4_K);
+    const std::vector<uint8_t>& want = writable ? expected : q4k;
+    EXPECT_EQ(std::memcmp(t->data, want.data(), want.size()), 0) << (writable ? "writable" : "read-only");
+    EXPECT_EQ((*f)->find_tensor("v")->type, DType::F32);
+  }
 }
 
 }  // namespace
