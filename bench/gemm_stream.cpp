@@ -11,6 +11,8 @@
 // arithmetic alone, which set against the streamed figure tells compute from memory.
 // --weight-std S scales the gaussian weights (default 1); at a trained model's ~0.02 the Q6_K
 // scales (d) are fp16 subnormals, which a kernel's scale conversion must not slow down on.
+// Where the table converts a format at load (KernelTable::relayout: Q4_K / Q6_K in the relaxed-SIMD
+// module), the matrix is converted the same way and the line names the layout timed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -47,7 +49,9 @@ bool parse_shape(const std::string& spec, Shape* out) {
 // 0 on success; prints one line per shape.
 int run(const Shape& s, int reps, uint64_t stream_bytes, float weight_std) {
   const ox::kernels::KernelTable& table = ox::kernels::best_kernels();
-  const int w_id = static_cast<int>(s.type);
+  const ox::kernels::Relayout relayout = table.relayout[static_cast<int>(s.type)];
+  const ox::DType layout = relayout.fn != nullptr ? relayout.to : s.type;  // what a loaded model holds
+  const int w_id = static_cast<int>(layout);
   const ox::DType a_type = ox::quant_traits(s.type).vec_dot_type;
   const ox::kernels::GemmFn gemm = table.gemm[w_id];
   if (gemm == nullptr || s.cols % ox::dtype_facts(s.type).block_size != 0) {
@@ -63,6 +67,7 @@ int run(const Shape& s, int reps, uint64_t stream_bytes, float weight_std) {
   std::vector<float> w_f32 = ox::bench::gaussian(s.rows * s.cols, 1);
   for (float& v : w_f32) v *= weight_std;
   ox::quant_traits(s.type).from_float_ref(w_f32.data(), w.data(), s.rows * s.cols);
+  if (relayout.fn != nullptr) relayout.fn(w.data(), s.rows * s.cols / ox::dtype_facts(s.type).block_size);
   for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
   std::vector<uint8_t> a(a_row);
   ox::quant_traits(a_type).from_float_ref(ox::bench::gaussian(s.cols, 2).data(), a.data(), s.cols);
@@ -84,7 +89,7 @@ int run(const Shape& s, int reps, uint64_t stream_bytes, float weight_std) {
   }
   std::printf("%s %s:%lldx%lld: %.1f us/call, %.1f us per 1000 rows, %.2f GB/s (%llu copies, best of %d; "
               "max |diff| vs scalar %.3g at max |y| %.3g)\n",
-              table.isa, ox::dtype_name(s.type), static_cast<long long>(s.rows), static_cast<long long>(s.cols),
+              table.isa, ox::dtype_name(layout), static_cast<long long>(s.rows), static_cast<long long>(s.cols),
               best * 1e6, best * 1e9 / s.rows, matrix / best / 1e9, static_cast<unsigned long long>(copies), reps,
               max_diff, max_abs);
   return 0;
