@@ -22,7 +22,7 @@ constexpr const char* kUsage =
     "  quantize  IN.gguf OUT.gguf TYPE [-t THREADS]     TYPE: Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_M\n"
     "                                                  Q4_K_M Q5_K_M Q6_K IQ4_NL\n"
     "  bench     -m MODEL [-p 512] [-n 128] [-t 1,2] [-r 5] [-o md|json]   prompt/generation t/s\n"
-    "  synth     --shape tiny-15M|0.5B|1B --type TYPE -o OUT.gguf [--vocab VOCAB.gguf] [--seed S]\n";
+    "  synth     --shape tiny-256|tiny-15M|0.5B|1B --type TYPE -o OUT.gguf [--vocab VOCAB.gguf] [--seed S]\n";
 
 struct Command {
   const char* name;

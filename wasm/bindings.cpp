@@ -156,21 +156,14 @@ class JsEngine {
 
   void release() { engine_.release_model_buffer(); }
 
-  // A Uint8Array over [offset, offset + length) of the reserved buffer, for JS to fill. Valid
-  // until the next call into the module (memory growth replaces the underlying buffer).
+  // A Uint8Array over [offset, offset + length) of the reserved buffer, for JS to fill (and to cache
+  // from, before load(): loading may convert weights in place). Valid until the next call into the
+  // module (memory growth replaces the underlying buffer).
   val buffer_view(double offset, double length) {
     const double size = static_cast<double>(engine_.model_buffer_size());
     if (engine_.model_buffer() == nullptr || offset < 0 || length < 0 || offset + length > size) return val::null();
     return val(emscripten::typed_memory_view(static_cast<size_t>(length),
                                              engine_.model_buffer() + static_cast<size_t>(offset)));
-  }
-
-  // Same over the loaded model's bytes (JS streams them into the cache after a successful load).
-  val model_view(double offset, double length) {
-    if (!engine_.loaded()) return val::null();
-    std::span<const uint8_t> bytes = engine_.model().file().bytes();
-    if (offset < 0 || length < 0 || offset + length > static_cast<double>(bytes.size())) return val::null();
-    return val(emscripten::typed_memory_view(static_cast<size_t>(length), bytes.data() + static_cast<size_t>(offset)));
   }
 
   // SHA-256 of the reserved buffer, as 64 hex digits (checked before parsing).
@@ -365,7 +358,6 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("reserve", &ox::web::JsEngine::reserve)
       .function("release", &ox::web::JsEngine::release)
       .function("bufferView", &ox::web::JsEngine::buffer_view)
-      .function("modelView", &ox::web::JsEngine::model_view)
       .function("bufferSha256", &ox::web::JsEngine::buffer_sha256)
       .function("load", &ox::web::JsEngine::load)
       .function("unload", &ox::web::JsEngine::unload)

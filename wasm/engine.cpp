@@ -76,6 +76,8 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   buffer_ = nullptr;  // from here the model (or this scope, on error) owns the bytes
   buffer_size_ = 0;
   std::shared_ptr<const void> owner(bytes, [](const void* p) { std::free(const_cast<void*>(p)); });
+  // Writable: the buffer is ours, and the weights may be converted in place to the layouts the
+  // kernels ask for (KernelTable::relayout). JS caches the file from it before this call.
   OX_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedModel> model,
                       LoadedModel::from_bytes(std::span<const uint8_t>(bytes, static_cast<size_t>(size)),
                                               std::move(name), std::move(owner), /*writable=*/true));

@@ -53,10 +53,16 @@ function sendFile(res, file, headers) {
   });
 }
 
-// Routes only the browser tests use: downloads that fail in the ways real networks do.
+// Routes only the browser tests use: downloads that fail in the ways real networks do, and files
+// the tests generate (/__test/generated/NAME from `generatedDir`).
 function testRoute(req, res, urlPath, headers, state) {
   const models = path.join(sharedDir(), 'models');
-  let m = urlPath.match(/^\/__test\/truncate-once\/([\w.-]+)$/);
+  let m = urlPath.match(/^\/__test\/generated\/([\w.-]+)$/);
+  if (m && state.generatedDir) {
+    sendFile(res, path.join(state.generatedDir, m[1]), headers);
+    return true;
+  }
+  m = urlPath.match(/^\/__test\/truncate-once\/([\w.-]+)$/);
   if (m) {
     // First request for a name: announce the full length, send half, then cut the connection.
     const file = path.join(models, m[1]);
@@ -107,14 +113,16 @@ function testRoute(req, res, urlPath, headers, state) {
 }
 
 /** Starts one server; resolves with {url, port, close()}. port 0 picks a free port. */
-export function startServer({ port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true } = {}) {
+export function startServer({
+  port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null,
+} = {}) {
   const headers = { 'cache-control': 'no-cache' };
   if (isolated) {
     headers['cross-origin-opener-policy'] = 'same-origin';
     headers['cross-origin-embedder-policy'] = 'require-corp';
     headers['cross-origin-resource-policy'] = 'same-origin';
   }
-  const state = { truncated: new Set() };
+  const state = { truncated: new Set(), generatedDir };
   const server = http.createServer((req, res) => {
     let urlPath;
     try {

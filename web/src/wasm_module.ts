@@ -46,7 +46,6 @@ export interface WasmEngine {
   reserve(size: number): WasmResult<{ ptr: number }>;
   release(): void;
   bufferView(offset: number, length: number): Uint8Array | null;
-  modelView(offset: number, length: number): Uint8Array | null;
   bufferSha256(): string;
   load(name: string, options: { n_ctx: number; n_batch: number; n_threads: number }): WasmResult<WasmModelInfo>;
   unload(): void;

@@ -272,7 +272,7 @@ async function writeUnknownLength(
   what: string,
   signal: AbortSignal,
   progress: (loaded: number, total: number, force?: boolean) => void,
-): Promise<void> {
+): Promise<number> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = stream.getReader();
@@ -296,6 +296,7 @@ async function writeUnknownLength(
     offset += c.length;
   }
   progress(size, size, true);
+  return size;
 }
 
 function checkSha256(eng: WasmEngine, expected: string | undefined, what: string): string | null {
@@ -369,6 +370,7 @@ async function loadFromUrl(id: number, url: string, useCache: boolean, params: L
   const lengthHeader = response.headers.get('content-length');
   const total = lengthHeader !== null && (encoding === null || encoding === 'identity') ? Number(lengthHeader) : NaN;
   const progress = reportProgress(id, 'network');
+  let size = total;
   if (Number.isSafeInteger(total) && total > 0) {
     try {
       await writeStream(eng, total, response.body, url, signal, progress);
@@ -377,22 +379,31 @@ async function loadFromUrl(id: number, url: string, useCache: boolean, params: L
       throw e;
     }
   } else {
-    await writeUnknownLength(eng, response.body, url, signal, progress);
+    size = await writeUnknownLength(eng, response.body, url, signal, progress);
   }
   const sha = checkSha256(eng, params.sha256, url);
-  const info = openModel(eng, name, params, 'network');
+  // Cached before loading, from the buffer as downloaded: loading may rewrite weights in place (the
+  // relaxed-SIMD module's interleaved Q4_K / Q6_K layouts), after which the loaded bytes are no
+  // longer the file's. A model that then fails to load is taken out of the cache again.
+  let cached = false;
   if (cacheOn) {
     try {
-      await modelCache.storeModel(url, info.size_bytes, sha, (offset, size) => {
-        const view = eng.modelView(offset, size);
-        if (view === null) throw new Error('the model was unloaded while being cached');
+      await modelCache.storeModel(url, size, sha, (offset, n) => {
+        const view = eng.bufferView(offset, n);
+        if (view === null) throw new Error('the model buffer was released while being cached');
         return view.slice();
       });
+      cached = true;
     } catch (e) {
       log('warn', `oxidize: could not cache ${url}: ${toWireError(e).message}`);
     }
   }
-  return info;
+  try {
+    return openModel(eng, name, params, 'network');
+  } catch (e) {
+    if (cached) await modelCache.deleteModel(url).catch(() => {});
+    throw e;
+  }
 }
 
 async function handleLoad(id: number, source: ModelSource, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {

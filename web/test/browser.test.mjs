@@ -21,6 +21,7 @@ const cli = process.env.OXIDIZE_CLI || path.join(repoRoot, 'build', 'native', 'b
 const chromiumPath = process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium';
 const modelFile = path.join(sharedDir(), 'models', 'stories260K.gguf');
 const PROMPT = 'Once upon a time';
+const KQUANT_MODEL = 'tiny-256-Q4_K_M.gguf';
 const N_PREDICT = 64;
 const T = { timeout: 120_000 };
 
@@ -107,9 +108,13 @@ before(async () => {
   expectedText = nativeGreedy();
   assert.ok(expectedText.length > 20, `native output too short: ${JSON.stringify(expectedText)}`);
   fs.mkdirSync(artifacts, { recursive: true });
+  // A model with Q4_K and Q6_K weights (every row a multiple of 256), which the relaxed-SIMD module
+  // converts in place at load: served at /__test/generated/.
+  execFileSync(cli, ['synth', '--shape', 'tiny-256', '--type', 'Q4_K_M', '-o', path.join(artifacts, KQUANT_MODEL)],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
   servers = {
-    isolated: await startServer({ port: 0, isolated: true, testRoutes: true }),
-    plain: await startServer({ port: 0, isolated: false, testRoutes: true }),
+    isolated: await startServer({ port: 0, isolated: true, testRoutes: true, generatedDir: artifacts }),
+    plain: await startServer({ port: 0, isolated: false, testRoutes: true, generatedDir: artifacts }),
   };
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'oxidize-chromium-'));
   browser = await chromium.launchPersistentContext(profile, {
@@ -335,6 +340,35 @@ for (const mode of ['isolated', 'plain']) {
       assert.match(r.badSha.message, /sha256 mismatch/);
       assert.equal(r.afterPlanted, 'network');
       assert.equal(r.text, expectedText);
+    });
+
+    // Loading converts Q4_K / Q6_K weights in place in the relaxed-SIMD module: the cache must still
+    // hold the file as served, and a load from it must behave as the download did.
+    test('a model whose weights are converted at load is cached as the file it came from', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.cache.clear();
+        const url = `/__test/generated/${a.model}`;
+        const abs = new URL(url, location.href).href;
+        const greedy = async () =>
+          (await engine.completions.create({ prompt: a.prompt, max_tokens: 16, temperature: 0 })).choices[0].text;
+        const out = { kernels: engine.runtime?.kernels };
+        out.first = (await engine.load(url)).source;
+        out.firstText = await greedy();
+        out.second = (await engine.load(url)).source;
+        out.secondText = await greedy();
+        const served = new Uint8Array(await (await fetch(url)).arrayBuffer());
+        const cached = new Uint8Array(await (await (await caches.open('oxidize-models-v1')).match(abs)).arrayBuffer());
+        out.size = served.length;
+        out.sameBytes = served.length === cached.length && served.every((b, i) => b === cached[i]);
+        await engine.cache.clear();
+        return out;
+      }, { model: KQUANT_MODEL, prompt: PROMPT });
+      assert.equal(r.first, 'network');
+      assert.equal(r.second, 'cache');
+      assert.ok(r.size > 1_000_000, `model of ${r.size} bytes`);
+      assert.ok(r.sameBytes, 'the cached copy differs from the served file');
+      assert.equal(r.secondText, r.firstText, `kernels ${r.kernels}`);
+      assert.ok(r.firstText.length > 0);
     });
 
     test('bench runs oxidize bench on the runtime\'s threads; generation goes on after it', T, async () => {
