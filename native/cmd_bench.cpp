@@ -4,6 +4,7 @@
 
 #include "core/tools/bench.h"
 #include "kernels/kernels.h"
+#include "core/base/cpu_info.h"
 #include "native/commands.h"
 
 namespace ox::cli {
@@ -43,7 +44,7 @@ Status cmd_bench(Args& args) {
   BenchOptions options;
   OX_ASSIGN_OR_RETURN(options.n_prompt, int_list(args, {"-p", "--n-prompt"}, {512}, 1 << 20));
   OX_ASSIGN_OR_RETURN(options.n_gen, int_list(args, {"-n", "--n-gen"}, {128}, 1 << 20));
-  OX_ASSIGN_OR_RETURN(options.n_threads, int_list(args, {"-t", "--threads"}, {1}, 256));
+  OX_ASSIGN_OR_RETURN(options.n_threads, int_list(args, {"-t", "--threads"}, {default_thread_count()}, 256));
   OX_ASSIGN_OR_RETURN(int64_t reps, args.integer({"-r", "--repetitions"}, 5, 1, 1000));
   OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
   OX_ASSIGN_OR_RETURN(std::string output, args.string({"-o", "--output"}, "md"));

@@ -1,46 +1,227 @@
-// `oxidize chat`: an interactive conversation on stdin/stdout. Each turn re-renders the whole
-// conversation with the model's chat template; the session reuses the cached prefix, so only the
-// new turn is evaluated.
+// `oxidize chat`: an interactive conversation on stdin/stdout, as llama.cpp's conversation mode.
+// Each turn renders the whole conversation with the model's chat template (message text stays
+// text: no control tokens from what the user types); the session reuses the cached prefix, so only
+// the new turn is evaluated. Ctrl-C stops a reply (a second one, or one at the prompt, exits); a line
+// ending in '\' continues on the next; /help lists the commands; when the conversation outgrows the
+// context, the oldest turns are dropped (the system message stays).
+#include <signal.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
-#include <iostream>
+#include <cstdlib>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
+#include "core/base/utf8.h"
 #include "native/commands.h"
 
 namespace ox::cli {
+namespace {
 
-Status cmd_chat(Args& args) {
-  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
-  OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
-  GenerateOptions gen;
-  OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, 512, -1, 1 << 24));
-  OX_ASSIGN_OR_RETURN(double temp, args.number({"--temp"}, 0.8));
-  OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 0xFFFFFFFFll, 0, INT64_MAX));
-  OX_TRY(args.finish());
-  gen.max_tokens = static_cast<int>(n_predict);
-  gen.sampling.temperature = static_cast<float>(temp);
-  gen.sampling.seed = static_cast<uint64_t>(seed);
+std::atomic<int> g_interrupts{0};
 
-  nlohmann::json messages = nlohmann::json::array();
-  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
+void on_sigint(int) {
+  // A second Ctrl-C before the first was handled: the user wants out now.
+  if (g_interrupts.fetch_add(1) >= 1) std::_Exit(130);
+}
+
+void install_sigint() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a Ctrl-C at the prompt interrupts the read
+  sigaction(SIGINT, &sa, nullptr);
+}
+
+enum class ReadResult { kLine, kEnd, kInterrupted };
+
+// One input, joined over lines that end in '\' (the '\' becomes a newline).
+ReadResult read_input(std::string* out) {
+  out->clear();
   std::string line;
-  std::fprintf(stderr, "chat with %s (empty line or EOF ends)\n", ls.model->file().name().c_str());
-  while (true) {
-    std::fprintf(stderr, "> ");
-    if (!std::getline(std::cin, line) || line.empty()) break;
-    messages.push_back({{"role", "user"}, {"content", line}});
-    OX_ASSIGN_OR_RETURN(std::string prompt, ls.model->apply_chat_template(messages.dump(), true));
-    OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, ls.session->tokenize(prompt, false, true));
+  for (;;) {
+    line.clear();
+    int c;
+    while ((c = std::fgetc(stdin)) != EOF && c != '\n') line.push_back(static_cast<char>(c));
+    if (c == EOF) {
+      if (g_interrupts.load() > 0 || (std::ferror(stdin) && errno == EINTR)) return ReadResult::kInterrupted;
+      if (line.empty() && out->empty()) return ReadResult::kEnd;
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (c != EOF && !line.empty() && line.back() == '\\') {
+      line.pop_back();
+      *out += line + "\n";
+      std::fprintf(stderr, ". ");
+      continue;
+    }
+    *out += line;
+    return ReadResult::kLine;
+  }
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t pos = 0; pos < s.size();) {
+    const size_t start = pos;
+    const uint32_t cp = decode_utf8_at(s, pos);
+    if (cp == 0xFFFD && s.compare(start, 3, "\xEF\xBF\xBD") != 0) return false;
+  }
+  return true;
+}
+
+constexpr const char* kChatHelp =
+    "  /help         this list\n"
+    "  /clear        forget the conversation (the system message stays)\n"
+    "  /system TEXT  set the system message (and start over)\n"
+    "  /save FILE    write the conversation as a JSON array of messages\n"
+    "  /load FILE    read a conversation written by /save (or any OpenAI-style messages array)\n"
+    "  /exit         quit (so do end of input and Ctrl-C at the prompt)\n"
+    "  a line ending in \\ continues on the next; Ctrl-C stops a reply\n";
+
+struct Chat {
+  LoadedSession& ls;
+  GenerateOptions gen;
+  std::string system;
+  nlohmann::ordered_json turns = nlohmann::ordered_json::array();  // user/assistant messages
+
+  nlohmann::ordered_json messages(size_t first_turn) const {
+    nlohmann::ordered_json m = nlohmann::ordered_json::array();
+    if (!system.empty()) m.push_back({{"role", "system"}, {"content", system}});
+    for (size_t i = first_turn; i < turns.size(); ++i) m.push_back(turns[i]);
+    return m;
+  }
+
+  // The prompt of the conversation, dropping the oldest turns until it leaves room for a reply
+  // (a quarter of the context, or -n if smaller).
+  Result<std::vector<int32_t>> fitted_prompt() {
+    const int n_ctx = ls.session->n_ctx();
+    const int reserve = gen.max_tokens > 0 ? std::min(gen.max_tokens, n_ctx / 4) : n_ctx / 4;
+    for (size_t first = 0; first < turns.size(); ++first) {
+      OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, ls.model->chat_prompt(messages(first), true));
+      if (static_cast<int>(ids.size()) + reserve <= n_ctx || first + 1 == turns.size()) {
+        if (static_cast<int>(ids.size()) >= n_ctx) {
+          return error(ErrorCode::kOutOfRange, strfmt("the message is %zu tokens, more than the context (%d); "
+                                                      "not sent", ids.size(), n_ctx));
+        }
+        if (first > 0) {
+          std::fprintf(stderr, "[context full: dropped the %zu oldest messages]\n", first);
+          turns.erase(turns.begin(), turns.begin() + static_cast<std::ptrdiff_t>(first));
+        }
+        return ids;
+      }
+    }
+    return error(ErrorCode::kInternal, "empty conversation");
+  }
+
+  // Runs a slash command; false if `line` is not one.
+  Result<bool> command(const std::string& line, bool* quit) {
+    if (line.empty() || line[0] != '/') return false;
+    const size_t space = line.find(' ');
+    const std::string name = line.substr(0, space);
+    const std::string arg = space == std::string::npos ? "" : line.substr(space + 1);
+    if (name == "/help") {
+      std::fputs(kChatHelp, stderr);
+    } else if (name == "/exit" || name == "/quit") {
+      *quit = true;
+    } else if (name == "/clear") {
+      turns = nlohmann::ordered_json::array();
+      std::fprintf(stderr, "[conversation cleared]\n");
+    } else if (name == "/system") {
+      system = arg;
+      turns = nlohmann::ordered_json::array();
+      std::fprintf(stderr, "[system message set; conversation cleared]\n");
+    } else if (name == "/save") {
+      if (arg.empty()) return error(ErrorCode::kInvalidArgument, "/save needs a file name");
+      const nlohmann::ordered_json m = messages(0);
+      const std::string text = m.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+      if (!valid_utf8(system) || !valid_utf8(turns.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::ignore))) {
+        std::fprintf(stderr, "[warning: text that is not valid UTF-8 was saved as U+FFFD]\n");
+      }
+      FILE* f = std::fopen(arg.c_str(), "wb");
+      if (f == nullptr) return error(ErrorCode::kIo, strfmt("cannot write '%s'", arg.c_str()));
+      const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+      if (std::fclose(f) != 0 || !ok) return error(ErrorCode::kIo, strfmt("error writing '%s'", arg.c_str()));
+      std::fprintf(stderr, "[saved %zu messages to %s]\n", m.size(), arg.c_str());
+    } else if (name == "/load") {
+      if (arg.empty()) return error(ErrorCode::kInvalidArgument, "/load needs a file name");
+      OX_ASSIGN_OR_RETURN(std::string text, read_text_file(arg));
+      nlohmann::ordered_json m = nlohmann::ordered_json::parse(text, nullptr, false);
+      if (m.is_discarded() || !m.is_array()) {
+        return error(ErrorCode::kInvalidFile, strfmt("'%s' is not a JSON array of messages", arg.c_str()));
+      }
+      nlohmann::ordered_json loaded = nlohmann::ordered_json::array();
+      std::string loaded_system = system;
+      for (size_t i = 0; i < m.size(); ++i) {
+        const auto& msg = m[i];
+        if (!msg.is_object() || !msg.contains("role") || !msg["role"].is_string() || !msg.contains("content")) {
+          return error(ErrorCode::kInvalidFile, strfmt("'%s': message %zu has no role and content", arg.c_str(), i));
+        }
+        if (msg["role"] == "system" && msg["content"].is_string()) {
+          loaded_system = msg["content"].get<std::string>();
+        } else {
+          loaded.push_back(msg);
+        }
+      }
+      system = loaded_system;
+      turns = std::move(loaded);
+      std::fprintf(stderr, "[loaded %zu messages from %s]\n", m.size(), arg.c_str());
+    } else {
+      return error(ErrorCode::kInvalidArgument, strfmt("unknown command '%s' (/help lists them)", name.c_str()));
+    }
+    return true;
+  }
+
+  Status turn(const std::string& text) {
+    turns.push_back({{"role", "user"}, {"content", text}});
+    Result<std::vector<int32_t>> ids = fitted_prompt();
+    if (!ids.ok()) {
+      turns.erase(turns.end() - 1);
+      return ids.status();
+    }
+    g_interrupts.store(0);
     auto on_event = [&](const GenerateEvent& e) {
       std::fwrite(e.text.data(), 1, e.text.size(), stdout);
       std::fflush(stdout);
-      return true;
+      return g_interrupts.load() == 0;
     };
-    OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(ids, gen, on_event));
+    OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(ids.value(), gen, on_event));
     std::printf("\n");
-    std::fprintf(stderr, "[%d tokens, %.1f t/s]\n", stats.n_generated,
-                 stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0);
-    messages.push_back({{"role", "assistant"}, {"content", stats.text}});
+    std::fflush(stdout);
+    const bool interrupted = g_interrupts.exchange(0) > 0;
+    std::fprintf(stderr, "[%d tokens, %.1f t/s%s]\n", stats.n_generated,
+                 stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0,
+                 interrupted ? ", stopped" : "");
+    turns.push_back({{"role", "assistant"}, {"content", stats.text}});
+    return Status::ok();
+  }
+};
+
+}  // namespace
+
+Status cmd_chat(Args& args) {
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  Chat chat{ls, {}, {}};
+  OX_ASSIGN_OR_RETURN(chat.gen, generate_options(args, 512));
+  OX_ASSIGN_OR_RETURN(chat.system, args.string({"--system", "-sys"}, ""));
+  OX_TRY(args.finish());
+  install_sigint();
+  std::fprintf(stderr, "chat with %s: /help for commands, Ctrl-C stops a reply, end of input quits\n",
+               ls.model->file().name().c_str());
+  std::string line;
+  for (bool quit = false; !quit;) {
+    std::fprintf(stderr, "> ");
+    const ReadResult r = read_input(&line);
+    if (r != ReadResult::kLine) {
+      std::fprintf(stderr, "\n");
+      break;
+    }
+    if (line.empty()) continue;
+    Result<bool> was_command = chat.command(line, &quit);
+    Status status = was_command.ok() ? Status::ok() : was_command.status();
+    if (status.is_ok() && !was_command.value()) status = chat.turn(line);
+    // A failed turn (a message too long, a bad /load) is reported and the chat goes on.
+    if (!status.is_ok()) std::fprintf(stderr, "error: %s\n", status.message().c_str());
   }
   return Status::ok();
 }

@@ -1,10 +1,12 @@
-// `oxidize run` (streamed generation) and `oxidize logits` (top-K next-token logits).
+// `oxidize run` (streamed generation) and `oxidize logits` (top-K next-token logits), plus the
+// option readers run, chat and logits share.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/cpu_info.h"
 #include "kernels/kernels.h"
 #include "native/commands.h"
 
@@ -17,8 +19,10 @@ Result<LoadedSession> open_session(Args& args) {
   if (!isa.empty()) OX_TRY(kernels::set_isa_override(isa));
   SessionOptions options;
   OX_ASSIGN_OR_RETURN(int64_t n_ctx, args.integer({"-c", "--ctx-size"}, 0, 0, 1 << 24));
-  OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 1, 1, 256));
+  OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, default_thread_count(), 1, 256));
   OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
+  OX_ASSIGN_OR_RETURN(int64_t n_gpu_layers, args.integer({"-ngl", "--n-gpu-layers"}, 0, -1, 1 << 20));
+  (void)n_gpu_layers;  // accepted for llama.cpp scripts (a warning was printed)
   options.n_ctx = static_cast<int>(n_ctx);
   options.n_threads = static_cast<int>(n_threads);
   options.n_batch = static_cast<int>(n_batch);
@@ -32,46 +36,30 @@ Result<std::string> prompt_text(Args& args) {
   OX_ASSIGN_OR_RETURN(std::string prompt, args.string({"-p", "--prompt"}, ""));
   OX_ASSIGN_OR_RETURN(std::string file, args.string({"-f", "--file"}, ""));
   const bool from_stdin = args.flag({"--stdin"});
-  if (!file.empty()) {
-    if (!prompt.empty()) return error(ErrorCode::kInvalidArgument, "give either -p or -f, not both");
+  const bool escape = !args.flag({"--no-escape"});
+  (void)args.flag({"--escape", "-e"});  // the default
+  if (args.has({"-f", "--file"})) {
+    if (args.has({"-p", "--prompt"})) return error(ErrorCode::kInvalidArgument, "give either -p or -f, not both");
     return read_text_file(file);
   }
   if (from_stdin) return read_stdin();
-  return prompt;
+  return escape ? process_escapes(prompt) : prompt;
 }
 
-namespace {
-
-// Prompt tokens for run/logits: BOS (as the vocabulary wants) + the prompt, special tokens parsed;
-// with --chat the prompt becomes a user message rendered by the model's chat template.
-Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls) {
-  const bool chat = args.flag({"--chat", "-cnv"});
-  OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
-  OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
-  if (!chat) return ls.session->tokenize(text, /*add_special=*/true, /*parse_special=*/true);
-  nlohmann::json messages = nlohmann::json::array();
-  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
-  messages.push_back({{"role", "user"}, {"content", text}});
-  OX_ASSIGN_OR_RETURN(std::string rendered, ls.model->apply_chat_template(messages.dump(), true));
-  // Templates write BOS themselves; adding another would double it.
-  return ls.session->tokenize(rendered, /*add_special=*/false, /*parse_special=*/true);
-}
-
-}  // namespace
-
-Status cmd_run(Args& args) {
-  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict) {
   GenerateOptions gen;
-  OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, -1, -1, 1 << 24));
+  OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, default_n_predict, -1, 1 << 24));
   OX_ASSIGN_OR_RETURN(double temp, args.number({"--temp"}, 0.8));
   OX_ASSIGN_OR_RETURN(int64_t top_k, args.integer({"--top-k"}, 40, 0, 1 << 24));
   OX_ASSIGN_OR_RETURN(double top_p, args.number({"--top-p"}, 0.95));
   OX_ASSIGN_OR_RETURN(double min_p, args.number({"--min-p"}, 0.05));
   OX_ASSIGN_OR_RETURN(double repeat_penalty, args.number({"--repeat-penalty"}, 1.0));
   OX_ASSIGN_OR_RETURN(int64_t repeat_last_n, args.integer({"--repeat-last-n"}, 64, -1, 1 << 24));
-  OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 0xFFFFFFFFll, 0, INT64_MAX));
+  // llama.cpp's seeds are 32-bit, and -1 (its LLAMA_DEFAULT_SEED 0xFFFFFFFF) draws one at random.
+  OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, -1, -1, 0xFFFFFFFFll));
   OX_ASSIGN_OR_RETURN(gen.stop, args.strings({"--stop"}));
-  const bool print_ids = args.flag({"--ids"});
+  OX_ASSIGN_OR_RETURN(std::vector<std::string> reverse, args.strings({"-r", "--reverse-prompt"}));
+  gen.stop.insert(gen.stop.end(), reverse.begin(), reverse.end());
   gen.ignore_eos = args.flag({"--ignore-eos"});
   gen.max_tokens = static_cast<int>(n_predict);
   gen.sampling.temperature = static_cast<float>(temp);
@@ -80,9 +68,38 @@ Status cmd_run(Args& args) {
   gen.sampling.min_p = static_cast<float>(min_p);
   gen.sampling.repeat_penalty = static_cast<float>(repeat_penalty);
   gen.sampling.repeat_last_n = static_cast<int>(repeat_last_n);
-  gen.sampling.seed = static_cast<uint64_t>(seed);
-  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls));
+  gen.sampling.seed = seed < 0 ? 0xFFFFFFFFu : static_cast<uint64_t>(seed);
+  return gen;
+}
+
+namespace {
+
+// Prompt tokens for run/logits: BOS (as the vocabulary wants) + the prompt with special tokens
+// parsed, as llama.cpp's -p; with --chat the prompt is a user message, rendered by the model's chat
+// template with its text kept as text (no control tokens from what the user typed).
+Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, std::string* text_out) {
+  const bool chat = args.flag({"--chat", "-cnv"}) && !args.flag({"-no-cnv", "--no-conversation"});
+  OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
+  if (text_out != nullptr) *text_out = text;
+  if (!chat) return ls.session->tokenize(text, /*add_special=*/true, /*parse_special=*/true);
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
+  messages.push_back({{"role", "user"}, {"content", text}});
+  return ls.model->chat_prompt(std::move(messages), /*add_generation_prompt=*/true);
+}
+
+}  // namespace
+
+Status cmd_run(Args& args) {
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, -1));
+  const bool print_ids = args.flag({"--ids"});
+  const bool display_prompt = args.flag({"--display-prompt"}) && !args.flag({"--no-display-prompt"});
+  std::string text;
+  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls, &text));
   OX_TRY(args.finish());
+  if (display_prompt && !print_ids) std::fwrite(text.data(), 1, text.size(), stdout);
 
   bool first = true;
   auto on_event = [&](const GenerateEvent& e) {
@@ -110,8 +127,9 @@ Status cmd_run(Args& args) {
 Status cmd_logits(Args& args) {
   OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
   OX_ASSIGN_OR_RETURN(int64_t top, args.integer({"--top"}, 5, 1, 1 << 24));
-  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls));
+  OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
   OX_TRY(args.finish());
+  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, ls.session->tokenize(text, true, true));
   if (prompt.empty()) return error(ErrorCode::kInvalidArgument, "the prompt is empty and the vocabulary adds no BOS");
   OX_TRY(ls.session->eval(prompt));
   std::span<const float> logits = ls.session->logits();

@@ -26,7 +26,9 @@ struct LoadedSession {
   std::unique_ptr<Session> session;
 };
 Result<LoadedSession> open_session(Args& args);
-// Prompt text from -p, -f or --stdin (empty if none).
+// Prompt text from -p (escapes processed unless --no-escape), -f or --stdin (empty if none).
 Result<std::string> prompt_text(Args& args);
+// -n and the sampling, stop and EOS options (run and chat).
+Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict);
 
 }  // namespace ox::cli

@@ -237,6 +237,14 @@ class JsEngine {
     return out;
   }
 
+  val chat_prompt(std::string messages_json, bool add_generation_prompt) {
+    Result<std::vector<int32_t>> ids = engine_.chat_prompt(messages_json, add_generation_prompt);
+    if (!ids.ok()) return error_object(ids.status());
+    val out = ok_object();
+    out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
+    return out;
+  }
+
   // options: {max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed,
   // stop: string[], ignore_eos, render_special}.
   val begin(val prompt, val options) {
@@ -365,6 +373,7 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("tokenize", &ox::web::JsEngine::tokenize)
       .function("detokenize", &ox::web::JsEngine::detokenize)
       .function("applyChatTemplate", &ox::web::JsEngine::apply_chat_template)
+      .function("chatPrompt", &ox::web::JsEngine::chat_prompt)
       .function("begin", &ox::web::JsEngine::begin)
       .function("step", &ox::web::JsEngine::step)
       .function("abort", &ox::web::JsEngine::abort)

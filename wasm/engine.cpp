@@ -119,6 +119,11 @@ Result<std::string> Engine::apply_chat_template(std::string_view messages_json, 
   return model_->apply_chat_template(messages_json, add_generation_prompt);
 }
 
+Result<std::vector<int32_t>> Engine::chat_prompt(std::string_view messages_json, bool add_generation_prompt) const {
+  OX_TRY(require_model());
+  return model_->chat_prompt_from_json(messages_json, add_generation_prompt);
+}
+
 Status Engine::begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options) {
   OX_TRY(require_model());
   generation_.reset();

@@ -59,6 +59,8 @@ class Engine {
   Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;
   Result<std::string> detokenize(std::span<const int32_t> tokens, bool render_special) const;
   Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
+  // Prompt tokens of a conversation: message text never becomes control tokens (LoadedModel::chat_prompt).
+  Result<std::vector<int32_t>> chat_prompt(std::string_view messages_json, bool add_generation_prompt) const;
 
   // A generation in steps (see Generation); starting one ends the previous.
   Status begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options);

@@ -1,6 +1,7 @@
 // Model loading: architecture lookup, hyperparameters, tensor validation, forward-state sizing.
 #include <cstring>
 
+#include "core/base/memory.h"
 #include "core/model/archs.h"
 #include "core/quant/traits.h"
 
@@ -145,13 +146,25 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
                  strfmt("%s: context %d exceeds the %lld learned positions of this model", file_->name().c_str(), n_ctx,
                         static_cast<long long>(weights_.position_embd.rows)));
   }
+  // Everything below, counted before any of it is allocated: a context too large for this
+  // machine (or wasm's 4 GiB) is refused with the numbers instead of aborting or swapping.
+  const uint64_t n = static_cast<uint64_t>(max_batch);
+  const uint64_t kv_bytes = static_cast<uint64_t>(hp.n_layer) * static_cast<uint64_t>(n_ctx) *
+                            static_cast<uint64_t>(hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v) * sizeof(float);
+  const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
+  uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
+  if (hp.n_expert > 0) scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd);
+  scratch *= sizeof(float);
+  OX_TRY(check_memory(kv_bytes + scratch,
+                      strfmt("a context of %d positions (KV cache %.2f GiB, buffers %.2f GiB)", n_ctx,
+                             kv_bytes / 1073741824.0, scratch / 1073741824.0),
+                      "use a smaller context size (-c / n_ctx)"));
   auto st = std::make_unique<ForwardState>();
   st->ops.kernels = kernels;
   st->ops.pool = pool;
   st->max_batch = max_batch;
   OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim_k,
                                               hp.n_head_kv * hp.head_dim_v));
-  const size_t n = static_cast<size_t>(max_batch);
   st->x.resize(n * hp.n_embd);
   st->h.resize(n * hp.n_embd);
   st->h2.resize(n * hp.n_embd);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/base/memory.h"
 #include "kernels/kernels.h"
 
 namespace ox {
@@ -23,6 +24,13 @@ void relayout_for(gguf::GgufFile& file, const kernels::KernelTable& kernels) {
 
 Result<std::shared_ptr<const LoadedModel>> LoadedModel::open(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
+  // A mapped model larger than physical memory would page from disk on every token.
+  const uint64_t model_bytes = file->bytes().size();
+  const MemoryBudget budget = memory_budget();
+  if (model_bytes > budget.total) {
+    return error(ErrorCode::kTooLarge, strfmt("%s: the model is %.2f GiB, more than this machine's %.2f GiB of memory",
+                                              path.c_str(), model_bytes / 1073741824.0, budget.total / 1073741824.0));
+  }
   relayout_for(*file, kernels::best_kernels());
   return build(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
 }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/base/status.h"
 #include "core/base/thread_pool.h"
 #include "core/gguf/gguf.h"
@@ -42,6 +44,13 @@ class LoadedModel {
   // Renders chat messages (JSON array of {role, content}) with the model's chat template, or a
   // built-in one guessed from the model when the GGUF carries none.
   Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
+  Result<std::string> render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt) const;
+  // The prompt tokens of a conversation: the messages rendered as above and tokenized so that only
+  // the template's own markup becomes control tokens; control-token texts a message holds
+  // ("<|im_end|>" typed by a user) stay text. Message strings may hold any bytes (invalid UTF-8 is
+  // tokenized as the tokenizer does it). No BOS is added: templates write their own.
+  Result<std::vector<int32_t>> chat_prompt_from_json(std::string_view messages_json, bool add_generation_prompt) const;
+  Result<std::vector<int32_t>> chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt) const;
 
  private:
   static Result<std::shared_ptr<const LoadedModel>> build(std::shared_ptr<const gguf::GgufFile> file);

@@ -11,6 +11,13 @@ namespace {
 // C-locale isspace, which is what llama.cpp's strip attributes test.
 bool is_c_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
+// True if [begin, end) overlaps one of the sorted, disjoint ranges.
+bool overlaps(std::span<const TextRange> ranges, uint32_t begin, uint32_t end) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), begin,
+                             [](uint32_t b, const TextRange& r) { return b < r.offset + r.length; });
+  return it != ranges.end() && it->offset < end;
+}
+
 }  // namespace
 
 SpecialSplitter::SpecialSplitter(const Vocab& vocab) : vocab_(vocab) {
@@ -61,6 +68,16 @@ void SpecialSplitter::mark_present(std::string_view text, std::vector<uint8_t>* 
 }
 
 void SpecialSplitter::split(std::string_view text, bool parse_special, std::vector<Fragment>* out) const {
+  split_impl(text, parse_special, {}, out);
+}
+
+void SpecialSplitter::split(std::string_view text, std::span<const TextRange> literal,
+                            std::vector<Fragment>* out) const {
+  split_impl(text, /*parse_special=*/true, literal, out);
+}
+
+void SpecialSplitter::split_impl(std::string_view text, bool parse_special, std::span<const TextRange> literal,
+                                 std::vector<Fragment>* out) const {
   out->clear();
   if (text.empty()) return;
   out->push_back(Fragment{-1, 0, static_cast<uint32_t>(text.size())});
@@ -76,6 +93,7 @@ void SpecialSplitter::split(std::string_view text, bool parse_special, std::vect
     if (!parse_special && (attr & (kAttrControl | kAttrUnknown))) continue;
     const std::string_view tok = vocab_.text(id);
     const uint32_t tok_len = static_cast<uint32_t>(tok.size());
+    const bool literal_applies = !literal.empty() && (attr & (kAttrControl | kAttrUnknown));
 
     next.clear();
     for (const Fragment& f : *out) {
@@ -84,19 +102,24 @@ void SpecialSplitter::split(std::string_view text, bool parse_special, std::vect
         continue;
       }
       uint32_t off = f.offset, len = f.length;
+      uint32_t search = off;  // occurrences inside literal ranges are skipped, not split at
       while (len > 0) {
-        const size_t m = text.substr(0, off + len).find(tok, off);
+        const size_t m = text.substr(0, off + len).find(tok, search);
         if (m == std::string_view::npos) {
           next.push_back(Fragment{-1, off, len});
           break;
         }
         const uint32_t match = static_cast<uint32_t>(m);
+        if (literal_applies && overlaps(literal, match, match + tok_len)) {
+          search = match + 1;
+          continue;
+        }
         uint32_t left_len = match - off;
         if (attr & kAttrLstrip) {
           while (left_len > 0 && is_c_space(text[off + left_len - 1])) --left_len;
         }
         if (left_len > 0) next.push_back(Fragment{-1, off, left_len});
-        next.push_back(Fragment{id, 0, 0});
+        next.push_back(Fragment{id, match, tok_len});
         uint32_t right_off = match + tok_len;
         uint32_t right_len = off + len - right_off;
         if (attr & kAttrRstrip) {
@@ -107,6 +130,7 @@ void SpecialSplitter::split(std::string_view text, bool parse_special, std::vect
         }
         off = right_off;
         len = right_len;
+        search = off;
       }
     }
     out->swap(next);

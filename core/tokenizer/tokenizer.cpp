@@ -175,13 +175,40 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const gguf::GgufFile& fi
 }
 
 Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+  std::vector<Fragment> fragments;
+  if (text.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    impl_->splitter->split(text, parse_special, &fragments);
+  }
+  return encode_fragments(text, add_special, fragments);
+}
+
+Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_special,
+                                               std::span<const TextRange> literal) const {
+  std::vector<Fragment> fragments;
+  if (text.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    impl_->splitter->split(text, literal, &fragments);
+  }
+  return encode_fragments(text, add_special, fragments);
+}
+
+std::vector<TextRange> Tokenizer::control_token_ranges(std::string_view text) const {
+  std::vector<TextRange> out;
+  if (text.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) return out;
+  std::vector<Fragment> fragments;
+  impl_->splitter->split(text, /*parse_special=*/true, &fragments);
+  for (const Fragment& f : fragments) {
+    if (f.token >= 0 && is_control(f.token)) out.push_back(TextRange{f.offset, f.length});
+  }
+  return out;
+}
+
+Result<std::vector<int32_t>> Tokenizer::encode_fragments(std::string_view text, bool add_special,
+                                                         const std::vector<Fragment>& fragments) const {
   if (text.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     return error(ErrorCode::kTooLarge, strfmt("text of %llu bytes is too long to tokenize",
                                               static_cast<unsigned long long>(text.size())));
   }
   const Vocab& v = impl_->vocab;
-  std::vector<Fragment> fragments;
-  impl_->splitter->split(text, parse_special, &fragments);
 
   std::vector<int32_t> out;
   out.reserve(text.size() / 3 + 4);

@@ -16,6 +16,14 @@
 
 namespace ox::tok {
 
+// A byte range [offset, offset + length) of a text.
+struct TextRange {
+  uint32_t offset = 0;
+  uint32_t length = 0;
+};
+
+struct Fragment;
+
 enum class TokenizerKind { kSentencePiece, kBpe, kWordPiece, kUnigram };
 
 class Tokenizer {
@@ -32,6 +40,12 @@ class Tokenizer {
   // tokens are always recognised. Any bytes are accepted; invalid UTF-8 is tokenized the way
   // llama.cpp does (byte fallback for SentencePiece, U+FFFD for the code-point based families).
   Result<std::vector<int32_t>> encode(std::string_view text, bool add_special, bool parse_special) const;
+  // parse_special = true, except inside `literal` byte ranges (sorted, disjoint), where control-token
+  // texts stay text: a rendered chat template whose message contents must not forge control tokens.
+  Result<std::vector<int32_t>> encode(std::string_view text, bool add_special,
+                                      std::span<const TextRange> literal) const;
+  // Byte ranges of `text` that encode(parse_special = true) reads as control or unknown tokens.
+  std::vector<TextRange> control_token_ranges(std::string_view text) const;
 
   // Raw bytes of one token: byte tokens give their byte, SentencePiece U+2581 becomes ' ', GPT-2
   // alphabet characters become their bytes. Control/unknown tokens are empty unless render_special.
@@ -67,6 +81,8 @@ class Tokenizer {
 
  private:
   struct Impl;
+  Result<std::vector<int32_t>> encode_fragments(std::string_view text, bool add_special,
+                                                const std::vector<Fragment>& fragments) const;
   explicit Tokenizer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

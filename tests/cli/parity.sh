@@ -6,16 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 native=${1:-build/native/bin/oxidize}
 wasm=${2:-build/wasm/bin/oxidize.mjs}
-shared=${OXIDIZE_SHARED:-../shared}
-model=$shared/models/stories260K.gguf
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
-}
+source tests/cli/check_lib.sh
 cli() {  # cli native|wasm ARGS...
   local which=$1; shift
   if [ "$which" = native ]; then "$native" "$@"; else node "$wasm" "$@"; fi
@@ -53,5 +44,4 @@ for which in native wasm; do
   check "$which: unknown flag -> exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q -- '--bogus-flag' '$tmp/err'"
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

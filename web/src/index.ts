@@ -47,8 +47,9 @@ export interface EngineOptions {
   workerUrl?: string | URL;
   /**
    * Threads of the multi-thread build, the engine worker's own included (1 runs the multi-thread
-   * build on that worker alone). 0 or absent: navigator.hardwareConcurrency, at most 16. A count above
-   * navigator.hardwareConcurrency (or 64) is clamped to it, with a warning through `onLog`;
+   * build on that worker alone). 0 or absent: navigator.hardwareConcurrency up to 4, half of it
+   * above that (at least 4, at most 8). A count above navigator.hardwareConcurrency (or 64) is
+   * clamped to it, with a warning through `onLog`;
    * `engine.runtime.threads` is the count that runs. Anything but a non-negative integer rejects with
    * EngineError "invalid_argument". Ignored by the single-thread build (always 1 thread).
    */

@@ -53,6 +53,8 @@ export interface WasmEngine {
   tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): WasmResult<{ tokens: Int32Array }>;
   detokenize(tokens: Int32Array, renderSpecial: boolean): WasmResult<{ text: string }>;
   applyChatTemplate(messagesJson: string, addGenerationPrompt: boolean): WasmResult<{ text: string }>;
+  /** Rendered and tokenized so that message text never becomes control tokens. */
+  chatPrompt(messagesJson: string, addGenerationPrompt: boolean): WasmResult<{ tokens: Int32Array }>;
   begin(prompt: Int32Array, options: Record<string, unknown>): WasmResult<{ stats: WasmStats }>;
   step(maxEvents: number, budgetMs: number): WasmResult<WasmStep>;
   abort(): WasmResult<WasmStep>;

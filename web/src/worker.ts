@@ -60,14 +60,25 @@ async function importFactory(file: string): Promise<ModuleFactory> {
 
 /** No more threads than this whatever the hardware says (a session allows 256; more never pays here). */
 const MAX_THREADS = 64;
-/** `threads: 0` (the default) takes navigator.hardwareConcurrency, at most this many. */
-const DEFAULT_MAX_THREADS = 16;
+/** `threads: 0` (the default) takes at most this many (see defaultThreads). */
+const DEFAULT_MAX_THREADS = 8;
 /** How long the pool's Web Workers get to load the module before the multi-thread build is given up. */
 const POOL_START_TIMEOUT_MS = 30_000;
 
 /**
- * The multi-thread build's thread count (the worker's own thread included). 0: the hardware's, at
- * most DEFAULT_MAX_THREADS. More than navigator.hardwareConcurrency is clamped to it: extra threads
+ * The default thread count from navigator.hardwareConcurrency (logical CPUs; the page's own main
+ * thread competes for them): all of them up to 4, half of them above that (SMT is then likely, and
+ * a second hyperthread adds no bandwidth to decode), at least 4 and at most DEFAULT_MAX_THREADS.
+ * The same rule as core/base/cpu_info.cpp's default_thread_count() under Emscripten.
+ */
+function defaultThreads(hardwareConcurrency: number): number {
+  if (!(hardwareConcurrency > 0)) return 4;
+  if (hardwareConcurrency <= 4) return hardwareConcurrency;
+  return Math.min(Math.max(Math.floor(hardwareConcurrency / 2), 4), DEFAULT_MAX_THREADS);
+}
+
+/**
+ * The multi-thread build's thread count (the worker's own thread included). 0: defaultThreads(). More than navigator.hardwareConcurrency is clamped to it: extra threads
  * would only take turns on the same cores, and the pool's spinning waits make that slower, not faster.
  */
 function chooseThreads(requested: number, hardwareConcurrency: number): { threads: number; clamped: boolean; reason: string } {
@@ -75,7 +86,7 @@ function chooseThreads(requested: number, hardwareConcurrency: number): { thread
   const count = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;
   const hw = known ? `navigator.hardwareConcurrency = ${hardwareConcurrency}` : 'navigator.hardwareConcurrency unknown';
   if (!(requested > 0)) {
-    const threads = Math.min(known ? hardwareConcurrency : 4, DEFAULT_MAX_THREADS);
+    const threads = defaultThreads(hardwareConcurrency);
     return { threads, clamped: false, reason: `cross-origin isolated: ${count(threads)} (the default; ${hw})` };
   }
   const cap = Math.min(known ? hardwareConcurrency : MAX_THREADS, MAX_THREADS);
@@ -453,9 +464,9 @@ function requireModel(): WasmEngine {
 function promptTokens(eng: WasmEngine, prompt: PromptSpec): Int32Array {
   switch (prompt.kind) {
     case 'chat': {
-      const text = call((e) => e.applyChatTemplate(JSON.stringify(prompt.messages), true)).text;
-      // Templates write BOS themselves (as the CLI's --chat does).
-      return call((e) => e.tokenize(text, false, true)).tokens;
+      // Rendered and tokenized in one call so that message text never becomes control tokens
+      // (a user typing "<|im_end|>" gets text); templates write BOS themselves.
+      return call((e) => e.chatPrompt(JSON.stringify(prompt.messages), true)).tokens;
     }
     case 'text':
       return call((e) => e.tokenize(prompt.text, true, true)).tokens;

@@ -1,0 +1,187 @@
+// The tables behind the CLI: option groups and the commands that use them.
+#include "native/options.h"
+
+#include "native/commands.h"
+
+#ifndef OXIDIZE_VERSION
+#define OXIDIZE_VERSION "0.0.0"
+#endif
+#ifndef OXIDIZE_GIT_COMMIT
+#define OXIDIZE_GIT_COMMIT "unknown"
+#endif
+
+namespace ox::cli {
+namespace {
+
+const OptionDef kModelOptions[] = {
+    {{"-m", "--model"}, "FILE", "GGUF model to load"},
+    {{"-c", "--ctx-size"}, "N", "context size in tokens (0: the model's, at most 4096)"},
+    {{"-t", "--threads"}, "N", "threads (default: the number of physical cores)"},
+    {{"-b", "--batch-size"}, "N", "prompt tokens per forward pass (default 512)"},
+    {{"--isa"}, "NAME", "kernel table to use: scalar, avx2, avx512, ... (default: the best this CPU runs)"},
+    {{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "N", "accepted for llama.cpp scripts; ignored", false,
+     "oxidize has no GPU backend: -ngl is ignored, every layer runs on the CPU"},
+    {{"--mlock"}, nullptr, "accepted for llama.cpp scripts; ignored", false,
+     "--mlock is ignored: the model stays mapped and the OS may page it out"},
+    {{"--no-mmap"}, nullptr, "accepted for llama.cpp scripts; ignored", false,
+     "--no-mmap is ignored: the model is always memory-mapped natively"},
+};
+
+const OptionDef kPromptOptions[] = {
+    {{"-p", "--prompt"}, "TEXT", "prompt; \\n \\t \\\\ \\\" \\' \\xHH escapes are processed unless --no-escape"},
+    {{"-f", "--file"}, "FILE", "read the prompt from FILE (verbatim, no escapes)"},
+    {{"--stdin"}, nullptr, "read the prompt from standard input"},
+    {{"--no-escape"}, nullptr, "take -p literally"},
+    {{"--escape", "-e"}, nullptr, "process escapes in -p (the default)"},
+};
+
+const OptionDef kSamplingOptions[] = {
+    {{"-n", "--n-predict"}, "N", "tokens to generate (-1: until end of generation or a full context)"},
+    {{"--temp"}, "T", "temperature (0: greedy; default 0.8)"},
+    {{"--top-k"}, "K", "top-k (default 40, 0: off)"},
+    {{"--top-p"}, "P", "top-p (default 0.95)"},
+    {{"--min-p"}, "P", "min-p (default 0.05)"},
+    {{"--repeat-penalty"}, "R", "repetition penalty (default 1.0: off)"},
+    {{"--repeat-last-n"}, "N", "tokens the penalty looks back over (default 64, -1: the context)"},
+    {{"-s", "--seed"}, "S", "sampling seed (-1 or absent: random)"},
+    {{"--stop"}, "TEXT", "stop when TEXT is generated (repeatable)", true},
+    {{"-r", "--reverse-prompt"}, "TEXT", "stop when TEXT is generated (repeatable; llama.cpp's spelling)", true},
+    {{"--ignore-eos"}, nullptr, "keep generating past end-of-generation tokens"},
+};
+
+const OptionDef kRunOptions[] = {
+    {{"--ids"}, nullptr, "print token ids instead of text"},
+    {{"--chat", "-cnv", "--conversation"}, nullptr, "render -p as a user message with the model's chat template"},
+    {{"-no-cnv", "--no-conversation"}, nullptr, "plain completion of -p (the default)"},
+    {{"--system", "-sys", "--system-prompt"}, "TEXT", "system message (with --chat)"},
+    {{"--display-prompt"}, nullptr, "print the prompt before the generated text"},
+    {{"--no-display-prompt"}, nullptr, "print only the generated text (the default)"},
+};
+
+const OptionDef kChatOptions[] = {
+    {{"--system", "-sys", "--system-prompt"}, "TEXT", "system message"},
+};
+
+const OptionDef kLogitsOptions[] = {
+    {{"--top"}, "K", "how many of the highest logits to print (default 5)"},
+};
+
+const OptionDef kInspectOptions[] = {
+    {{"-m", "--model"}, "FILE", "GGUF file (or give it as the argument)"},
+};
+
+const OptionDef kTokenizeOptions[] = {
+    {{"-m", "--model"}, "FILE", "GGUF file with a vocabulary"},
+    {{"--ids"}, nullptr, "print the ids as a list"},
+    {{"--no-bos"}, nullptr, "do not add BOS/EOS"},
+    {{"--no-parse-special"}, nullptr, "read control-token texts as plain text"},
+    {{"--bench"}, "R", "time R encodes and print JSON (MB/s) instead of ids"},
+    {{"--no-warmup"}, nullptr, "with --bench: no untimed first encode"},
+};
+
+const OptionDef kTemplateOptions[] = {
+    {{"-m", "--model"}, "FILE", "take the chat template and BOS/EOS from this GGUF"},
+    {{"--template"}, "FILE", "a Jinja chat template file"},
+    {{"--messages"}, "FILE", "JSON array of {role, content} messages"},
+    {{"--add-generation-prompt"}, nullptr, "end with the assistant turn's opening"},
+    {{"--bos"}, "TEXT", "bos_token"},
+    {{"--eos"}, "TEXT", "eos_token"},
+};
+
+const OptionDef kQuantizeOptions[] = {
+    {{"-t", "--threads"}, "N", "threads (0: the number of physical cores)"},
+};
+
+const OptionDef kBenchOptions[] = {
+    {{"-m", "--model"}, "FILE", "GGUF model"},
+    {{"-p", "--n-prompt"}, "N[,N...]", "prompt lengths (default 512; 0 skips)", true},
+    {{"-n", "--n-gen"}, "N[,N...]", "generation lengths (default 128; 0 skips)", true},
+    {{"-t", "--threads"}, "N[,N...]", "thread counts (default: the number of physical cores)", true},
+    {{"-r", "--repetitions"}, "N", "timed repetitions (default 5)"},
+    {{"-b", "--batch-size"}, "N", "prompt tokens per forward pass (default 512)"},
+    {{"-o", "--output"}, "md|json", "output format (default md)"},
+    {{"--no-warmup"}, nullptr, "no untimed first run"},
+    {{"--isa"}, "NAME", "kernel table to use"},
+    {{"-ngl", "--n-gpu-layers"}, "N", "accepted for llama.cpp scripts; ignored", false,
+     "oxidize has no GPU backend: -ngl is ignored, every layer runs on the CPU"},
+};
+
+const OptionDef kSynthOptions[] = {
+    {{"--shape"}, "NAME", "tiny-256, tiny-15M, 0.5B or 1B"},
+    {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
+    {{"-o", "--output"}, "FILE", "output GGUF"},
+    {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},
+    {{"-s", "--seed"}, "S", "weights seed (default 1)"},
+    {{"-t", "--threads"}, "N", "threads (0: the number of physical cores)"},
+    {{"--layers"}, "N", "layer count (0: the shape's)"},
+};
+
+const OptionGroup kModel{"model", kModelOptions};
+const OptionGroup kPrompt{"prompt", kPromptOptions};
+const OptionGroup kSampling{"generation", kSamplingOptions};
+const OptionGroup kRun{"output", kRunOptions};
+const OptionGroup kChat{"chat", kChatOptions};
+const OptionGroup kLogits{"logits", kLogitsOptions};
+const OptionGroup kInspect{"inspect", kInspectOptions};
+const OptionGroup kTokenize{"tokenize", kTokenizeOptions};
+const OptionGroup kTemplate{"template", kTemplateOptions};
+const OptionGroup kQuantize{"quantize", kQuantizeOptions};
+const OptionGroup kBench{"bench", kBenchOptions};
+const OptionGroup kSynth{"synth", kSynthOptions};
+
+const CommandDef kCommands[] = {
+    {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
+     {&kModel, &kPrompt, &kSampling, &kRun}, cmd_run},
+    {"chat", "-m MODEL [options]", "interactive chat with the model's template (/help inside)",
+     {&kModel, &kSampling, &kChat}, cmd_chat},
+    {"logits", "-m MODEL [-p PROMPT] [--top K]", "top-K `id logit` after the prompt",
+     {&kModel, &kPrompt, &kLogits}, cmd_logits},
+    {"inspect", "MODEL.gguf", "metadata and tensor table", {&kInspect}, cmd_inspect},
+    {"tokenize", "-m MODEL (-p TEXT | -f FILE | --stdin) [options]", "token ids and pieces of a text",
+     {&kTokenize, &kPrompt}, cmd_tokenize},
+    {"template", "(-m MODEL | --template FILE.jinja) --messages FILE.json [options]",
+     "render a chat template", {&kTemplate}, cmd_template},
+    {"quantize", "IN.gguf OUT.gguf TYPE [-t N]", "convert a model's weights to TYPE", {&kQuantize}, cmd_quantize},
+    {"bench", "-m MODEL [options]", "prompt/generation t/s in llama-bench's shape", {&kBench}, cmd_bench},
+    {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
+     {&kSynth}, cmd_synth},
+};
+
+std::string names_text(const OptionDef& o) {
+  std::string out;
+  for (std::string_view n : o.names) out += (out.empty() ? "" : ", ") + std::string(n);
+  if (o.value != nullptr) out += std::string(" ") + o.value;
+  return out;
+}
+
+}  // namespace
+
+std::span<const CommandDef> all_commands() { return kCommands; }
+
+const CommandDef* find_command(std::string_view name) {
+  for (const CommandDef& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+std::string usage_text() {
+  std::string out = "usage: oxidize COMMAND [options]   (oxidize COMMAND --help for its options)\n\ncommands:\n";
+  for (const CommandDef& c : kCommands) out += strfmt("  %-9s %s\n", c.name, c.summary);
+  out += "\n  --version  print the version\n";
+  return out;
+}
+
+std::string command_help(const CommandDef& c) {
+  std::string out = strfmt("usage: oxidize %s %s\n%s\n", c.name, c.synopsis, c.summary);
+  for (const OptionGroup* g : c.groups) {
+    out += strfmt("\n%s options:\n", g->title);
+    for (const OptionDef& o : g->options) out += strfmt("  %-34s %s\n", names_text(o).c_str(), o.help);
+  }
+  out += "\n  -h, --help                         this text\n";
+  return out;
+}
+
+const char* version_text() { return "oxidize " OXIDIZE_VERSION " (" OXIDIZE_GIT_COMMIT ")"; }
+
+}  // namespace ox::cli

@@ -1,0 +1,48 @@
+// The CLI's one registry of options and commands: every flag is described once (spellings, value,
+// help, groups it belongs to) and the parser, `oxidize COMMAND --help` and the README's flag list
+// all come from these tables. Spellings follow llama.cpp's.
+#pragma once
+
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+
+namespace ox::cli {
+
+struct OptionDef {
+  std::initializer_list<std::string_view> names;  // first is the one help and errors show first
+  const char* value;    // value placeholder ("N", "TEXT"); nullptr: a flag without a value
+  const char* help;
+  bool repeatable = false;   // every value is kept (--stop a --stop b); otherwise the last wins
+  const char* warning = nullptr;  // accepted for llama.cpp scripts, with this one-line warning
+};
+
+struct OptionGroup {
+  const char* title;
+  std::span<const OptionDef> options;
+};
+
+class Args;
+
+struct CommandDef {
+  const char* name;
+  const char* synopsis;  // after "oxidize NAME "
+  const char* summary;   // one line
+  std::initializer_list<const OptionGroup*> groups;
+  Status (*run)(Args&);
+};
+
+std::span<const CommandDef> all_commands();
+const CommandDef* find_command(std::string_view name);
+
+// `oxidize --help` and `oxidize COMMAND --help`, generated from the tables.
+std::string usage_text();
+std::string command_help(const CommandDef& command);
+
+// The version `--version` prints (CMake's project version plus the git commit when known).
+const char* version_text();
+
+}  // namespace ox::cli
