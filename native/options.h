@@ -1,6 +1,6 @@
 // The CLI's one registry of options and commands: every flag is described once (spellings, value,
-// help, groups it belongs to) and the parser, `oxidize COMMAND --help` and the README's flag list
-// all come from these tables. Spellings follow llama.cpp's.
+// help, the commands whose groups hold it), and both the parser and `oxidize COMMAND --help` read
+// these tables, so a flag cannot be parsed without being documented. Spellings follow llama.cpp's.
 #pragma once
 
 #include <initializer_list>

@@ -1,6 +1,7 @@
 // ThreadPool: a fixed set of workers shared by every op of a session. Decode of a small model
 // runs hundreds of ops per token, so workers spin briefly on an atomic generation counter before
-// sleeping: wake-up latency stays in the microseconds without burning a core while idle.
+// sleeping: wake-up latency stays in the microseconds without burning a core while idle. Tasks
+// are claimed from a shared counter, so run() never waits for a thread that is not running.
 #pragma once
 
 #include <atomic>
@@ -29,30 +30,44 @@ class FunctionRef<R(Args...)> {
 
 class ThreadPool {
  public:
-  // n_threads counts the calling thread: ThreadPool(1) starts no worker (works without pthreads).
-  explicit ThreadPool(int n_threads);
+  // n_threads is the number of tasks every run() splits into. Runners (the calling thread and
+  // n_runners - 1 workers) claim them; n_runners 0 means one per CPU this process may use, at most
+  // n_threads (see runners_for in the .cpp): ThreadPool(8) on 2 CPUs runs 8 tasks on the caller
+  // and one worker, with the same results as on 8 CPUs. ThreadPool(1) starts no worker (works
+  // without pthreads). Tests pass n_runners to run more threads than there are CPUs.
+  explicit ThreadPool(int n_threads, int n_runners = 0);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int n_threads() const { return n_threads_; }
+  // Threads started besides the caller's: n_runners - 1.
+  int n_workers() const { return static_cast<int>(workers_.size()); }
 
-  // Runs fn(thread_index, n_threads) once on every thread (the caller is thread 0) and returns
-  // when all have finished. Work splitting is the caller's: see split_range().
+  // Runs fn(task, n_threads) once for every task in [0, n_threads) and returns when all have
+  // finished. Tasks are claimed by whichever runner (the caller or a worker) is free first, so a
+  // task index is not a thread identity: use it for per-task scratch and shares of the work, and
+  // expect two tasks of one run to run one after the other on the same thread. Work splitting is
+  // the caller's: see split_range().
   void run(FunctionRef<void(int, int)> fn);
 
  private:
-  void worker_loop(int index);
+  void worker_loop();
+  // Waits (spins, then sleeps) until the generation in claim_ differs from `seen`; returns claim_.
+  uint64_t wait_for_generation(uint64_t seen);
 
   int n_threads_;
   std::vector<std::thread> workers_;
   FunctionRef<void(int, int)>* job_ = nullptr;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  // generation << 32 | next unclaimed task. One word, so that run() publishes a new generation and
+  // resets the task counter in one store (see run() for why a late claim is still safe).
+  alignas(64) std::atomic<uint64_t> claim_{0};
+  alignas(64) std::atomic<int> done_{0};  // tasks that workers finished in this generation
+  std::atomic<int> sleepers_{0};
+  std::atomic<int> caller_cpu_{-1};  // the CPU run() last published from (-1: unknown)
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::atomic<int> sleepers_{0};
 };
 
 // The [begin, end) share of `n` items for thread `index` of `count`, in contiguous chunks whose
