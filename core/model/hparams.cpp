@@ -34,6 +34,12 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
                  strfmt("%s: embedding_length, block_count, head counts and context_length must be positive",
                         f.name().c_str()));
   }
+  // Every layer has tensors of its own (blk.L.*): a block count above the tensor count is a corrupt
+  // file, caught here before the loaders size per-layer tables by it (2^30 layers exhausted memory).
+  if (static_cast<size_t>(hp.n_layer) > f.tensors().size()) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%sblock_count' is %d but the file holds only %zu tensors",
+                                                 f.name().c_str(), p.c_str(), hp.n_layer, f.tensors().size()));
+  }
   if (hp.n_head % hp.n_head_kv != 0) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.head_count' (%d) is not a multiple of "
                                                  "'%sattention.head_count_kv' (%d)",

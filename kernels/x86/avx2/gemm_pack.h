@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>  // offsetof (clang: not reached through <cstring>)
 #include <cstdint>
 #include <cstring>
 
