@@ -70,6 +70,16 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+// True if every string in `j` is valid UTF-8 (what JSON can hold without replacement).
+bool all_valid_utf8(const nlohmann::ordered_json& j) {
+  if (j.is_string()) return valid_utf8(j.get_ref<const std::string&>());
+  if (!j.is_array() && !j.is_object()) return true;  // (a primitive iterates as itself)
+  for (const auto& item : j) {
+    if (!all_valid_utf8(item)) return false;
+  }
+  return true;
+}
+
 constexpr const char* kChatHelp =
     "  /help         this list\n"
     "  /clear        forget the conversation (the system message stays)\n"
@@ -135,7 +145,7 @@ struct Chat {
       if (arg.empty()) return error(ErrorCode::kInvalidArgument, "/save needs a file name");
       const nlohmann::ordered_json m = messages(0);
       const std::string text = m.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-      if (!valid_utf8(system) || !valid_utf8(turns.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::ignore))) {
+      if (!all_valid_utf8(m)) {
         std::fprintf(stderr, "[warning: text that is not valid UTF-8 was saved as U+FFFD]\n");
       }
       FILE* f = std::fopen(arg.c_str(), "wb");

@@ -67,6 +67,9 @@ for i in $(seq 12); do echo 'Tell me a story about a little dog.'; done > "$tmp/
 "$cli" chat -m "$model" -c 128 -n 24 --temp 0 < "$tmp/turns" > /dev/null 2> "$tmp/err"; rc=$?
 check "chat: a conversation longer than the context drops old turns and goes on" \
   bash -c "[ $rc -eq 0 ] && grep -q 'context full' '$tmp/err' && [ \$(grep -c 'tokens, .* t/s' '$tmp/err') -eq 12 ]"
+printf 'caf\xe9 \\\nau lait\n/save %s\n' "$tmp/bad.json" | "$cli" chat -m "$model" -n 4 --temp 0 > /dev/null 2> "$tmp/err"; rc=$?
+check "chat: /save of text that is not UTF-8 warns and writes valid JSON" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'saved as U+FFFD' '$tmp/err' && node -e \"JSON.parse(require('fs').readFileSync('$tmp/bad.json','utf8'))\""
 mkfifo "$tmp/fifo"
 "$cli" chat -m "$model" -n 8 < "$tmp/fifo" > /dev/null 2> "$tmp/err" &
 pid=$!
