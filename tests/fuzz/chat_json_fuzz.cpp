@@ -21,7 +21,9 @@ constexpr const char* kTemplates[] = {"Qwen-Qwen3-0.6B.jinja", "meta-llama-Llama
 const std::vector<std::string>& templates() {
   static const std::vector<std::string> loaded = [] {
     std::vector<std::string> out;
-    for (const char* name : kTemplates) out.push_back(fuzz::read_file_or_die(fuzz::shared_path(std::string("templates/") + name)));
+    for (const char* name : kTemplates) {
+      out.push_back(fuzz::read_file_or_die(test::shared_path(std::string("templates/") + name)));
+    }
     return out;
   }();
   return loaded;
@@ -62,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& source : templates()) {
     Result<std::string> text =
         chat::apply_chat_template_ordered(source, messages, /*add_generation_prompt=*/true, "<s>", "</s>", extra, options);
-    if (text.ok()) OX_FUZZ_CHECK(text->size() <= options.max_output_bytes);
+    if (text.ok()) OX_CHECK(text->size() <= options.max_output_bytes);
   }
   return 0;
 }

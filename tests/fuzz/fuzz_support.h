@@ -1,5 +1,5 @@
-// Helpers shared by the libFuzzer targets: where the shared data lives, whole-file reads, and a
-// check that stops the run (a finding) when an invariant of the code under test does not hold.
+// Helpers shared by the libFuzzer targets: the shared data folder (tests/support's rule) and whole-file
+// reads. An invariant of the code under test is checked with OX_CHECK: its abort is a finding.
 #pragma once
 
 #include <cstdint>
@@ -8,15 +8,10 @@
 #include <string>
 #include <vector>
 
-namespace ox::fuzz {
+#include "core/base/status.h"
+#include "tests/support/shared_data.h"
 
-// $OXIDIZE_SHARED, else the folder `shared` beside the source tree (the rule tests/support uses).
-inline std::string shared_path(const std::string& relative) {
-  const char* env = std::getenv("OXIDIZE_SHARED");
-  const std::string root =
-      (env != nullptr && *env != '\0') ? std::string(env) : std::string(OXIDIZE_SOURCE_DIR) + "/../shared";
-  return root + "/" + relative;
-}
+namespace ox::fuzz {
 
 // Whole file; exits with a message if it cannot be read (a fuzzer without its data is useless).
 inline std::string read_file_or_die(const std::string& path) {
@@ -32,14 +27,5 @@ inline std::string read_file_or_die(const std::string& path) {
   std::fclose(f);
   return bytes;
 }
-
-// An invariant the fuzzed code promises (ids in range, errors instead of crashes): a finding if broken.
-#define OX_FUZZ_CHECK(cond)                                                        \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
-      std::fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                \
-    }                                                                              \
-  } while (0)
 
 }  // namespace ox::fuzz

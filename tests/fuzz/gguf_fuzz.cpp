@@ -18,7 +18,7 @@ namespace {
 
 void read_metadata(const gguf::GgufFile& f) {
   for (const auto& [key, v] : f.metadata()) {
-    OX_FUZZ_CHECK(f.find(key) != nullptr);
+    OX_CHECK(f.find(key) != nullptr);
     (void)f.get_u64(key);
     (void)f.get_i64(key);
     (void)f.get_f32(key);
@@ -37,8 +37,8 @@ void read_metadata(const gguf::GgufFile& f) {
     }
   }
   for (const gguf::TensorInfo& t : f.tensors()) {
-    OX_FUZZ_CHECK(f.find_tensor(t.name) == &t);
-    OX_FUZZ_CHECK(t.data >= f.bytes().data() && t.data + t.n_bytes <= f.bytes().data() + f.bytes().size());
+    OX_CHECK(f.find_tensor(t.name) == &t);
+    OX_CHECK(t.data >= f.bytes().data() && t.data + t.n_bytes <= f.bytes().data() + f.bytes().size());
     (void)t.rows();
   }
   (void)gguf::describe_gguf(f);
@@ -47,9 +47,9 @@ void read_metadata(const gguf::GgufFile& f) {
 // Encode and decode a fixed text (normalisation rules, merges and special tokens all come from the file).
 void use_tokenizer(const tok::Tokenizer& t) {
   Result<std::vector<int32_t>> ids = t.encode("Hello world! AAa  <s> [CLS] <|im_start|>\n\xC3\xA9", true, true);
-  OX_FUZZ_CHECK(ids.ok());
-  for (int32_t id : *ids) OX_FUZZ_CHECK(id >= 0 && id < t.n_vocab());
-  OX_FUZZ_CHECK(t.decode(*ids, true).ok());
+  OX_CHECK(ids.ok());
+  for (int32_t id : *ids) OX_CHECK(id >= 0 && id < t.n_vocab());
+  OX_CHECK(t.decode(*ids, true).ok());
 }
 
 void use_model(const std::shared_ptr<const LoadedModel>& model) {
@@ -61,7 +61,7 @@ void use_model(const std::shared_ptr<const LoadedModel>& model) {
   Result<std::unique_ptr<Session>> session = Session::create(model, options);
   if (!session.ok()) return;
   const int32_t prompt[] = {0, model->hparams().n_vocab - 1};
-  if ((*session)->eval(prompt).is_ok()) OX_FUZZ_CHECK((*session)->logits().size() == size_t(model->hparams().n_vocab));
+  if ((*session)->eval(prompt).is_ok()) OX_CHECK((*session)->logits().size() == size_t(model->hparams().n_vocab));
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A writable, 64-byte aligned copy (a mapped file is page aligned): the loader may relayout in place.
   // Exactly `size` bytes, so ASan sees a read past the end.
   void* raw = nullptr;
-  OX_FUZZ_CHECK(posix_memalign(&raw, 64, size == 0 ? 1 : size) == 0);
+  OX_CHECK(posix_memalign(&raw, 64, size == 0 ? 1 : size) == 0);
   std::shared_ptr<uint8_t> copy(static_cast<uint8_t*>(raw), std::free);
   if (size > 0) std::memcpy(copy.get(), data, size);
   Result<std::shared_ptr<const LoadedModel>> model =

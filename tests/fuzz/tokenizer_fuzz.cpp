@@ -35,7 +35,7 @@ const std::vector<Vocab>& vocabs() {
   static const std::vector<Vocab> loaded = [] {
     std::vector<Vocab> out;
     for (const char* name : kVocabs) {
-      const std::string path = fuzz::shared_path(std::string("vocab/ggml-vocab-") + name + ".gguf");
+      const std::string path = test::shared_path(std::string("vocab/ggml-vocab-") + name + ".gguf");
       Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(path);
       if (!file.ok()) {
         std::fprintf(stderr, "tokenizer_fuzz: %s (set OXIDIZE_SHARED)\n", file.status().message().c_str());
@@ -70,14 +70,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
 
   Result<std::vector<int32_t>> ids = t.encode(text, add_special, parse_special);
-  OX_FUZZ_CHECK(ids.ok());  // any bytes are accepted
-  for (int32_t id : *ids) OX_FUZZ_CHECK(id >= 0 && id < t.n_vocab());
-  OX_FUZZ_CHECK(t.decode(*ids, render_special).ok());
+  OX_CHECK(ids.ok());  // any bytes are accepted
+  for (int32_t id : *ids) OX_CHECK(id >= 0 && id < t.n_vocab());
+  OX_CHECK(t.decode(*ids, render_special).ok());
 
   tok::StreamDecoder stream(t, render_special);
   for (int32_t id : *ids) {
-    OX_FUZZ_CHECK(t.token_to_piece(id, render_special).ok());
-    OX_FUZZ_CHECK(stream.push(id).ok());
+    OX_CHECK(t.token_to_piece(id, render_special).ok());
+    OX_CHECK(stream.push(id).ok());
   }
   (void)stream.flush();
 
@@ -86,8 +86,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int32_t id;
     std::memcpy(&id, data + size - 4, 4);
     const bool in_range = id >= 0 && id < t.n_vocab();
-    OX_FUZZ_CHECK(t.token_to_piece(id, render_special).ok() == in_range);
-    OX_FUZZ_CHECK(t.decode(std::span<const int32_t>(&id, 1), render_special).ok() == in_range);
+    OX_CHECK(t.token_to_piece(id, render_special).ok() == in_range);
+    OX_CHECK(t.decode(std::span<const int32_t>(&id, 1), render_special).ok() == in_range);
   }
   return 0;
 }
