@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/base/utf8.h"
+#include "core/tokenizer/unicode.h"
 #include "native/commands.h"
 
 namespace ox::cli {
@@ -61,18 +61,9 @@ ReadResult read_input(std::string* out) {
   }
 }
 
-bool valid_utf8(std::string_view s) {
-  for (size_t pos = 0; pos < s.size();) {
-    const size_t start = pos;
-    const uint32_t cp = decode_utf8_at(s, pos);
-    if (cp == 0xFFFD && s.compare(start, 3, "\xEF\xBF\xBD") != 0) return false;
-  }
-  return true;
-}
-
 // True if every string in `j` is valid UTF-8 (what JSON can hold without replacement).
 bool all_valid_utf8(const nlohmann::ordered_json& j) {
-  if (j.is_string()) return valid_utf8(j.get_ref<const std::string&>());
+  if (j.is_string()) return tok::is_valid_utf8(j.get_ref<const std::string&>());
   if (!j.is_array() && !j.is_object()) return true;  // (a primitive iterates as itself)
   for (const auto& item : j) {
     if (!all_valid_utf8(item)) return false;

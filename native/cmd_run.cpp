@@ -37,7 +37,6 @@ Result<std::string> prompt_text(Args& args) {
   OX_ASSIGN_OR_RETURN(std::string file, args.string({"-f", "--file"}, ""));
   const bool from_stdin = args.flag({"--stdin"});
   const bool escape = !args.flag({"--no-escape"});
-  (void)args.flag({"--escape", "-e"});  // the default
   if (args.has({"-f", "--file"})) {
     if (args.has({"-p", "--prompt"})) return error(ErrorCode::kInvalidArgument, "give either -p or -f, not both");
     return read_text_file(file);
