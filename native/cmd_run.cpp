@@ -7,10 +7,19 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/cpu_info.h"
+#include "core/kv_cache/kv_cache.h"
 #include "kernels/kernels.h"
 #include "native/commands.h"
 
 namespace ox::cli {
+
+Status cache_types(Args& args, DType* type_k, DType* type_v) {
+  OX_ASSIGN_OR_RETURN(std::string k, args.string({"-ctk", "--cache-type-k"}, "f16"));
+  OX_ASSIGN_OR_RETURN(std::string v, args.string({"-ctv", "--cache-type-v"}, "f16"));
+  OX_ASSIGN_OR_RETURN(*type_k, parse_kv_cache_type(k, "-ctk"));
+  OX_ASSIGN_OR_RETURN(*type_v, parse_kv_cache_type(v, "-ctv"));
+  return Status::ok();
+}
 
 Result<LoadedSession> open_session(Args& args) {
   OX_ASSIGN_OR_RETURN(std::string path, args.string({"-m", "--model"}, ""));
@@ -26,6 +35,7 @@ Result<LoadedSession> open_session(Args& args) {
   options.n_ctx = static_cast<int>(n_ctx);
   options.n_threads = static_cast<int>(n_threads);
   options.n_batch = static_cast<int>(n_batch);
+  OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
   LoadedSession out;
   OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(path));
   OX_ASSIGN_OR_RETURN(out.session, Session::create(out.model, options));

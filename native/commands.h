@@ -26,6 +26,8 @@ struct LoadedSession {
   std::unique_ptr<Session> session;
 };
 Result<LoadedSession> open_session(Args& args);
+// -ctk / -ctv (default f16 each).
+Status cache_types(Args& args, DType* type_k, DType* type_v);
 // Prompt text from -p (escapes processed unless --no-escape), -f or --stdin (empty if none).
 Result<std::string> prompt_text(Args& args);
 // -n and the sampling, stop and EOS options (run and chat).

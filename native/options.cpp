@@ -19,6 +19,9 @@ const OptionDef kModelOptions[] = {
     {{"-t", "--threads"}, "N", "threads (default: the number of physical cores)"},
     {{"-b", "--batch-size"}, "N", "prompt tokens per forward pass (default 512)"},
     {{"--isa"}, "NAME", "kernel table to use: scalar, avx2, avx512, ... (default: the best this CPU runs)"},
+    {{"-ctk", "--cache-type-k"}, "TYPE", "KV cache type for K: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 "
+                                         "(default f16)"},
+    {{"-ctv", "--cache-type-v"}, "TYPE", "KV cache type for V (same types; default f16)"},
     {{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "N", "accepted for llama.cpp scripts; ignored", false,
      "oxidize has no GPU backend: -ngl is ignored, every layer runs on the CPU"},
     {{"--mlock"}, nullptr, "accepted for llama.cpp scripts; ignored", false,
@@ -99,6 +102,8 @@ const OptionDef kBenchOptions[] = {
     {{"-t", "--threads"}, "N[,N...]", "thread counts (default: the number of physical cores)", true},
     {{"-r", "--repetitions"}, "N", "timed repetitions (default 5)"},
     {{"-b", "--batch-size"}, "N", "prompt tokens per forward pass (default 512)"},
+    {{"-ctk", "--cache-type-k"}, "TYPE", "KV cache type for K (default f16; see `oxidize run --help`)"},
+    {{"-ctv", "--cache-type-v"}, "TYPE", "KV cache type for V (default f16)"},
     {{"-o", "--output"}, "md|json", "output format (default md)"},
     {{"--no-warmup"}, nullptr, "no untimed first run"},
     {{"--isa"}, "NAME", "kernel table to use"},

@@ -1,7 +1,33 @@
 // KvCache allocation with an explicit size check.
 #include "core/kv_cache/kv_cache.h"
 
+#include <cctype>
+
 namespace ox {
+
+std::string kv_cache_type_name(DType type) {
+  std::string name = dtype_name(type);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string kv_cache_type_names() {
+  std::string out;
+  for (DType t : kKvCacheTypes) out += (out.empty() ? "" : ", ") + kv_cache_type_name(t);
+  return out;
+}
+
+Result<DType> parse_kv_cache_type(std::string_view name, std::string_view what) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (DType t : kKvCacheTypes) {
+    if (lower == kv_cache_type_name(t)) return t;
+  }
+  return error(ErrorCode::kInvalidArgument,
+               strfmt("%.*s: unknown KV cache type '%.*s' (valid: %s)", static_cast<int>(what.size()), what.data(),
+                      static_cast<int>(name.size()), name.data(), kv_cache_type_names().c_str()));
+}
+
 
 Result<KvCache> KvCache::create(int n_layer, int n_ctx, int k_dim, int v_dim) {
   const uint64_t elems = static_cast<uint64_t>(n_layer) * static_cast<uint64_t>(n_ctx) *

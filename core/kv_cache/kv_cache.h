@@ -5,9 +5,26 @@
 #include <cstdint>
 #include <vector>
 
+#include <string>
+#include <string_view>
+
 #include "core/base/status.h"
+#include "core/quant/dtype.h"
 
 namespace ox {
+
+// The cache types llama.cpp offers for -ctk / -ctv, in its order.
+inline constexpr DType kKvCacheTypes[] = {DType::F32,  DType::F16,    DType::BF16, DType::Q8_0, DType::Q4_0,
+                                          DType::Q4_1, DType::IQ4_NL, DType::Q5_0, DType::Q5_1};
+
+// "f16", "q8_0", ... (llama.cpp's lower-case spelling; upper case accepted) -> the type; an error
+// naming `what` (e.g. "-ctk") and listing the valid names otherwise.
+Result<DType> parse_kv_cache_type(std::string_view name, std::string_view what);
+// "f16", "q8_0", ...: the spelling parse_kv_cache_type reads.
+std::string kv_cache_type_name(DType type);
+// Every valid name, comma-separated (help texts).
+std::string kv_cache_type_names();
+
 
 class KvCache {
  public:

@@ -84,7 +84,9 @@ Result<std::vector<int32_t>> Session::tokenize(std::string_view text, bool add_s
   return model_->tokenizer().encode(text, add_special, parse_special);
 }
 
-Status Session::eval(std::span<const int32_t> tokens) {
+Status Session::eval(std::span<const int32_t> tokens) { return eval(tokens, nullptr); }
+
+Status Session::eval(std::span<const int32_t> tokens, float* all_logits) {
   const int n_vocab = model_->hparams().n_vocab;
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] < 0 || tokens[i] >= n_vocab) {
@@ -100,8 +102,14 @@ Status Session::eval(std::span<const int32_t> tokens) {
   }
   for (size_t done = 0; done < tokens.size();) {
     const size_t n = std::min(tokens.size() - done, static_cast<size_t>(n_batch_));
-    model_->model().forward(*state_, tokens.subspan(done, n), static_cast<int64_t>(tokens_.size()), false,
-                            logits_.data());
+    if (all_logits != nullptr) {
+      float* rows = all_logits + done * static_cast<size_t>(n_vocab);
+      model_->model().forward(*state_, tokens.subspan(done, n), static_cast<int64_t>(tokens_.size()), true, rows);
+      std::memcpy(logits_.data(), rows + (n - 1) * static_cast<size_t>(n_vocab), sizeof(float) * logits_.size());
+    } else {
+      model_->model().forward(*state_, tokens.subspan(done, n), static_cast<int64_t>(tokens_.size()), false,
+                              logits_.data());
+    }
     tokens_.insert(tokens_.end(), tokens.begin() + done, tokens.begin() + done + n);
     done += n;
     logits_valid_ = true;

@@ -63,6 +63,9 @@ struct SessionOptions {
   int n_ctx = 0;      // 0: the model's training context, capped at kDefaultMaxContext
   int n_threads = 1;  // threads of this session's pool, the caller's thread included
   int n_batch = 512;  // prompt tokens evaluated per forward pass
+  // Element formats of the KV cache (kv_cache.h's kKvCacheTypes); f16 as llama.cpp's default.
+  DType cache_type_k = DType::F16;
+  DType cache_type_v = DType::F16;
   static constexpr int kDefaultMaxContext = 4096;
 };
 
@@ -83,6 +86,9 @@ class Session {
   // Appends tokens to the context (prompt processing in batches of n_batch). Errors if an id is
   // out of range or the context would overflow; the session is unchanged then.
   Status eval(std::span<const int32_t> tokens);
+  // Same, and the logits of every evaluated position: all_logits receives [tokens.size()][n_vocab]
+  // (perplexity, scoring). logits() then holds the last row.
+  Status eval(std::span<const int32_t> tokens, float* all_logits);
   // Logits of the next-token distribution after the last eval ([n_vocab]); empty before any eval.
   std::span<const float> logits() const;
   // Drops every position >= n_keep from the KV cache (n_keep <= n_past).

@@ -91,6 +91,8 @@ Result<std::vector<BenchResult>> run_bench(std::shared_ptr<const LoadedModel> mo
       SessionOptions so;
       so.n_threads = n_threads;
       so.n_batch = std::max(options.n_batch, 1);
+      so.cache_type_k = options.cache_type_k;
+      so.cache_type_v = options.cache_type_v;
       so.n_ctx = std::max(n_prompt, n_gen) + 1;
       OX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, so));
       BenchResult r = base;

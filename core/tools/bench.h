@@ -16,6 +16,8 @@ struct BenchOptions {
   std::vector<int> n_threads = {1};
   int repetitions = 5;
   int n_batch = 512;
+  DType cache_type_k = DType::F16;  // -ctk / -ctv
+  DType cache_type_v = DType::F16;
   bool warmup = true;  // one untimed run of each test first (V8 tiers up wasm during the first run)
 };
 
