@@ -19,6 +19,7 @@ const KernelTable& scalar::table() {
       const QuantTraits& q = quant_traits(static_cast<DType>(i));
       t.vec_dot[i] = q.vec_dot_ref;
       t.quantize_row[i] = q.from_float_ref;
+      t.to_float[i] = q.to_float;
     }
     t.silu_mul = silu_mul_ref;
     return t;

@@ -43,6 +43,9 @@ struct KernelTable {
   // ISA has no tile kernel: matmul then calls vec_dot once per (row, token). The scalar table
   // leaves every slot null, since its vec_dot already is the reference.
   GemmFn gemm[kDTypeCount] = {};
+  // to_float[W]: rows of format W to f32 (what attention reads of an F16, BF16 or quantized KV
+  // cache, one tile of positions at a time). Exact conversions, so every ISA gives the reference's bits.
+  ToFloatFn to_float[kDTypeCount] = {};
   // relayout[W]: set where weights of format W are better converted, once at load, to another layout
   // (LoadedModel does so where the file's bytes are its own to change). fn null: W stays as it is.
   Relayout relayout[kDTypeCount] = {};

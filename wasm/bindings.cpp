@@ -176,6 +176,14 @@ class JsEngine {
     LoadOptions o;
     o.n_ctx = int_option(options, "n_ctx", 0, 0, 1 << 24);
     o.n_batch = int_option(options, "n_batch", 512, 1, 1 << 16);
+    for (auto [key, type] : {std::pair{"cacheTypeK", &o.cache_type_k}, std::pair{"cacheTypeV", &o.cache_type_v}}) {
+      const val v = options.isUndefined() || options.isNull() ? val::undefined() : options[key];
+      if (v.isUndefined()) continue;
+      if (!v.isString()) return error_object(ErrorCode::kInvalidArgument, strfmt("%s must be a string", key));
+      Result<DType> parsed = parse_kv_cache_type(v.as<std::string>(), key);
+      if (!parsed.ok()) return error_object(parsed.status());
+      *type = parsed.value();
+    }
 #ifdef __EMSCRIPTEN_PTHREADS__
     o.n_threads = int_option(options, "n_threads", 1, 1, 256);
 #else
@@ -204,6 +212,9 @@ class JsEngine {
     out.set("n_head", hp.n_head);
     out.set("n_head_kv", hp.n_head_kv);
     out.set("n_threads", engine_.session().n_threads());
+    out.set("cache_type_k", kv_cache_type_name(engine_.session().cache_type_k()));
+    out.set("cache_type_v", kv_cache_type_name(engine_.session().cache_type_v()));
+    out.set("kv_bytes", static_cast<double>(engine_.session().kv_bytes()));
     out.set("size_bytes", static_cast<double>(m.file().bytes().size()));
     out.set("bos_id", t.bos_id());
     out.set("eos_id", t.eos_id());

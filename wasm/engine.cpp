@@ -85,6 +85,8 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   session_options.n_ctx = options.n_ctx;
   session_options.n_threads = options.n_threads;
   session_options.n_batch = options.n_batch;
+  session_options.cache_type_k = options.cache_type_k;
+  session_options.cache_type_v = options.cache_type_v;
   OX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, session_options));
   model_ = std::move(model);
   session_ = std::move(session);
@@ -222,6 +224,8 @@ Status Engine::end_bench() {
   session_options.n_ctx = load_options_.n_ctx;
   session_options.n_threads = load_options_.n_threads;
   session_options.n_batch = load_options_.n_batch;
+  session_options.cache_type_k = load_options_.cache_type_k;
+  session_options.cache_type_v = load_options_.cache_type_v;
   Result<std::unique_ptr<Session>> session = Session::create(model_, session_options);
   if (!session.ok()) {
     unload();  // no session, no model: the engine reports "no model is loaded" from here on

@@ -32,6 +32,8 @@ struct LoadOptions {
   int n_ctx = 0;      // 0: the model's training context, capped by the session
   int n_threads = 1;  // the worker's thread included
   int n_batch = 512;
+  DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
+  DType cache_type_v = DType::F16;
 };
 
 class Engine {

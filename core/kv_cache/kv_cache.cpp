@@ -1,4 +1,4 @@
-// KvCache allocation with an explicit size check.
+// KvCache allocation with explicit type and size checks, and the cache type names.
 #include "core/kv_cache/kv_cache.h"
 
 #include <cctype>
@@ -28,27 +28,73 @@ Result<DType> parse_kv_cache_type(std::string_view name, std::string_view what) 
                       static_cast<int>(name.size()), name.data(), kv_cache_type_names().c_str()));
 }
 
+namespace {
 
-Result<KvCache> KvCache::create(int n_layer, int n_ctx, int k_dim, int v_dim) {
-  const uint64_t elems = static_cast<uint64_t>(n_layer) * static_cast<uint64_t>(n_ctx) *
-                         (static_cast<uint64_t>(k_dim) + static_cast<uint64_t>(v_dim));
-  const uint64_t bytes = elems * sizeof(float);
+// A block format needs whole blocks per head: attention reads one head's row at a time.
+Status check_type(DType type, int head_dim, const char* which) {
+  bool listed = false;
+  for (DType t : kKvCacheTypes) listed = listed || t == type;
+  if (!listed) {
+    return error(ErrorCode::kInvalidArgument, strfmt("%s cache type %s is not a KV cache type (valid: %s)", which,
+                                                     dtype_name(type), kv_cache_type_names().c_str()));
+  }
+  const uint32_t block = dtype_facts(type).block_size;
+  if (head_dim % static_cast<int>(block) != 0) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("%s cache type %s stores blocks of %u values, but this model's %s heads have %d; use f16, "
+                        "bf16 or f32",
+                        which, kv_cache_type_name(type).c_str(), block, which, head_dim));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<uint64_t> KvCache::bytes_needed(const KvCacheShape& s) {
+  OX_TRY(check_type(s.type_k, s.head_dim_k, "K"));
+  OX_TRY(check_type(s.type_v, s.head_dim_v, "V"));
+  const uint64_t rows = static_cast<uint64_t>(s.n_layer) * static_cast<uint64_t>(s.n_ctx);
+  return rows * (dtype_row_bytes(s.type_k, static_cast<uint64_t>(s.k_dim)) +
+                 dtype_row_bytes(s.type_v, static_cast<uint64_t>(s.v_dim)));
+}
+
+Result<KvCache> KvCache::create(const KvCacheShape& shape) {
+  OX_ASSIGN_OR_RETURN(const uint64_t bytes, bytes_needed(shape));
   // 2 GiB: wasm32 memory is 4 GiB and must also hold the weights.
   constexpr uint64_t kLimit = (sizeof(void*) == 4) ? (uint64_t{2} << 30) : (uint64_t{64} << 30);
   if (bytes > kLimit) {
     return error(ErrorCode::kTooLarge,
                  strfmt("KV cache for %d positions x %d layers needs %.1f MiB, more than this build can hold "
-                        "(%.0f MiB); use a smaller context size (n_ctx, or -c in the CLI)",
-                        n_ctx, n_layer, bytes / 1048576.0, kLimit / 1048576.0));
+                        "(%.0f MiB); use a smaller context size (n_ctx, or -c in the CLI) or a smaller cache type "
+                        "(-ctk/-ctv q8_0)",
+                        shape.n_ctx, shape.n_layer, bytes / 1048576.0, kLimit / 1048576.0));
   }
   KvCache c;
-  c.n_layer_ = n_layer;
-  c.n_ctx_ = n_ctx;
-  c.k_dim_ = k_dim;
-  c.v_dim_ = v_dim;
-  c.k_.assign(static_cast<size_t>(n_layer) * n_ctx * k_dim, 0.0f);
-  c.v_.assign(static_cast<size_t>(n_layer) * n_ctx * v_dim, 0.0f);
+  c.shape_ = shape;
+  c.k_row_bytes_ = dtype_row_bytes(shape.type_k, static_cast<uint64_t>(shape.k_dim));
+  c.v_row_bytes_ = dtype_row_bytes(shape.type_v, static_cast<uint64_t>(shape.v_dim));
+  const uint64_t rows = static_cast<uint64_t>(shape.n_layer) * static_cast<uint64_t>(shape.n_ctx);
+  c.k_.assign(rows * c.k_row_bytes_, 0);
+  c.v_.assign(rows * c.v_row_bytes_, 0);
   return c;
+}
+
+std::vector<std::span<const uint8_t>> KvCache::ranges(int64_t n) const {
+  std::vector<std::span<const uint8_t>> out;
+  for (int l = 0; l < shape_.n_layer; ++l) {
+    out.emplace_back(k(l, 0), static_cast<size_t>(n) * k_row_bytes_);
+    out.emplace_back(v(l, 0), static_cast<size_t>(n) * v_row_bytes_);
+  }
+  return out;
+}
+
+std::vector<std::span<uint8_t>> KvCache::mutable_ranges(int64_t n) {
+  std::vector<std::span<uint8_t>> out;
+  for (int l = 0; l < shape_.n_layer; ++l) {
+    out.emplace_back(k(l, 0), static_cast<size_t>(n) * k_row_bytes_);
+    out.emplace_back(v(l, 0), static_cast<size_t>(n) * v_row_bytes_);
+  }
+  return out;
 }
 
 }  // namespace ox

@@ -1,12 +1,13 @@
-// KvCache: keys and values of every past position, per layer, in f32.
-// Layout per layer: [n_ctx][n_head_kv * head_dim] for K and for V (one row per position).
+// KvCache: keys and values of every past position, per layer, each row stored in the cache's
+// element format (f16 by default, as llama.cpp; f32, bf16 or a 32-element block format).
+// Layout per layer: [n_ctx] rows of n_head_kv * head_dim elements for K and for V, so one
+// position's heads are adjacent and a head's rows are k_row_bytes apart.
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
-#include <string>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "core/base/status.h"
 #include "core/quant/dtype.h"
@@ -25,24 +26,53 @@ std::string kv_cache_type_name(DType type);
 // Every valid name, comma-separated (help texts).
 std::string kv_cache_type_names();
 
+struct KvCacheShape {
+  int n_layer = 0;
+  int n_ctx = 0;
+  int k_dim = 0;  // n_head_kv * head_dim_k elements per position
+  int v_dim = 0;
+  int head_dim_k = 0;  // a block format's block must not straddle two heads
+  int head_dim_v = 0;
+  DType type_k = DType::F16;
+  DType type_v = DType::F16;
+};
 
 class KvCache {
  public:
-  // Checks the size before allocating (wasm aborts on out-of-memory instead of returning null).
-  static Result<KvCache> create(int n_layer, int n_ctx, int k_dim, int v_dim);
+  // Checks the types against the head sizes and the size against what this build can hold
+  // before allocating (wasm aborts on out-of-memory instead of returning null).
+  static Result<KvCache> create(const KvCacheShape& shape);
+  // Bytes create() would allocate; an error if the types do not fit the head sizes.
+  static Result<uint64_t> bytes_needed(const KvCacheShape& shape);
   KvCache() = default;
 
-  int n_ctx() const { return n_ctx_; }
-  int k_dim() const { return k_dim_; }
-  int v_dim() const { return v_dim_; }
-  uint64_t bytes() const { return (k_.size() + v_.size()) * sizeof(float); }
+  const KvCacheShape& shape() const { return shape_; }
+  int n_ctx() const { return shape_.n_ctx; }
+  int k_dim() const { return shape_.k_dim; }
+  int v_dim() const { return shape_.v_dim; }
+  DType type_k() const { return shape_.type_k; }
+  DType type_v() const { return shape_.type_v; }
+  uint64_t k_row_bytes() const { return k_row_bytes_; }  // one position, every head
+  uint64_t v_row_bytes() const { return v_row_bytes_; }
+  uint64_t bytes() const { return k_.size() + v_.size(); }
 
-  float* k(int layer, int64_t pos) { return k_.data() + (static_cast<int64_t>(layer) * n_ctx_ + pos) * k_dim_; }
-  float* v(int layer, int64_t pos) { return v_.data() + (static_cast<int64_t>(layer) * n_ctx_ + pos) * v_dim_; }
+  uint8_t* k(int layer, int64_t pos) { return k_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * k_row_bytes_; }
+  uint8_t* v(int layer, int64_t pos) { return v_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * v_row_bytes_; }
+  const uint8_t* k(int layer, int64_t pos) const {
+    return k_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * k_row_bytes_;
+  }
+  const uint8_t* v(int layer, int64_t pos) const {
+    return v_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * v_row_bytes_;
+  }
+
+  // Every byte of positions [0, n) of every layer, K then V per layer (saved state).
+  std::vector<std::span<const uint8_t>> ranges(int64_t n) const;
+  std::vector<std::span<uint8_t>> mutable_ranges(int64_t n);
 
  private:
-  int n_layer_ = 0, n_ctx_ = 0, k_dim_ = 0, v_dim_ = 0;
-  std::vector<float> k_, v_;
+  KvCacheShape shape_;
+  uint64_t k_row_bytes_ = 0, v_row_bytes_ = 0;
+  std::vector<uint8_t> k_, v_;
 };
 
 }  // namespace ox

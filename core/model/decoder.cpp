@@ -103,17 +103,17 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
-  const bool f16 = st.numerics == Numerics::kLlamaCpp;
-  if (f16) {  // an F16 KV cache, and q scaled before its rounding where llama.cpp does that
-    round_to_f16(k, n * k_dim);
-    round_to_f16(v, n * v_dim);
-    if (spec.scale_q_first) {
-      scale(q, q_scale, n * hp.n_head * hp.head_dim_k);
-      q_scale = 1.0f;
-    }
+  if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling
+    scale(q, q_scale, n * hp.n_head * hp.head_dim_k);
+    q_scale = 1.0f;
   }
-  std::memcpy(st.kv.k(l, pos0), k, sizeof(float) * static_cast<size_t>(n * k_dim));
-  std::memcpy(st.kv.v(l, pos0), v, sizeof(float) * static_cast<size_t>(n * v_dim));
+  // Keys and values into the cache, in its element types.
+  const FromFloatFn store_k = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_k())];
+  const FromFloatFn store_v = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_v())];
+  for (int64_t t = 0; t < n; ++t) {
+    store_k(k + t * k_dim, st.kv.k(l, pos0 + t), k_dim);
+    store_v(v + t * v_dim, st.kv.v(l, pos0 + t), v_dim);
+  }
 
   AttentionParams p;
   p.n_head = hp.n_head;
@@ -123,8 +123,10 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   p.scale = q_scale;
   p.softcap = spec.attn_softcap;
   p.window = la.window;
-  p.f16 = f16;
-  attention(ops, q, n, pos0, st.kv.k(l, 0), k_dim, st.kv.v(l, 0), v_dim, p, st.att.data());
+  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
+  const KvLayerView view{st.kv.k(l, 0), st.kv.v(l, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(), st.kv.type_k(),
+                         st.kv.type_v()};
+  attention(ops, q, n, pos0, view, p, st.att.data());
   linear(ops, L.wo, L.bo, st.att.data(), n, out);
 }
 

@@ -135,8 +135,23 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   return std::shared_ptr<const Model>(std::move(model));
 }
 
+KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v) const {
+  const HParams& hp = hparams_;
+  KvCacheShape s;
+  s.n_layer = hp.n_layer;
+  s.n_ctx = n_ctx;
+  s.k_dim = hp.n_head_kv * hp.head_dim_k;
+  s.v_dim = hp.n_head_kv * hp.head_dim_v;
+  s.head_dim_k = hp.head_dim_k;
+  s.head_dim_v = hp.head_dim_v;
+  s.type_k = cache_type_k;
+  s.type_v = cache_type_v;
+  return s;
+}
+
 Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
-                                                       ThreadPool* pool) const {
+                                                       ThreadPool* pool, DType cache_type_k,
+                                                       DType cache_type_v) const {
   const HParams& hp = hparams_;
   if (n_ctx < 1 || max_batch < 1) {
     return error(ErrorCode::kInvalidArgument, strfmt("context %d and batch %d must be positive", n_ctx, max_batch));
@@ -149,22 +164,22 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   // Everything below, counted before any of it is allocated: a context too large for this
   // machine (or wasm's 4 GiB) is refused with the numbers instead of aborting or swapping.
   const uint64_t n = static_cast<uint64_t>(max_batch);
-  const uint64_t kv_bytes = static_cast<uint64_t>(hp.n_layer) * static_cast<uint64_t>(n_ctx) *
-                            static_cast<uint64_t>(hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v) * sizeof(float);
+  const KvCacheShape kv_shape = this->kv_shape(n_ctx, cache_type_k, cache_type_v);
+  OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
   const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
   uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
   if (hp.n_expert > 0) scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd);
   scratch *= sizeof(float);
   OX_TRY(check_memory(kv_bytes + scratch,
-                      strfmt("a context of %d positions (KV cache %.2f GiB, buffers %.2f GiB)", n_ctx,
-                             kv_bytes / 1073741824.0, scratch / 1073741824.0),
-                      "use a smaller context size (-c / n_ctx)"));
+                      strfmt("a context of %d positions (KV cache %.2f GiB in %s/%s, buffers %.2f GiB)", n_ctx,
+                             kv_bytes / 1073741824.0, kv_cache_type_name(cache_type_k).c_str(),
+                             kv_cache_type_name(cache_type_v).c_str(), scratch / 1073741824.0),
+                      "use a smaller context size (-c / n_ctx) or KV cache type (-ctk/-ctv q8_0)"));
   auto st = std::make_unique<ForwardState>();
   st->ops.kernels = kernels;
   st->ops.pool = pool;
   st->max_batch = max_batch;
-  OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(hp.n_layer, n_ctx, hp.n_head_kv * hp.head_dim_k,
-                                              hp.n_head_kv * hp.head_dim_v));
+  OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(kv_shape));
   st->x.resize(n * hp.n_embd);
   st->h.resize(n * hp.n_embd);
   st->h2.resize(n * hp.n_embd);

@@ -46,9 +46,11 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
 };
 
-// How a forward pass rounds. kF32: f32 activations and KV cache (the default). kLlamaCpp: what
-// llama.cpp's CPU backend does by default, for parity tests against its output: F16 KV cache read
-// by flash attention (q rounded to f16, f16 running sum of values), GELU through an f16 table.
+// How a forward pass rounds (the KV cache's element types are a separate setting, f16 by default).
+// kF32: f32 activations, f32 softmax-weighted sums of values (the default). kLlamaCpp: the two
+// places where llama.cpp's CPU backend rounds further, for bit-level parity tests against its
+// output: attention keeps its running sum of values in f16 (its decode path; needs an F16 cache)
+// and GELU goes through an f16 table.
 enum class Numerics { kF32, kLlamaCpp };
 
 // Working memory of a forward pass, sized once for the largest batch (no allocation per token).
@@ -88,9 +90,13 @@ class Model {
   const ModelWeights& weights() const { return weights_; }
   const ArchSpec& spec() const { return spec_; }
 
-  // Sizes a ForwardState for n_ctx positions and batches of up to max_batch tokens.
+  // Sizes a ForwardState for n_ctx positions and batches of up to max_batch tokens, with a KV cache
+  // of the given element types (kKvCacheTypes). Refuses, naming the bytes, what does not fit in memory.
   Result<std::unique_ptr<ForwardState>> new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
-                                                  ThreadPool* pool) const;
+                                                  ThreadPool* pool, DType cache_type_k = DType::F16,
+                                                  DType cache_type_v = DType::F16) const;
+  // The KV cache new_state would allocate for n_ctx positions (types and size checked).
+  KvCacheShape kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v) const;
 
   // Runs tokens at positions pos0.. through the model, filling the KV cache. logits receives
   // [n_vocab] floats for the last token (or [tokens.size()][n_vocab] when all_logits).

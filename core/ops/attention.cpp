@@ -1,7 +1,16 @@
-// attention(): one score row per (token, head), split over threads. Two numeric modes: plain f32,
-// and llama.cpp's CPU default (F16 KV cache, flash attention) for bit-level parity tests.
+// attention(): flash attention over a typed KV cache.
+//
+// Work is cut into items of (KV head, block of tokens, chunk of positions). An item's query rows
+// are the heads sharing that KV head for each token of the block, so every key and value of a tile
+// is read once for all of them (grouped-query attention's saving). Per tile of kAttentionTile
+// positions: scores of every row (q converted once to the activation format of the key type, then
+// the kernel table's gemm or vec_dot on the cache's own bytes), a running maximum and sum per row
+// (online softmax), and the values of the tile, converted once to f32, added into each row's f32
+// accumulator with its weights. Decode with few items splits the positions into chunks, each
+// giving (max, sum, accumulator) per row; a second pass merges them.
 #include "core/ops/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -13,74 +22,212 @@ namespace {
 
 inline float round_f16(float v) { return fp16_to_f32(f32_to_fp16(v)); }
 
-struct Row {
-  const float* q;       // [head_dim_k] query of one head
-  const float* keys;    // first key of this KV head; position j at keys + j * k_stride
-  const float* values;  // likewise
-  int64_t first, last;  // visible positions [first, last]
-  float* out;           // [head_dim_v]
+// Sizes shared by every item of one call.
+struct Plan {
+  const AttentionParams* p;
+  const KvLayerView* kv;
+  const kernels::KernelTable* kernels;
+  int group;                 // query heads per KV head
+  int64_t block_tokens;      // tokens per item
+  int64_t n_blocks;
+  int64_t n_chunks;          // position chunks per (KV head, block)
+  int64_t chunk_len;
+  DType q_type;              // the key type's activation format
+  uint64_t q_row_bytes;      // one query head in q_type
+  uint64_t k_head_bytes;     // one KV head's keys of one position
+  uint64_t v_head_bytes;
+  int64_t rows;              // group * block_tokens: query rows of a full item
+  int64_t scratch_floats;    // per thread
 };
 
-// score_j = scale * q . k_j, or c * tanh(scale * q . k_j / c) when soft-capped.
-inline float score(const AttentionParams& p, const float* q, const float* k) {
-  float s = 0;
-  for (int d = 0; d < p.head_dim_k; ++d) s += q[d] * k[d];
-  if (p.softcap > 0) return p.softcap * std::tanh(s * (p.scale / p.softcap));
-  return s * p.scale;
+// Per-thread scratch of one item, carved from OpContext::float_scratch.
+struct Scratch {
+  uint8_t* q_conv;  // [rows][q_row_bytes]
+  float* scores;    // [rows][kAttentionTile]
+  float* acc;       // [rows][head_dim_v]
+  float* max;       // [rows]
+  float* sum;       // [rows]
+  float* v_tile;    // [kAttentionTile][head_dim_v]: the tile's values in f32
+};
+
+int64_t floats_for(uint64_t bytes) { return static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float)); }
+
+Scratch carve(const Plan& plan, float* base) {
+  const AttentionParams& p = *plan.p;
+  Scratch s;
+  s.q_conv = reinterpret_cast<uint8_t*>(base);
+  base += floats_for(plan.rows * plan.q_row_bytes);
+  s.scores = base;
+  base += plan.rows * kAttentionTile;
+  s.acc = base;
+  base += plan.rows * p.head_dim_v;
+  s.max = base;
+  base += plan.rows;
+  s.sum = base;
+  base += plan.rows;
+  s.v_tile = base;
+  return s;
 }
 
-// f32: scores, then their softmax, then the weighted sum of values. scores: scratch [n_kv].
-// q . k goes through the kernel table's f32 dot (the score loop is most of attention's time and
-// a plain C++ float reduction cannot be vectorised without reordering it).
-void attend_f32(const AttentionParams& p, VecDotFn dot_f32, int64_t k_stride, int64_t v_stride, const Row& r,
-                float* scores) {
-  const int64_t n = r.last - r.first + 1;
-  float max_s = -INFINITY;
-  for (int64_t j = 0; j < n; ++j) {
-    float s = 0.0f;
-    dot_f32(p.head_dim_k, &s, r.q, r.keys + (r.first + j) * k_stride);
-    s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
-    scores[j] = s;
-    max_s = s > max_s ? s : max_s;
+int64_t scratch_floats(const Plan& plan) {
+  const AttentionParams& p = *plan.p;
+  return floats_for(plan.rows * plan.q_row_bytes) + plan.rows * (kAttentionTile + p.head_dim_v + 2) +
+         kAttentionTile * p.head_dim_v + 16;  // + 16: keeps threads' areas off one cache line
+}
+
+// Positions visible to the token at pos: [first, pos].
+inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
+  return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
+}
+
+// Scores of every row against positions [j0, j0 + n) of KV head hk: scores[r * kAttentionTile + j].
+void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, const Scratch& s) {
+  const AttentionParams& p = *plan.p;
+  const KvLayerView& kv = *plan.kv;
+  const uint8_t* keys = kv.k + static_cast<uint64_t>(j0) * kv.k_row_bytes + static_cast<uint64_t>(hk) * plan.k_head_bytes;
+  const uint32_t type = static_cast<uint32_t>(kv.type_k);
+  if (const kernels::GemmFn gemm = plan.kernels->gemm[type]; gemm != nullptr) {
+    gemm(p.head_dim_k, keys, kv.k_row_bytes, n, s.q_conv, plan.q_row_bytes, rows, s.scores, kAttentionTile);
+    return;
   }
-  // e^(s - max) in its own loop, which vectorises; below e^-87 a weight is 0 next to the 1 of the
-  // maximum, so clamping there changes nothing that is kept.
-  for (int64_t j = 0; j < n; ++j) {
-    const float x = scores[j] - max_s;
-    scores[j] = exp_bounded(x < -87.0f ? -87.0f : x);
+  const VecDotFn dot = plan.kernels->vec_dot[type];
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* q = s.q_conv + static_cast<uint64_t>(r) * plan.q_row_bytes;
+    float* out = s.scores + r * kAttentionTile;
+    for (int64_t j = 0; j < n; ++j) dot(p.head_dim_k, out + j, keys + static_cast<uint64_t>(j) * kv.k_row_bytes, q);
   }
-  float sum = 0;
-  for (int64_t j = 0; j < n; ++j) sum += scores[j];
-  const float inv = 1.0f / sum;
-  std::memset(r.out, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
-  // Four positions per pass over out: a quarter of the loads and stores of out, which would
-  // otherwise cost as much as the multiply-adds (both loops vectorise over d).
-  const float* v0 = r.values + r.first * v_stride;
+}
+
+// Values of positions [j0, j0 + n) of KV head hk as f32 rows; *stride receives their row stride.
+const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const Scratch& s, int64_t* stride) {
+  const KvLayerView& kv = *plan.kv;
+  const int dv = plan.p->head_dim_v;
+  const uint8_t* values = kv.v + static_cast<uint64_t>(j0) * kv.v_row_bytes + static_cast<uint64_t>(hk) * plan.v_head_bytes;
+  if (kv.type_v == DType::F32) {  // read in place
+    *stride = static_cast<int64_t>(kv.v_row_bytes / sizeof(float));
+    return reinterpret_cast<const float*>(values);
+  }
+  const ToFloatFn to_float = plan.kernels->to_float[static_cast<uint32_t>(kv.type_v)];
+  for (int64_t j = 0; j < n; ++j) to_float(values + static_cast<uint64_t>(j) * kv.v_row_bytes, s.v_tile + j * dv, dv);
+  *stride = dv;
+  return s.v_tile;
+}
+
+// acc[d] += sum_j w[j] * v[j][d], four positions per pass over acc (a quarter of its loads and
+// stores, which would otherwise cost as much as the multiply-adds; the d loops vectorise).
+void accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int dv) {
   int64_t j = 0;
   for (; j + 4 <= n; j += 4) {
-    const float w0 = scores[j] * inv, w1 = scores[j + 1] * inv, w2 = scores[j + 2] * inv, w3 = scores[j + 3] * inv;
-    const float* va = v0 + j * v_stride;
+    const float w0 = w[j], w1 = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
+    const float* va = v + j * v_stride;
     const float* vb = va + v_stride;
     const float* vc = vb + v_stride;
     const float* vd = vc + v_stride;
-    for (int d = 0; d < p.head_dim_v; ++d) r.out[d] += (w0 * va[d] + w1 * vb[d]) + (w2 * vc[d] + w3 * vd[d]);
+    for (int d = 0; d < dv; ++d) acc[d] += (w0 * va[d] + w1 * vb[d]) + (w2 * vc[d] + w3 * vd[d]);
   }
   for (; j < n; ++j) {
-    const float w = scores[j] * inv;
-    const float* vj = v0 + j * v_stride;
-    for (int d = 0; d < p.head_dim_v; ++d) r.out[d] += w * vj[d];
+    const float wj = w[j];
+    const float* vj = v + j * v_stride;
+    for (int d = 0; d < dv; ++d) acc[d] += wj * vj[d];
   }
 }
 
-// llama.cpp's CPU flash attention over an F16 cache: q rounded to f16, then one pass of online
-// softmax whose running V sum is an f16 vector (rounded after every update); divided by the
-// softmax denominator at the end. acc, q16: scratch [head_dim_v], [head_dim_k].
-void attend_f16(const AttentionParams& p, int64_t k_stride, int64_t v_stride, const Row& r, float* acc, float* q16) {
-  for (int d = 0; d < p.head_dim_k; ++d) q16[d] = round_f16(r.q[d]);
+// One item: KV head hk, tokens [t0, t1), positions [c0, c1). With out_partial null, writes the
+// normalised result to out; otherwise (max, sum, acc[head_dim_v]) per row to out_partial.
+void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0, int64_t t1, int64_t c0, int64_t c1,
+              const Scratch& s, float* out, float* partial, int64_t partial_stride) {
+  const AttentionParams& p = *plan.p;
+  const int dv = p.head_dim_v;
+  const int64_t rows = (t1 - t0) * plan.group;
+  const FromFloatFn convert_q = plan.kernels->quantize_row[static_cast<uint32_t>(plan.q_type)];
+  // Row r = (token t0 + r / group, head hk * group + r % group).
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t t = t0 + r / plan.group;
+    const int64_t h = static_cast<int64_t>(hk) * plan.group + r % plan.group;
+    convert_q(q + (t * p.n_head + h) * p.head_dim_k, s.q_conv + static_cast<uint64_t>(r) * plan.q_row_bytes,
+              p.head_dim_k);
+    s.max[r] = -INFINITY;
+    s.sum[r] = 0.0f;
+  }
+  std::memset(s.acc, 0, sizeof(float) * static_cast<size_t>(rows * dv));
+  const int64_t lo = std::max(c0, first_visible(p, pos0 + t0));
+  const int64_t hi = std::min(c1, pos0 + t1);  // exclusive
+  const float softcap_scale = p.softcap > 0 ? p.scale / p.softcap : 0.0f;
+  // Tiles start at multiples of kAttentionTile (chunks do too), so a row meets the same tiles,
+  // and gets the same bits, whichever batch and block it is evaluated in.
+  for (int64_t j0 = lo / kAttentionTile * kAttentionTile; j0 < hi; j0 += kAttentionTile) {
+    const int64_t n = std::min(kAttentionTile, hi - j0);
+    tile_scores(plan, hk, rows, j0, n, s);
+    int64_t v_stride = 0;
+    const float* values = tile_values(plan, hk, j0, n, s, &v_stride);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t pos = pos0 + t0 + r / plan.group;
+      // This row's visible part of the tile: [a, b).
+      const int64_t a = std::max<int64_t>(0, first_visible(p, pos) - j0);
+      const int64_t b = std::min<int64_t>(n, pos + 1 - j0);
+      if (a >= b) continue;
+      float* sc = s.scores + r * kAttentionTile;
+      float tile_max = -INFINITY;
+      for (int64_t j = a; j < b; ++j) {
+        const float x = p.softcap > 0 ? p.softcap * std::tanh(sc[j] * softcap_scale) : sc[j] * p.scale;
+        sc[j] = x;
+        tile_max = std::max(tile_max, x);
+      }
+      const float m_new = std::max(s.max[r], tile_max);
+      float* acc = s.acc + r * dv;
+      if (m_new > s.max[r] && s.sum[r] > 0.0f) {  // rescale what was summed under the old maximum
+        const float shrink = std::exp(s.max[r] - m_new);
+        for (int d = 0; d < dv; ++d) acc[d] *= shrink;
+        s.sum[r] *= shrink;
+      }
+      s.max[r] = m_new;
+      // e^(s - max) in its own loop, which vectorises; below e^-87 a weight is 0 next to the 1 of
+      // the maximum, so clamping there changes nothing that is kept. Masked positions weigh 0.
+      float tile_sum = 0.0f;
+      for (int64_t j = 0; j < a; ++j) sc[j] = 0.0f;
+      for (int64_t j = a; j < b; ++j) {
+        const float x = sc[j] - m_new;
+        sc[j] = exp_bounded(x < -87.0f ? -87.0f : x);
+        tile_sum += sc[j];
+      }
+      s.sum[r] += tile_sum;
+      accumulate(acc, sc, values, v_stride, b, dv);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t t = t0 + r / plan.group;
+    const int64_t h = static_cast<int64_t>(hk) * plan.group + r % plan.group;
+    const float* acc = s.acc + r * dv;
+    if (partial != nullptr) {
+      float* dst = partial + (t * p.n_head + h) * partial_stride;
+      dst[0] = s.max[r];
+      dst[1] = s.sum[r];
+      std::memcpy(dst + 2, acc, sizeof(float) * static_cast<size_t>(dv));
+    } else {
+      float* dst = out + (t * p.n_head + h) * dv;
+      const float inv = s.sum[r] > 0.0f ? 1.0f / s.sum[r] : 0.0f;
+      for (int d = 0; d < dv; ++d) dst[d] = acc[d] * inv;
+    }
+  }
+}
+
+// llama.cpp's decode path over an F16 cache (f16_accumulator): q rounded to f16, one position at
+// a time, the running sum of values an f16 vector rounded after every update. q16: [head_dim_k]
+// f16, acc: [head_dim_v], v32: [head_dim_v] scratch.
+void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h, float* out, uint16_t* q16,
+                            float* acc, float* v32) {
+  const AttentionParams& p = *plan.p;
+  const KvLayerView& kv = *plan.kv;
+  const int hk = h / plan.group;
+  plan.kernels->quantize_row[static_cast<uint32_t>(DType::F16)](q, q16, p.head_dim_k);
+  const VecDotFn dot = plan.kernels->vec_dot[static_cast<uint32_t>(kv.type_k)];
+  const ToFloatFn to_float = plan.kernels->to_float[static_cast<uint32_t>(DType::F16)];
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   float max_s = -INFINITY, sum = 0;
-  for (int64_t j = r.first; j <= r.last; ++j) {
-    const float s = score(p, q16, r.keys + j * k_stride);
+  for (int64_t j = first_visible(p, pos); j <= pos; ++j) {
+    float s = 0.0f;
+    dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
+    s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
     float w = 1.0f;  // weight of v_j relative to the running maximum
     float rescale = 1.0f;
     if (s > max_s) {
@@ -90,53 +237,116 @@ void attend_f16(const AttentionParams& p, int64_t k_stride, int64_t v_stride, co
     } else {
       w = std::exp(s - max_s);
     }
-    const float* vj = r.values + j * v_stride;
-    for (int d = 0; d < p.head_dim_v; ++d) acc[d] = round_f16(acc[d] + vj[d] * w);
+    to_float(kv.v + static_cast<uint64_t>(j) * kv.v_row_bytes + hk * plan.v_head_bytes, v32, p.head_dim_v);
+    for (int d = 0; d < p.head_dim_v; ++d) acc[d] = round_f16(acc[d] + v32[d] * w);
     sum = sum * rescale + w;
   }
   const float inv = 1.0f / sum;
-  for (int d = 0; d < p.head_dim_v; ++d) r.out[d] = acc[d] * inv;
+  for (int d = 0; d < p.head_dim_v; ++d) out[d] = acc[d] * inv;
+}
+
+// Merges position chunks: per (token, head), acc = sum_c acc_c e^(max_c - max), likewise the sum.
+void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chunks, int64_t pair_stride,
+                  int64_t chunk_stride, int64_t pair, float* out) {
+  const int dv = p.head_dim_v;
+  float max = -INFINITY;
+  for (int64_t c = 0; c < n_chunks; ++c) {
+    const float* part = partials + c * chunk_stride + pair * pair_stride;
+    if (part[1] > 0.0f) max = std::max(max, part[0]);
+  }
+  float sum = 0.0f;
+  std::memset(out, 0, sizeof(float) * static_cast<size_t>(dv));
+  for (int64_t c = 0; c < n_chunks; ++c) {
+    const float* part = partials + c * chunk_stride + pair * pair_stride;
+    if (!(part[1] > 0.0f)) continue;
+    const float w = std::exp(part[0] - max);
+    sum += part[1] * w;
+    for (int d = 0; d < dv; ++d) out[d] += part[2 + d] * w;
+  }
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+  for (int d = 0; d < dv; ++d) out[d] *= inv;
 }
 
 }  // namespace
 
-void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const float* keys, int64_t k_stride,
-               const float* values, int64_t v_stride, const AttentionParams& p, float* out) {
-  const int64_t n_kv_max = pos0 + n_tokens;
+void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
+               const AttentionParams& p, float* out) {
+  Plan plan{};
+  plan.p = &p;
+  plan.kv = &kv;
+  plan.kernels = ctx.kernels;
+  plan.group = p.n_head / p.n_head_kv;
+  plan.q_type = quant_traits(kv.type_k).vec_dot_type;
+  plan.q_row_bytes = dtype_row_bytes(plan.q_type, static_cast<uint64_t>(p.head_dim_k));
+  plan.k_head_bytes = dtype_row_bytes(kv.type_k, static_cast<uint64_t>(p.head_dim_k));
+  plan.v_head_bytes = dtype_row_bytes(kv.type_v, static_cast<uint64_t>(p.head_dim_v));
   const int n_threads = ctx.pool->n_threads();
-  // Per-thread scratch: scores [n_kv] (f32 mode) or acc [head_dim_v] + q16 [head_dim_k] (f16 mode).
-  const int64_t per_thread = p.f16 ? p.head_dim_v + p.head_dim_k : n_kv_max;
-  const size_t need = static_cast<size_t>(n_threads) * static_cast<size_t>(per_thread);
-  if (ctx.float_scratch.size() < need) ctx.float_scratch.resize(need);
-  const int group = p.n_head / p.n_head_kv;  // query heads sharing one KV head
-  const int64_t n_pairs = n_tokens * p.n_head;
-  const VecDotFn dot_f32 = ctx.kernels->vec_dot[static_cast<uint32_t>(DType::F32)];
+  const int64_t n_kv = pos0 + n_tokens;
 
-  auto work = [&](int index, int count) {
-    float* scratch = ctx.float_scratch.data() + static_cast<size_t>(index) * static_cast<size_t>(per_thread);
-    // Pairs dealt round-robin: with a causal mask, later tokens see more positions, so
-    // contiguous shares would leave the thread with the last tokens most of the work.
-    for (int64_t pair = index; pair < n_pairs; pair += count) {
-      const int64_t t = pair / p.n_head;
-      const int h = static_cast<int>(pair % p.n_head);
-      const int hk = h / group;
-      const int64_t pos = pos0 + t;
-      Row r;
-      r.q = q + (t * p.n_head + h) * p.head_dim_k;
-      r.keys = keys + static_cast<int64_t>(hk) * p.head_dim_k;
-      r.values = values + static_cast<int64_t>(hk) * p.head_dim_v;
-      r.first = (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
-      r.last = pos;
-      r.out = out + (t * p.n_head + h) * p.head_dim_v;
-      if (p.f16) {
-        attend_f16(p, k_stride, v_stride, r, scratch, scratch + p.head_dim_v);
-      } else {
-        attend_f32(p, dot_f32, k_stride, v_stride, r, scratch);
+  if (p.f16_accumulator) {
+    OX_CHECK(kv.type_v == DType::F16 && kv.type_k == DType::F16);
+    const int64_t per_thread = p.head_dim_k + 2 * p.head_dim_v + 16;
+    const size_t need = static_cast<size_t>(n_threads) * static_cast<size_t>(per_thread);
+    if (ctx.float_scratch.size() < need) ctx.float_scratch.resize(need);
+    const int64_t n_pairs = n_tokens * p.n_head;
+    auto work = [&](int index, int count) {
+      float* base = ctx.float_scratch.data() + static_cast<size_t>(index) * static_cast<size_t>(per_thread);
+      for (int64_t pair = index; pair < n_pairs; pair += count) {
+        const int64_t t = pair / p.n_head;
+        const int h = static_cast<int>(pair % p.n_head);
+        attend_f16_accumulator(plan, q + (t * p.n_head + h) * p.head_dim_k, pos0 + t, h,
+                               out + (t * p.n_head + h) * p.head_dim_v, reinterpret_cast<uint16_t*>(base),
+                               base + p.head_dim_k, base + p.head_dim_k + p.head_dim_v);
       }
+    };
+    parallel_for_work(ctx, n_pairs * n_kv * (p.head_dim_k + p.head_dim_v), work);
+    return;
+  }
+
+  // Blocks of tokens sized so an item has ~32 query rows (fewer for decode), then enough position
+  // chunks that every thread has work when there are few items (decode of a long context).
+  plan.block_tokens = std::clamp<int64_t>(32 / plan.group, 1, n_tokens);
+  plan.n_blocks = (n_tokens + plan.block_tokens - 1) / plan.block_tokens;
+  plan.rows = plan.block_tokens * plan.group;
+  const int64_t items = plan.n_blocks * p.n_head_kv;
+  plan.n_chunks = 1;
+  if (items < 2 * n_threads && n_kv >= 4 * kAttentionTile) {
+    plan.n_chunks = std::min<int64_t>((2 * n_threads + items - 1) / items, n_kv / (2 * kAttentionTile));
+  }
+  plan.chunk_len = (n_kv + plan.n_chunks - 1) / plan.n_chunks;
+  plan.chunk_len = (plan.chunk_len + kAttentionTile - 1) / kAttentionTile * kAttentionTile;
+  plan.scratch_floats = scratch_floats(plan);
+
+  const int64_t partial_stride = 2 + p.head_dim_v;
+  const int64_t chunk_stride = n_tokens * p.n_head * partial_stride;
+  const size_t thread_floats = static_cast<size_t>(n_threads) * static_cast<size_t>(plan.scratch_floats);
+  const size_t partial_floats = plan.n_chunks > 1 ? static_cast<size_t>(plan.n_chunks * chunk_stride) : 0;
+  if (ctx.float_scratch.size() < thread_floats + partial_floats) ctx.float_scratch.resize(thread_floats + partial_floats);
+  float* partials = plan.n_chunks > 1 ? ctx.float_scratch.data() + thread_floats : nullptr;
+
+  const int64_t n_items = items * plan.n_chunks;
+  auto work = [&](int index, int count) {
+    const Scratch s = carve(plan, ctx.float_scratch.data() + static_cast<size_t>(index) * plan.scratch_floats);
+    // Items dealt round-robin, later token blocks (which see more positions) spread over threads.
+    for (int64_t item = index; item < n_items; item += count) {
+      const int64_t chunk = item % plan.n_chunks;
+      const int hk = static_cast<int>((item / plan.n_chunks) % p.n_head_kv);
+      const int64_t block = item / (plan.n_chunks * p.n_head_kv);
+      const int64_t t0 = block * plan.block_tokens;
+      const int64_t t1 = std::min(n_tokens, t0 + plan.block_tokens);
+      const int64_t c0 = chunk * plan.chunk_len;
+      const int64_t c1 = std::min(n_kv, c0 + plan.chunk_len);
+      run_item(plan, q, pos0, hk, t0, t1, c0, c1, s, out,
+               partials != nullptr ? partials + chunk * chunk_stride : nullptr, partial_stride);
     }
   };
-  // Work ~ pairs x visible positions x (score + value) dims; short decode steps stay on this thread.
-  parallel_for_work(ctx, n_pairs * n_kv_max * (p.head_dim_k + p.head_dim_v), work);
+  // Work ~ query rows x visible positions x (score + value) dims; short decode steps stay on this thread.
+  parallel_for_work(ctx, n_tokens * p.n_head * n_kv * (p.head_dim_k + p.head_dim_v), work);
+  if (partials != nullptr) {
+    for (int64_t pair = 0; pair < n_tokens * p.n_head; ++pair) {
+      merge_chunks(p, partials, plan.n_chunks, partial_stride, chunk_stride, pair, out + pair * p.head_dim_v);
+    }
+  }
 }
 
 }  // namespace ox

@@ -1,11 +1,14 @@
 // Causal multi-head attention over a KV cache, with grouped-query heads, optional sliding window
-// and optional logit soft-capping. Never materialises the [n_tokens x n_kv] score matrix: each
-// (token, head) pair computes one score row in per-thread scratch.
+// and optional logit soft-capping: fused and tiled (flash attention). Keys and values are read in
+// the cache's own format (F16, BF16, F32 or a 32-element block format) a tile of positions at a
+// time, scores go through a running (online) softmax, and no [n_tokens x n_kv] score matrix is
+// ever formed: per thread, a tile of scores for the query rows of one KV head.
 #pragma once
 
 #include <cstdint>
 
 #include "core/ops/ops.h"
+#include "core/quant/dtype.h"
 
 namespace ox {
 
@@ -17,15 +20,30 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
-  // false: f32 throughout. true: llama.cpp's CPU defaults (F16 KV cache + flash attention): q is
-  // rounded to f16 and the running softmax-weighted sum of values is kept in f16. The caller
-  // stores keys and values already rounded to f16 (round_to_f16). For parity tests.
-  bool f16 = false;
+  // llama.cpp's CPU decode path over an F16 cache, for bit-level parity tests (Numerics::kLlamaCpp):
+  // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
+  // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).
+  bool f16_accumulator = false;
 };
 
-// q: [n_tokens][n_head * head_dim_k]; keys/values: rows of the cache for positions 0..pos0+n_tokens-1,
-// row strides k_stride / v_stride floats. out: [n_tokens][n_head * head_dim_v].
-void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const float* keys, int64_t k_stride,
-               const float* values, int64_t v_stride, const AttentionParams& p, float* out);
+// One layer of the cache as attention reads it: position j's keys (every KV head, in type_k) at
+// k + j * k_row_bytes, its values likewise. A head's keys are whole blocks of type_k.
+struct KvLayerView {
+  const uint8_t* k = nullptr;
+  const uint8_t* v = nullptr;
+  uint64_t k_row_bytes = 0;
+  uint64_t v_row_bytes = 0;
+  DType type_k = DType::F16;
+  DType type_v = DType::F16;
+};
+
+// q: [n_tokens][n_head * head_dim_k], token t at position pos0 + t, whose keys and values are
+// already in the cache. out: [n_tokens][n_head * head_dim_v].
+void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
+               const AttentionParams& p, float* out);
+
+// Positions of one KV tile (and of one softmax update): 64 keeps a tile's f32 values of a 128-wide
+// head in 32 KiB and the scores of its query rows in L1.
+inline constexpr int64_t kAttentionTile = 64;
 
 }  // namespace ox

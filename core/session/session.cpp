@@ -74,8 +74,9 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const LoadedMod
   auto session = std::unique_ptr<Session>(new Session(model, options.n_threads));
   session->n_ctx_ = n_ctx;
   session->n_batch_ = std::min(options.n_batch, n_ctx);
-  OX_ASSIGN_OR_RETURN(session->state_, model->model().new_state(n_ctx, session->n_batch_, &kernels::best_kernels(),
-                                                                &session->pool_));
+  OX_ASSIGN_OR_RETURN(session->state_,
+                      model->model().new_state(n_ctx, session->n_batch_, &kernels::best_kernels(), &session->pool_,
+                                               options.cache_type_k, options.cache_type_v));
   session->logits_.resize(static_cast<size_t>(model->hparams().n_vocab));
   return session;
 }

@@ -79,6 +79,10 @@ class Session {
   int n_threads() const { return pool_.n_threads(); }
   int n_batch() const { return n_batch_; }
   int n_past() const { return static_cast<int>(tokens_.size()); }
+  // The KV cache: its element types and the bytes it holds for n_ctx positions.
+  DType cache_type_k() const { return state_->kv.type_k(); }
+  DType cache_type_v() const { return state_->kv.type_v(); }
+  uint64_t kv_bytes() const { return state_->kv.bytes(); }
   const std::vector<int32_t>& tokens() const { return tokens_; }  // what the KV cache holds
 
   Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;

@@ -86,4 +86,26 @@ void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
                 [](uint16_t h) { return bf16_scalar(h); });
 }
 
+// 8 at a time through load8 (exact conversions), the rest one by one.
+template <typename Load8, typename Scalar>
+inline void half_to_float(const void* vx, float* y, int64_t n, Load8 load8, Scalar scalar) {
+  const uint16_t* x = static_cast<const uint16_t*>(vx);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    float32x4_t lo, hi;
+    load8(x + i, &lo, &hi);
+    vst1q_f32(y + i, lo);
+    vst1q_f32(y + i + 4, hi);
+  }
+  for (; i < n; ++i) y[i] = scalar(x[i]);
+}
+
+void to_float_f16(const void* x, float* y, int64_t n) {
+  half_to_float(x, y, n, load_f16x8, [](uint16_t h) { return fp16(h); });
+}
+
+void to_float_bf16(const void* x, float* y, int64_t n) {
+  half_to_float(x, y, n, load_bf16x8, [](uint16_t h) { return bf16_scalar(h); });
+}
+
 }  // namespace ox::kernels::neon

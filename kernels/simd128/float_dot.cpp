@@ -73,4 +73,26 @@ void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
+void to_float_f16(const void* vx, float* y, int64_t n) {
+  const uint16_t* x = static_cast<const uint16_t*>(vx);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v128_t h = load(x + i);
+    wasm_v128_store(y + i, fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h)));
+    wasm_v128_store(y + i + 4, fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)));
+  }
+  for (; i < n; ++i) y[i] = fp16(x[i]);
+}
+
+void to_float_bf16(const void* vx, float* y, int64_t n) {
+  const uint16_t* x = static_cast<const uint16_t*>(vx);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v128_t h = load(x + i);
+    wasm_v128_store(y + i, wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(h), 16));
+    wasm_v128_store(y + i + 4, wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(h), 16));
+  }
+  for (; i < n; ++i) y[i] = bf16_scalar(x[i]);
+}
+
 }  // namespace ox::kernels::simd128

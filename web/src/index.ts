@@ -34,6 +34,7 @@ export type {
   ErrorCode,
   FinishReason,
   GenerationResult,
+  KvCacheType,
   ModelInfo,
   RuntimeInfo,
   SamplingParams,
@@ -489,6 +490,8 @@ export class Engine {
     const params: LoadParams = {};
     if (options.n_ctx !== undefined) params.n_ctx = options.n_ctx;
     if (options.n_batch !== undefined) params.n_batch = options.n_batch;
+    if (options.cacheTypeK !== undefined) params.cacheTypeK = options.cacheTypeK;
+    if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
     if (options.sha256 !== undefined) params.sha256 = options.sha256;
     let source: ModelSource;
     const transfer: Transferable[] = [];

@@ -51,10 +51,16 @@ export interface RuntimeInfo {
   maxMemory: number;
 }
 
+/** The KV cache types (as llama.cpp spells them for -ctk / -ctv). */
+export type KvCacheType = 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q4_0' | 'q4_1' | 'iq4_nl' | 'q5_0' | 'q5_1';
+
 export interface LoadParams {
   /** Context length; 0 or absent: the model's, capped at 4096. */
   n_ctx?: number;
   n_batch?: number;
+  /** KV cache element types (llama.cpp's -ctk / -ctv); 'f16' when absent. */
+  cacheTypeK?: KvCacheType;
+  cacheTypeV?: KvCacheType;
   /** Expected SHA-256 (hex) of the file; checked before parsing, and on every cache hit. */
   sha256?: string;
 }
@@ -70,6 +76,10 @@ export interface ModelInfo {
   n_head: number;
   n_head_kv: number;
   n_threads: number;
+  /** The KV cache's element types and its size in bytes for n_ctx positions. */
+  cache_type_k: KvCacheType;
+  cache_type_v: KvCacheType;
+  kv_bytes: number;
   size_bytes: number;
   bos_id: number;
   eos_id: number;

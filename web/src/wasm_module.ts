@@ -1,5 +1,5 @@
 // Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
-import type { ErrorCode } from './protocol.js';
+import type { ErrorCode, KvCacheType } from './protocol.js';
 
 export interface WasmError {
   ok: false;
@@ -19,6 +19,9 @@ export interface WasmModelInfo {
   n_head: number;
   n_head_kv: number;
   n_threads: number;
+  cache_type_k: KvCacheType;
+  cache_type_v: KvCacheType;
+  kv_bytes: number;
   size_bytes: number;
   bos_id: number;
   eos_id: number;
@@ -47,7 +50,10 @@ export interface WasmEngine {
   release(): void;
   bufferView(offset: number, length: number): Uint8Array | null;
   bufferSha256(): string;
-  load(name: string, options: { n_ctx: number; n_batch: number; n_threads: number }): WasmResult<WasmModelInfo>;
+  load(
+    name: string,
+    options: { n_ctx: number; n_batch: number; n_threads: number; cacheTypeK?: string; cacheTypeV?: string },
+  ): WasmResult<WasmModelInfo>;
   unload(): void;
   info(): WasmResult<WasmModelInfo>;
   tokenize(text: string, addSpecial: boolean, parseSpecial: boolean): WasmResult<{ tokens: Int32Array }>;

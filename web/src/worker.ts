@@ -323,7 +323,13 @@ function checkSha256(eng: WasmEngine, expected: string | undefined, what: string
 
 function openModel(eng: WasmEngine, name: string, params: LoadParams, source: ModelInfo['source']): ModelInfo {
   const info = call((e) =>
-    e.load(name, { n_ctx: params.n_ctx ?? 0, n_batch: params.n_batch ?? 512, n_threads: runtime?.threads ?? 1 }),
+    e.load(name, {
+      n_ctx: params.n_ctx ?? 0,
+      n_batch: params.n_batch ?? 512,
+      n_threads: runtime?.threads ?? 1,
+      cacheTypeK: params.cacheTypeK,
+      cacheTypeV: params.cacheTypeV,
+    }),
   );
   const { ok: _ok, ...fields } = info;
   checkThreadsRunning(eng, fields.n_threads);

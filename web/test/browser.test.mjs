@@ -302,6 +302,29 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r, expectedText);
     });
 
+    test('cacheTypeK/V set the KV cache type; unknown or misfitting types reject by name', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        const f16 = await engine.load(a.model);
+        const q8 = await engine.load(a.model, { cacheTypeK: 'q8_0', cacheTypeV: 'q4_0' });
+        const c = await engine.completions.create({ prompt: 'Once', max_tokens: 4, temperature: 0 });
+        return { f16, q8, n: c.usage.completion_tokens };
+      }, { model: `/__test/generated/${KQUANT_MODEL}` });
+      assert.equal(r.f16.cache_type_k, 'f16');
+      assert.equal(r.f16.cache_type_v, 'f16');
+      assert.equal(r.q8.cache_type_k, 'q8_0');
+      assert.equal(r.q8.cache_type_v, 'q4_0');
+      // Per 32 values: f16 64 + 64 bytes (K + V); q8_0 34 + q4_0 18 bytes.
+      assert.equal(r.q8.kv_bytes * 128, r.f16.kv_bytes * 52, `${r.q8.kv_bytes} vs ${r.f16.kv_bytes}`);
+      assert.equal(r.n, 4);
+      const unknown = await rejection(page, (engine) => engine.load('/models/stories260K.gguf', { cacheTypeK: 'q9' }));
+      assert.equal(unknown.code, 'invalid_argument', JSON.stringify(unknown));
+      assert.match(unknown.message, /cacheTypeK: unknown KV cache type 'q9' \(valid: f32, f16, bf16, q8_0/);
+      // stories260K's heads have 8 values: a 32-value block format cannot hold them.
+      const misfit = await rejection(page, (engine) => engine.load('/models/stories260K.gguf', { cacheTypeV: 'q4_0' }));
+      assert.equal(misfit.code, 'invalid_argument', JSON.stringify(misfit));
+      assert.match(misfit.message, /V cache type q4_0 stores blocks of 32 values/);
+    });
+
     test('loads from a File/Blob and an ArrayBuffer with progress', T, async () => {
       const r = await inEngine(page, async (engine) => {
         const bytes = await (await fetch('/models/stories260K.gguf')).arrayBuffer();

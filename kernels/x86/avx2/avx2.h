@@ -11,6 +11,9 @@ namespace ox::kernels::avx2 {
 void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
+// Rows of F16 / BF16 to f32 (KernelTable::to_float; exact).
+void to_float_f16(const void* x, float* y, int64_t n);
+void to_float_bf16(const void* x, float* y, int64_t n);
 
 void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);

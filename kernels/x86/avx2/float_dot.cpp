@@ -80,4 +80,19 @@ void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
+
+void to_float_f16(const void* vx, float* y, int64_t n) {
+  const uint16_t* x = static_cast<const uint16_t*>(vx);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_cvtph_ps(load128(x + i)));
+  for (; i < n; ++i) y[i] = fp16(x[i]);
+}
+
+void to_float_bf16(const void* vx, float* y, int64_t n) {
+  const uint16_t* x = static_cast<const uint16_t*>(vx);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, load_bf16(x + i));
+  for (; i < n; ++i) y[i] = bf16_scalar(x[i]);
+}
+
 }  // namespace ox::kernels::avx2

@@ -35,10 +35,11 @@ constexpr double kF32Tolerance = 2e-3;
 // F16 activations, as ggml's do), adding rounding points of the same kind, not a new error
 // source: measured up to 1.2e-3, so the same bound.
 constexpr double kF16Tolerance = 2e-3;
-// Numerics::kF32 (our default: f32 KV cache and GELU) against the same reference: its f16
-// roundings are then the difference, measured up to 5.1e-3 (qwen2). Structural mistakes (a
-// missing norm or bias, a wrong scale or rope base) move logits by 1e-1 or more.
-constexpr double kF32NumericsTolerance = 1e-2;
+// Our defaults (Numerics::kF32 with an F16 KV cache: f32 softmax-weighted sums of values where
+// llama.cpp's decode keeps them in f16, f32 GELU) against the same reference: those two roundings
+// are the difference, measured up to 3.0e-3 (qwen2). Structural mistakes (a missing norm or bias, a
+// wrong scale or rope base) move logits by 1e-1 or more.
+constexpr double kDefaultNumericsTolerance = 5e-3;
 constexpr int kGenerate = 32;
 constexpr int kTopPositions = 4;
 
@@ -236,7 +237,7 @@ void check_against_reference(const std::string& arch, const kernels::KernelTable
 using ZooParam = std::tuple<const char*, const kernels::KernelTable*>;
 class Zoo : public ::testing::TestWithParam<ZooParam> {};
 
-// Rounding as llama.cpp does (F16 KV cache + flash attention, f16 GELU table): tight tolerances.
+// Rounding as llama.cpp does (its f16 accumulator of values, f16 GELU table): tight tolerances.
 TEST_P(Zoo, LlamaCppNumericsMatchReference) {
   const std::string arch = std::get<0>(GetParam());
   const kernels::KernelTable* table = std::get<1>(GetParam());
@@ -244,11 +245,13 @@ TEST_P(Zoo, LlamaCppNumericsMatchReference) {
                           table->isa);
 }
 
-// Our default f32 numerics: same ids, logits within the reference's own f16 rounding noise.
-TEST_P(Zoo, F32NumericsMatchReference) {
+// What every user gets (f16 KV cache, f32 sums): llama.cpp's greedy ids, logits within its own f16
+// rounding noise.
+TEST_P(Zoo, DefaultsMatchReference) {
   const std::string arch = std::get<0>(GetParam());
   const kernels::KernelTable* table = std::get<1>(GetParam());
-  check_against_reference(arch, table, Numerics::kF32, kF32NumericsTolerance, std::string(table->isa) + " f32");
+  check_against_reference(arch, table, Numerics::kF32, kDefaultNumericsTolerance,
+                          std::string(table->isa) + " default");
 }
 
 // The prompt in one batch and one token at a time must agree (masking and sliding windows of

@@ -13,11 +13,18 @@ TEST(MemoryLimits, ContextLargerThanMemoryIsRefusedWithTheNumbers) {
   Result<std::shared_ptr<const LoadedModel>> model = LoadedModel::open(test::shared_path("models/stories260K.gguf"));
   ASSERT_TRUE(model.ok()) << model.status().message();
   SessionOptions options;
-  options.n_ctx = 1 << 30;  // stories260K: 1280 bytes of KV per position, 1.25 TiB in all
+  options.n_ctx = 1 << 30;  // stories260K: 640 bytes of f16 KV per position, 640 GiB in all
   Result<std::unique_ptr<Session>> session = Session::create(model.value(), options);
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.status().code(), ErrorCode::kTooLarge);
+  EXPECT_NE(session.status().message().find("needs 640."), std::string::npos) << session.status().message();
+  EXPECT_NE(session.status().message().find("in f16/f16"), std::string::npos) << session.status().message();
+  EXPECT_NE(session.status().message().find("-ctk"), std::string::npos) << session.status().message();
+  options.cache_type_k = options.cache_type_v = DType::F32;  // twice the bytes
+  session = Session::create(model.value(), options);
+  ASSERT_FALSE(session.ok());
   EXPECT_NE(session.status().message().find("needs 1280."), std::string::npos) << session.status().message();
+  options.cache_type_k = options.cache_type_v = DType::F16;
   EXPECT_NE(session.status().message().find("GiB of memory is available"), std::string::npos);
   EXPECT_NE(session.status().message().find("smaller context"), std::string::npos);
   // And a context that fits still opens.

@@ -1,0 +1,192 @@
+// Fused attention against a float64 reference written here from the definition (softmax over the
+// visible positions of scale * q.k, soft-capped, times V), for every KV cache type on every kernel
+// table: decode and prefill, one and several tiles, position chunks (long decode on 2 threads),
+// sliding windows, soft-capping and grouped-query heads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/kv_cache/kv_cache.h"
+#include "core/ops/attention.h"
+#include "core/quant/traits.h"
+#include "kernels/kernels.h"
+
+namespace ox {
+namespace {
+
+std::vector<float> random_vector(size_t n, uint32_t seed, float stddev = 1.0f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, stddev);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// x through format `type` and back with the scalar references: what a cache of that type holds.
+std::vector<float> round_trip(const std::vector<float>& x, DType type, int64_t row) {
+  const QuantTraits& t = quant_traits(type);
+  std::vector<uint8_t> bytes(dtype_row_bytes(type, static_cast<uint64_t>(row)));
+  std::vector<float> out(x.size());
+  for (size_t r = 0; r < x.size() / static_cast<size_t>(row); ++r) {
+    t.from_float_ref(x.data() + r * row, bytes.data(), row);
+    t.to_float(bytes.data(), out.data() + r * row, row);
+  }
+  return out;
+}
+
+// Float64: q, k, v as given (k and v as the cache holds them, q as the key type's dot product sees it).
+std::vector<double> reference(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
+                              int64_t n_tokens, int64_t pos0, const AttentionParams& p) {
+  const int64_t kd = p.n_head_kv * p.head_dim_k, vd = p.n_head_kv * p.head_dim_v;
+  std::vector<double> out(static_cast<size_t>(n_tokens * p.n_head * p.head_dim_v), 0.0);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const int64_t pos = pos0 + t;
+    for (int h = 0; h < p.n_head; ++h) {
+      const int hk = h / (p.n_head / p.n_head_kv);
+      const int64_t first = p.window > 0 ? std::max<int64_t>(0, pos - p.window + 1) : 0;
+      std::vector<double> s;
+      double max_s = -1e300;
+      for (int64_t j = first; j <= pos; ++j) {
+        double dot = 0;
+        for (int d = 0; d < p.head_dim_k; ++d) {
+          dot += double{q[static_cast<size_t>((t * p.n_head + h) * p.head_dim_k + d)]} *
+                 k[static_cast<size_t>(j * kd + hk * p.head_dim_k + d)];
+        }
+        dot *= p.scale;
+        if (p.softcap > 0) dot = p.softcap * std::tanh(dot / p.softcap);
+        s.push_back(dot);
+        max_s = std::max(max_s, dot);
+      }
+      double sum = 0;
+      for (double& e : s) sum += (e = std::exp(e - max_s));
+      for (int64_t j = first; j <= pos; ++j) {
+        for (int d = 0; d < p.head_dim_v; ++d) {
+          out[static_cast<size_t>((t * p.n_head + h) * p.head_dim_v + d)] +=
+              s[static_cast<size_t>(j - first)] / sum * v[static_cast<size_t>(j * vd + hk * p.head_dim_v + d)];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+struct Case {
+  int64_t n_kv, n_tokens;
+  int n_head, n_head_kv, head_dim;
+  int window;
+  float softcap;
+};
+
+// Runs one case with the cache in (type_k, type_v) through `table` on `threads` threads; returns
+// the largest |ours - reference| and checks nothing is NaN.
+double max_error(const kernels::KernelTable* table, int threads, DType type_k, DType type_v, const Case& c,
+                 bool f16_accumulator = false) {
+  ThreadPool pool(threads);
+  OpContext ctx;
+  ctx.kernels = table;
+  ctx.pool = &pool;
+  AttentionParams p;
+  p.n_head = c.n_head;
+  p.n_head_kv = c.n_head_kv;
+  p.head_dim_k = p.head_dim_v = c.head_dim;
+  p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  p.window = c.window;
+  p.softcap = c.softcap;
+  p.f16_accumulator = f16_accumulator;
+  const int64_t pos0 = c.n_kv - c.n_tokens;
+  const int64_t kd = c.n_head_kv * c.head_dim;
+  const std::vector<float> q = random_vector(static_cast<size_t>(c.n_tokens * c.n_head * c.head_dim), 21, 2.0f);
+  const std::vector<float> k = random_vector(static_cast<size_t>(c.n_kv * kd), 22);
+  const std::vector<float> v = random_vector(static_cast<size_t>(c.n_kv * kd), 23);
+  // The cache's bytes, written with the table's converters as the decoder does.
+  const uint64_t k_row = dtype_row_bytes(type_k, static_cast<uint64_t>(kd));
+  const uint64_t v_row = dtype_row_bytes(type_v, static_cast<uint64_t>(kd));
+  std::vector<uint8_t> k_bytes(k_row * static_cast<uint64_t>(c.n_kv)), v_bytes(v_row * static_cast<uint64_t>(c.n_kv));
+  for (int64_t j = 0; j < c.n_kv; ++j) {
+    table->quantize_row[static_cast<uint32_t>(type_k)](k.data() + j * kd, k_bytes.data() + j * k_row, kd);
+    table->quantize_row[static_cast<uint32_t>(type_v)](v.data() + j * kd, v_bytes.data() + j * v_row, kd);
+  }
+  const KvLayerView view{k_bytes.data(), v_bytes.data(), k_row, v_row, type_k, type_v};
+  std::vector<float> out(static_cast<size_t>(c.n_tokens * c.n_head * c.head_dim), NAN);
+  attention(ctx, q.data(), c.n_tokens, pos0, view, p, out.data());
+  const DType q_type = quant_traits(type_k).vec_dot_type;
+  const std::vector<double> want =
+      reference(round_trip(q, q_type, c.head_dim), round_trip(k, type_k, c.head_dim), round_trip(v, type_v, c.head_dim),
+                c.n_tokens, pos0, p);
+  double err = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (std::isnan(out[i])) return INFINITY;
+    err = std::max(err, std::fabs(out[i] - want[i]));
+  }
+  return err;
+}
+
+const Case kCases[] = {
+    {1, 1, 4, 2, 64, 0, 0.0f},       // the first token: one position
+    {23, 7, 4, 2, 64, 0, 0.0f},      // prefill on top of a cache, one tile
+    {23, 7, 4, 2, 64, 5, 2.0f},      // window and soft-cap
+    {200, 1, 8, 2, 64, 0, 0.0f},     // decode over several tiles
+    {700, 1, 8, 1, 128, 0, 0.0f},    // long decode: position chunks on 2 threads, one KV head
+    {700, 2, 4, 4, 64, 100, 0.0f},   // two tokens, window across chunk and tile edges, no GQA
+    {150, 150, 14, 2, 64, 0, 30.0f}, // a whole prompt: several token blocks and tiles, soft-capped
+};
+
+// The bound on |ours - reference|: f32 summation noise, 2e-5 of outputs of size ~1 (measured up to
+// 8e-6). Except for q4_1 / q5_1 keys: their queries go to Q8_1, which keeps its block sum
+// s = d * sum(q) in f16 for the dot product's min term, a rounding (2^-11 relative) of m * s per
+// block that the round-trip reference does not make; measured up to 2.2e-3.
+double bound(DType type_k) { return quant_traits(type_k).vec_dot_type == DType::Q8_1 ? 5e-3 : 2e-5; }
+
+using TableParam = const kernels::KernelTable*;
+class AttentionTypes : public ::testing::TestWithParam<TableParam> {};
+
+// Every cache type, keys and values in the same type; then f16 keys with each other value type.
+// The reference sees the keys and values the cache holds and the query as the key type's dot
+// product sees it (bound() above).
+TEST_P(AttentionTypes, EveryCacheTypeMatchesFloat64Reference) {
+  const kernels::KernelTable* table = GetParam();
+  for (DType type : kKvCacheTypes) {
+    for (const Case& c : kCases) {
+      for (int threads : {1, 2}) {
+        const double err = max_error(table, threads, type, type, c);
+        EXPECT_LT(err, bound(type)) << table->isa << " " << kv_cache_type_name(type) << " n_kv " << c.n_kv << " n_tokens "
+                             << c.n_tokens << " window " << c.window << " threads " << threads;
+      }
+    }
+    const Case mixed{200, 3, 8, 2, 64, 0, 0.0f};
+    EXPECT_LT(max_error(table, 2, DType::F16, type, mixed), 2e-5) << table->isa << " v " << kv_cache_type_name(type);
+  }
+}
+
+// Head sizes that are not a multiple of the SIMD width or of 32 (f16 only: block types need 32).
+TEST_P(AttentionTypes, OddHeadSizes) {
+  for (int head_dim : {40, 72, 80, 96, 256}) {
+    const Case c{90, 5, 6, 3, head_dim, 0, 0.0f};
+    EXPECT_LT(max_error(GetParam(), 2, DType::F16, DType::F16, c), 2e-5) << "head_dim " << head_dim;
+    EXPECT_LT(max_error(GetParam(), 2, DType::F32, DType::BF16, c), 2e-5) << "head_dim " << head_dim;
+  }
+}
+
+// llama.cpp's f16 accumulator (the parity numerics): f16 rounding of the running sum after each
+// of ~n_kv updates, so within f16 precision of the reference but not equal to it.
+TEST_P(AttentionTypes, F16AccumulatorRoundsWithinF16Precision) {
+  for (const Case& c : {Case{23, 7, 4, 2, 64, 5, 2.0f}, Case{200, 1, 8, 2, 64, 0, 0.0f}}) {
+    const double err = max_error(GetParam(), 2, DType::F16, DType::F16, c, /*f16_accumulator=*/true);
+    EXPECT_LT(err, 1e-2);
+    EXPECT_GT(err, 1e-6) << "the f16 accumulator should round";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTables, AttentionTypes, ::testing::ValuesIn(kernels::all_kernels()),
+                         [](const ::testing::TestParamInfo<TableParam>& info) {
+                           std::string name = info.param->isa;
+                           for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace ox
