@@ -2,6 +2,7 @@
 #include "core/kv_cache/kv_cache.h"
 
 #include <cctype>
+#include <cstring>
 
 namespace ox {
 
@@ -77,6 +78,14 @@ Result<KvCache> KvCache::create(const KvCacheShape& shape) {
   c.k_.assign(rows * c.k_row_bytes_, 0);
   c.v_.assign(rows * c.v_row_bytes_, 0);
   return c;
+}
+
+void KvCache::move_rows(int64_t from, int64_t to, int64_t count) {
+  if (count <= 0 || from == to) return;
+  for (int l = 0; l < shape_.n_layer; ++l) {
+    std::memmove(k(l, to), k(l, from), static_cast<size_t>(count) * k_row_bytes_);
+    std::memmove(v(l, to), v(l, from), static_cast<size_t>(count) * v_row_bytes_);
+  }
 }
 
 std::vector<std::span<const uint8_t>> KvCache::ranges(int64_t n) const {

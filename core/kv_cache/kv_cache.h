@@ -65,6 +65,10 @@ class KvCache {
     return v_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * v_row_bytes_;
   }
 
+  // Moves positions [from, from + count) of every layer to [to, to + count) (ranges may overlap):
+  // what a context shift does after dropping positions.
+  void move_rows(int64_t from, int64_t to, int64_t count);
+
   // Every byte of positions [0, n) of every layer, K then V per layer (saved state).
   std::vector<std::span<const uint8_t>> ranges(int64_t n) const;
   std::vector<std::span<uint8_t>> mutable_ranges(int64_t n);

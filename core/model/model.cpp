@@ -1,4 +1,5 @@
 // Model loading: architecture lookup, hyperparameters, tensor validation, forward-state sizing.
+#include <algorithm>
 #include <cstring>
 
 #include "core/base/memory.h"
@@ -207,6 +208,46 @@ void Model::forward(ForwardState& st, std::span<const int32_t> tokens, int64_t p
   OX_CHECK(static_cast<int64_t>(tokens.size()) <= st.max_batch);
   OX_CHECK(pos0 + static_cast<int64_t>(tokens.size()) <= st.kv.n_ctx());
   forward_(*this, st, tokens, pos0, all_logits, logits);
+}
+
+}  // namespace ox
+
+namespace ox {
+
+Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past) const {
+  if (!can_shift()) {
+    return error(ErrorCode::kUnsupported,
+                 strfmt("%s: a context shift needs rotary position embeddings; this %s model has learned absolute "
+                        "positions, whose cached keys cannot be moved",
+                        file_->name().c_str(), hparams_.arch.c_str()));
+  }
+  if (n_keep < 0 || n_discard < 1 || n_keep + n_discard > n_past || n_past > st.kv.n_ctx()) {
+    return error(ErrorCode::kOutOfRange,
+                 strfmt("cannot drop positions [%lld, %lld) of a context holding %lld",
+                        static_cast<long long>(n_keep), static_cast<long long>(n_keep + n_discard),
+                        static_cast<long long>(n_past)));
+  }
+  const int64_t n_moved = n_past - n_keep - n_discard;
+  st.kv.move_rows(n_keep + n_discard, n_keep, n_moved);
+  // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
+  // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
+  const HParams& hp = hparams_;
+  const int64_t k_dim = st.kv.k_dim();
+  constexpr int64_t kRows = 64;
+  std::vector<float> rows(static_cast<size_t>(kRows * k_dim));
+  const kernels::KernelTable& k = *st.ops.kernels;
+  const ToFloatFn load = k.to_float[static_cast<uint32_t>(st.kv.type_k())];
+  const FromFloatFn store = k.quantize_row[static_cast<uint32_t>(st.kv.type_k())];
+  for (int l = 0; l < hp.n_layer; ++l) {
+    const RopeParams& rope_params = spec_.layers[static_cast<size_t>(l)].rope;
+    for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
+      const int64_t n = std::min(kRows, n_moved - r0);
+      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);
+      rope(rows.data(), 1, static_cast<int>(n * hp.n_head_kv), hp.head_dim_k, -n_discard, rope_params);
+      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * k_dim, st.kv.k(l, n_keep + r0 + r), k_dim);
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace ox

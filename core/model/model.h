@@ -104,6 +104,13 @@ class Model {
   void forward(ForwardState& st, std::span<const int32_t> tokens, int64_t pos0, bool all_logits,
                float* logits) const;
 
+  // Context shift: drops positions [n_keep, n_keep + n_discard) of a cache holding n_past, moves the
+  // rest down and rotates their keys back by n_discard positions (dequantized, rotated, stored again
+  // in the cache's type), as llama.cpp's seq_rm + seq_add do. kUnsupported for a model without
+  // rotary embeddings (learned absolute positions cannot be moved).
+  Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past) const;
+  bool can_shift() const { return spec_.rope; }
+
  private:
   friend struct ModelBuilder;
   using ForwardFn = void (*)(const Model&, ForwardState&, std::span<const int32_t>, int64_t, bool, float*);

@@ -41,11 +41,27 @@ Status Generation::begin() {
                           n_vocab));
     }
   }
-  if (prompt_.size() > static_cast<size_t>(session_.n_ctx())) {
-    return error(ErrorCode::kOutOfRange,
-                 strfmt("the prompt has %zu tokens but the context holds %d; load the model with a larger n_ctx "
-                        "or shorten the prompt",
-                        prompt_.size(), session_.n_ctx()));
+  const int n_ctx = session_.n_ctx();
+  if (options_.n_keep < 0 || options_.n_keep >= n_ctx) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("n_keep %d is outside the context (0..%d)", options_.n_keep, n_ctx - 1));
+  }
+  if (prompt_.size() >= static_cast<size_t>(n_ctx)) {
+    if (!options_.context_shift) {
+      return error(ErrorCode::kOutOfRange,
+                   strfmt("the prompt has %zu tokens but the context holds %d (and one more is needed to generate); "
+                          "raise the context size (-c / n_ctx), shorten the prompt, or allow a context shift",
+                          prompt_.size(), n_ctx));
+    }
+    // As llama-server: the first n_keep tokens, then whole blocks of half the rest dropped from the
+    // front until what is left fits with room for one generated token.
+    const size_t keep = static_cast<size_t>(options_.n_keep);
+    const size_t block = static_cast<size_t>(n_ctx - options_.n_keep) / 2;
+    if (block == 0) return error(ErrorCode::kOutOfRange, "n_keep leaves no room to cut the prompt into the context");
+    const size_t erased = (prompt_.size() - keep - block) / block * block;
+    prompt_.erase(prompt_.begin() + static_cast<std::ptrdiff_t>(keep),
+                  prompt_.begin() + static_cast<std::ptrdiff_t>(keep + erased));
+    stats_.n_prompt_dropped = static_cast<int>(erased);
   }
   // Reuse the cached prefix; at least one prompt token is evaluated so the logits are fresh.
   const std::vector<int32_t>& cached = session_.tokens();
@@ -77,9 +93,16 @@ Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>
       }
       const double t0 = now_ms();
       if (pending_ >= 0) {
-        if (session_.n_past() >= session_.n_ctx()) {  // context full
-          finish("length", events, /*flush=*/true);
-          break;
+        // Full when the next token would take the last position (llama.cpp's test, so a shift
+        // happens at the same token as in llama-completion --context-shift).
+        if (session_.n_past() + 1 >= session_.n_ctx()) {
+          const int n_discard = (session_.n_past() - options_.n_keep) / 2;
+          if (!options_.context_shift || n_discard < 1 || !session_.model().model().can_shift()) {
+            finish("length", events, /*flush=*/true);
+            break;
+          }
+          OX_TRY(session_.shift(options_.n_keep, n_discard));
+          ++stats_.n_context_shifts;
         }
         const int32_t one[1] = {pending_};
         OX_TRY(session_.eval(one));

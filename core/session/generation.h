@@ -22,6 +22,11 @@ struct GenerateOptions {
   SamplerParams sampling;
   std::vector<std::string> stop;  // stop strings, matched across token boundaries
   bool ignore_eos = false;
+  // When the context fills: keep its first n_keep tokens, drop half of the rest, go on
+  // (llama.cpp's --keep / --context-shift); false: stop with "length". A prompt longer than the
+  // context is cut the same way (the first n_keep tokens and the newest ones) instead of refused.
+  bool context_shift = true;
+  int n_keep = 0;
   bool render_special = false;    // print control tokens' text
   const std::atomic<bool>* abort = nullptr;  // set from another thread to stop early
 };
@@ -37,6 +42,8 @@ struct GenerateStats {
   int n_prompt = 0;        // prompt tokens evaluated (after reusing the cached prefix)
   int n_prompt_cached = 0; // prompt tokens found already in the KV cache
   int n_generated = 0;
+  int n_context_shifts = 0;  // times the context was shifted during generation
+  int n_prompt_dropped = 0;  // prompt tokens left out because the prompt was longer than the context
   double prompt_ms = 0;
   double generate_ms = 0;  // time of the generated tokens' forward passes and sampling
   std::string finish_reason;  // "stop" (EOG or stop string), "length", "abort"

@@ -134,6 +134,12 @@ Status Session::truncate(int n_keep) {
   return Status::ok();
 }
 
+Status Session::shift(int n_keep, int n_discard) {
+  OX_TRY(model_->model().shift(*state_, n_keep, n_discard, n_past()));
+  tokens_.erase(tokens_.begin() + n_keep, tokens_.begin() + n_keep + n_discard);
+  return Status::ok();
+}
+
 Result<GenerateStats> Session::generate(std::span<const int32_t> prompt, const GenerateOptions& options,
                                         FunctionRef<bool(const GenerateEvent&)> on_event) {
   Generation generation(*this, std::vector<int32_t>(prompt.begin(), prompt.end()), options, 0);

@@ -97,6 +97,9 @@ class Session {
   std::span<const float> logits() const;
   // Drops every position >= n_keep from the KV cache (n_keep <= n_past).
   Status truncate(int n_keep);
+  // Context shift: drops positions [n_keep, n_keep + n_discard) and moves the rest down, re-rotating
+  // their keys (Model::shift); tokens() follows. The logits stay those of the last token.
+  Status shift(int n_keep, int n_discard);
   void reset() { (void)truncate(0); }
 
   // Reuses the longest cached prefix of `prompt`, evaluates the rest, then samples up to
