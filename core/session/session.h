@@ -80,6 +80,7 @@ class Session {
   int n_batch() const { return n_batch_; }
   int n_past() const { return static_cast<int>(tokens_.size()); }
   const std::vector<int32_t>& tokens() const { return tokens_; }  // what the KV cache holds
+  uint64_t kv_bytes() const;  // bytes the KV cache holds for all n_ctx positions, K and V
 
   Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;
 
