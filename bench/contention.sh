@@ -12,9 +12,8 @@
 #   N_GEN, REPS   tokens per sample (64) and samples per case (3)
 #   BUSY_CPU      the CPU the busy process is pinned to (default: the last one this shell may use)
 #   LLAMA_BENCH   a llama-bench binary (default: build/llama.cpp/build/bin/llama-bench, which
-#                 bench/build_llama_cpp.sh builds from the bundled source); without one, llama.cpp runs through
-#                 node-llama-cpp's prebuilt library (bench/peers, after `npm install` there) if
-#                 present; LLAMA=0 skips llama.cpp
+#                 bench/build_llama_cpp.sh builds from the bundled source); without one, or with
+#                 LLAMA=0, llama.cpp is skipped
 #   LIMIT         seconds one engine may take for one case (300; a cell past it reads "-": llama.cpp
 #                 at -t 8 on 2 busy cores can take many minutes)
 set -euo pipefail
@@ -28,7 +27,6 @@ reps=${REPS:-3}
 limit=${LIMIT:-300}
 model=${1:-/tmp/0.5B-q4km.gguf}
 busy_cpu=${BUSY_CPU:-$(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | tail -n 1 | sed 's/.*-//')}
-peers=$root/bench/peers
 
 for b in "${bins[@]}"; do
   [[ -x $b/oxidize ]] || { echo "contention.sh: no $b/oxidize (build the oxidize target)" >&2; exit 2; }
@@ -46,11 +44,7 @@ if [[ ${LLAMA:-1} != 0 ]]; then
   for candidate in "$root/build/llama.cpp/build/bin/llama-bench"; do
     [[ -z ${LLAMA_BENCH:-} && -x $candidate ]] && LLAMA_BENCH=$candidate
   done
-  if [[ -n ${LLAMA_BENCH:-} ]]; then
-    llama=bench
-  elif [[ -d $peers/node_modules/node-llama-cpp ]] && command -v node >/dev/null; then
-    llama=node
-  fi
+  if [[ -n ${LLAMA_BENCH:-} ]]; then llama=bench; fi
 fi
 
 busy_pid=
@@ -70,24 +64,14 @@ avg_ts() {
   grep -o '"avg_ts": *[0-9.eE+-]*' | head -n 1 | sed 's/.*: *//' | awk '{ printf "%.1f\n", $1; ok = 1 } END { exit !ok }'
 }
 
-# Mean tg t/s of one engine at T threads: oxidize (bin folder) | llama-bench | node-llama-cpp.
+# Mean tg t/s of one engine at T threads: oxidize (bin folder) | llama-bench.
 tg_oxidize() {
   timeout "$limit" "$1/oxidize" bench -m "$model" -p 0 -n "$n_gen" -t "$2" -r "$reps" -o json |
     avg_ts
 }
 tg_llama() {
-  case $llama in
-    bench)
-      timeout "$limit" "$LLAMA_BENCH" -m "$model" -p 0 -n "$n_gen" -t "$1" -r "$reps" -o json 2>/dev/null |
-        avg_ts ;;
-    node)
-      # pp is one token there (it cannot be 0): only the tg samples are read.
-      timeout "$limit" node --expose-gc "$peers/lib/llamacpp_child.mjs" \
-        "{\"model\":\"$model\",\"threads\":$1,\"nPrompt\":1,\"nGen\":$n_gen,\"reps\":$reps,\"warmup\":1}" 2>/dev/null |
-        node -e 'const lines = require("fs").readFileSync(0, "utf8").trim().split("\n");
-const tg = JSON.parse(lines[lines.length - 1]).results.find((r) => r.test.startsWith("tg"));
-console.log((tg.samples.reduce((a, s) => a + s.ts, 0) / tg.samples.length).toFixed(1));' ;;
-  esac
+  timeout "$limit" "$LLAMA_BENCH" -m "$model" -p 0 -n "$n_gen" -t "$1" -r "$reps" -o json 2>/dev/null |
+    avg_ts
 }
 
 engines=()

@@ -45,14 +45,15 @@ Status cmd_bench(Args& args) {
   OX_ASSIGN_OR_RETURN(options.n_prompt, int_list(args, {"-p", "--n-prompt"}, {512}, 1 << 20));
   OX_ASSIGN_OR_RETURN(options.n_gen, int_list(args, {"-n", "--n-gen"}, {128}, 1 << 20));
   OX_ASSIGN_OR_RETURN(options.n_threads, int_list(args, {"-t", "--threads"}, {default_thread_count()}, 256));
+  OX_ASSIGN_OR_RETURN(options.n_depth, int_list(args, {"-d", "--n-depth"}, {0}, 1 << 20));
   OX_ASSIGN_OR_RETURN(int64_t reps, args.integer({"-r", "--repetitions"}, 5, 1, 1000));
   OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
   OX_ASSIGN_OR_RETURN(std::string output, args.string({"-o", "--output"}, "md"));
   options.warmup = !args.flag({"--no-warmup"});
   OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
   OX_TRY(args.finish());
-  if (output != "md" && output != "json") {
-    return error(ErrorCode::kInvalidArgument, strfmt("-o: '%s' is not md or json", output.c_str()));
+  if (output != "md" && output != "json" && output != "jsonl") {
+    return error(ErrorCode::kInvalidArgument, strfmt("-o: '%s' is not md, json or jsonl", output.c_str()));
   }
   for (int t : options.n_threads) {
     if (t < 1) return error(ErrorCode::kInvalidArgument, "-t: thread counts must be >= 1");
@@ -61,7 +62,9 @@ Status cmd_bench(Args& args) {
   options.n_batch = static_cast<int>(n_batch);
   OX_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedModel> model, LoadedModel::open(path));
   OX_ASSIGN_OR_RETURN(std::vector<BenchResult> results, run_bench(model, options));
-  const std::string text = output == "json" ? bench_json(results) + "\n" : bench_markdown(results);
+  const std::string text = output == "json"    ? bench_json(results) + "\n"
+                           : output == "jsonl" ? bench_jsonl(results)
+                                               : bench_markdown(results);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return Status::ok();
 }

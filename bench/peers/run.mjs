@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Side-by-side throughput (issue #4 item 5): oxidize native vs llama.cpp (node-llama-cpp) and oxidize
-// wasm vs wllama (headless Chromium) on the same `oxidize synth` models and thread counts. Writes one
-// markdown table to results/latest.md and the raw samples to results/latest.json. See README.md.
+// Side-by-side throughput (issue #4 item 5, issue #21 item 7): oxidize native vs llama.cpp (its own
+// llama-bench) and oxidize wasm vs wllama (headless Chromium) on the same `oxidize synth` models,
+// thread counts, context depths and KV cache type. Writes one markdown table to results/latest.md
+// and the raw samples to results/latest.json. See README.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, startServer } from './lib/browser.mjs';
-import { benchLlamaCpp } from './lib/llamacpp.mjs';
+import { benchLlamaCpp, defaultLlamaBench } from './lib/llamacpp.mjs';
 import { benchNative, benchNodeWasm, ensureSynthModel } from './lib/oxidize.mjs';
 import { ENGINES, markdownTable, stats } from './lib/report.mjs';
 
@@ -28,10 +29,16 @@ const USAGE = `usage: node bench/peers/run.mjs [options]
   --reps N         measured repetitions per test (default 3; --quick: 1)
   --warmup N       untimed runs before the measured ones, browser and llama.cpp (default 1)
   --pp N --tg N    prompt / generation lengths (default 128 / 64)
+  --depths LIST    tokens already in the context before each test, as llama-bench -d (default 0);
+                   e.g. 0,2048,4096 (the browser engines run only the depth-0 tests)
+  --cache-type T   KV cache type for K and V, as -ctk/-ctv (default f16; the browser engines run
+                   only f16 and are skipped otherwise)
   --wasm MODE      oxidize wasm through: browser (web/dist), node (the wasm CLI), auto (default:
                    browser when web/dist/wasm/oxidize-mt.js exists, else node)
   --quick          smoke test: tiny-15M, Q4_0, 1 repetition (explicit --models/--types/--reps win)
   --oxidize PATH   native CLI (default build/native/bin/oxidize, or $OXIDIZE_BIN)
+  --llama-bench PATH  llama.cpp's llama-bench (default build/llama.cpp/build/bin/llama-bench, which
+                   bench/build_llama_cpp.sh builds, or $LLAMA_BENCH)
   --oxidize-wasm PATH  wasm CLI for --wasm node (default build/wasm/bin/oxidize.mjs)
   --web DIR        the built browser package for --wasm browser (default web/dist)
   --timeout S      give up on one engine run (one model, one thread count) after S seconds (default 1800; 0: never)
@@ -41,6 +48,7 @@ const USAGE = `usage: node bench/peers/run.mjs [options]
 function parseArgs(argv) {
   const a = {
     models: null, types: null, threads: [1, 2], engines: [...ENGINES], reps: null, warmup: 1, pp: 128, tg: 64,
+    depths: [0], cacheType: 'f16', llamaBench: defaultLlamaBench(repo),
     wasm: 'auto', quick: false, timeout: 1800, verbose: false, out: path.join(here, 'results'),
     oxidize: process.env.OXIDIZE_BIN || path.join(repo, 'build/native/bin/oxidize'),
     oxidizeWasm: path.join(repo, 'build/wasm/bin/oxidize.mjs'),
@@ -66,10 +74,13 @@ function parseArgs(argv) {
     else if (flag === '--warmup') a.warmup = int(next(), flag);
     else if (flag === '--pp') a.pp = int(next(), flag);
     else if (flag === '--tg') a.tg = int(next(), flag);
+    else if (flag === '--depths') a.depths = list(next()).map((d) => int(d, flag));
+    else if (flag === '--cache-type') a.cacheType = next();
     else if (flag === '--wasm') a.wasm = next();
     else if (flag === '--quick') a.quick = true;
     else if (flag === '--timeout') a.timeout = int(next(), flag);
     else if (flag === '--oxidize') a.oxidize = path.resolve(next());
+    else if (flag === '--llama-bench') a.llamaBench = path.resolve(next());
     else if (flag === '--oxidize-wasm') a.oxidizeWasm = path.resolve(next());
     else if (flag === '--web') a.web = path.resolve(next());
     else if (flag === '--out') a.out = path.resolve(next());
@@ -86,6 +97,8 @@ function parseArgs(argv) {
   for (const t of a.types) if (!TYPES.includes(t)) throw new Error(`--types: ${t} is not one of ${TYPES.join(',')}`);
   if (a.threads.some((t) => t < 1)) throw new Error('--threads: counts must be >= 1');
   if (a.pp < 1 || a.tg < 2 || a.reps < 1) throw new Error('--pp >= 1, --tg >= 2 and --reps >= 1 please');
+  if (a.depths.length === 0) throw new Error('--depths: give at least one depth (0: an empty context)');
+  if (!/^[a-z0-9_]+$/.test(a.cacheType)) throw new Error(`--cache-type: '${a.cacheType}' is not a cache type (f16, q8_0, ...)`);
   if (!['auto', 'browser', 'node'].includes(a.wasm)) throw new Error(`--wasm: ${a.wasm} is not browser, node or auto`);
   return a;
 }
@@ -123,16 +136,23 @@ function pkgVersion(name) {
   }
 }
 
-function machine() {
+function machine(a) {
   const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? os.arch();
   const commit = tryRun(['git', '-C', repo, 'rev-parse', '--short', 'HEAD']);
   const dirty = tryRun(['git', '-C', repo, 'status', '--porcelain', '--untracked-files=no']);
   return {
     cpu, cores: os.cpus().length, mem_gib: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version,
     oxidize_commit: commit ? `${commit}${dirty ? '+dirty' : ''}` : null,
-    node_llama_cpp: pkgVersion('node-llama-cpp'), wllama: pkgVersion('@wllama/wllama'),
+    node_llama_cpp: pkgVersion('node-llama-cpp'), llama_bench: a.llamaBench, wllama: pkgVersion('@wllama/wllama'),
     chromium: tryRun([process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium', '--version']),
   };
+}
+
+// "llama-bench de3ff81 (build/llama.cpp/build/bin/llama-bench, CPU, flash_attn -1)" from its first row.
+function llamaInfo(raw) {
+  const i = raw.find((x) => x.engine === 'llama.cpp')?.info;
+  if (!i) return 'not run';
+  return `llama-bench ${i.build_commit ?? '?'} (${path.relative(repo, i.bin)}, ${i.backends ?? '?'}, flash_attn ${i.flash_attn ?? '?'})`;
 }
 
 async function main() {
@@ -143,7 +163,9 @@ async function main() {
   const wasmMode = a.wasm === 'auto' ? (webBuilt ? 'browser' : 'node') : a.wasm;
   if (wasmMode === 'browser' && !webBuilt) throw new Error(`--wasm browser: ${a.web} holds no built package (scripts/build-web)`);
   const wasmLabel = wasmMode === 'browser' ? 'oxidize wasm (browser)' : 'oxidize wasm (node)';
-  const run = { nPrompt: a.pp, nGen: a.tg, reps: a.reps, warmup: a.warmup };
+  const run = { nPrompt: a.pp, nGen: a.tg, reps: a.reps, warmup: a.warmup, depths: a.depths, cacheType: a.cacheType };
+  // engine.bench and wllama take neither a depth nor a cache type: they fill the depth-0 f16 cells.
+  const browserCells = a.depths.includes(0) && a.cacheType === 'f16';
   const timeoutMs = a.timeout * 1000;
   const started = new Date();
   const loadBefore = os.loadavg();
@@ -160,6 +182,7 @@ async function main() {
       const r = row(m, threads, test);
       r.engines[engine] = stats(t.samples);
       if (rss !== undefined) r.rss[engine] = rss;
+      if (engine === 'oxidize') r.kvBytes = t.kv_bytes;
     }
     raw.push({ model: m.name, file: m.file, type: m.type, threads, engine, tests, peak_rss: rss ?? null, ...extra });
   };
@@ -174,7 +197,12 @@ async function main() {
     }
   };
 
-  const needBrowser = a.engines.includes('wllama') || (a.engines.includes('oxidize-wasm') && wasmMode === 'browser');
+  const inBrowserEngines = a.engines.filter((e) => e === 'wllama' || (e === 'oxidize-wasm' && wasmMode === 'browser'));
+  if (inBrowserEngines.length && !browserCells) {
+    log(`${inBrowserEngines.join(', ')}: skipped (they run only depth 0 with an f16 cache; --depths ${a.depths.join(',')}, --cache-type ${a.cacheType})`);
+    a.engines = a.engines.filter((e) => !inBrowserEngines.includes(e));
+  }
+  const needBrowser = inBrowserEngines.length > 0 && browserCells;
   let server = null;
   let browser = null;
   if (needBrowser) {
@@ -243,8 +271,8 @@ async function main() {
         }
         if (a.engines.includes('llama.cpp')) {
           await attempt(`llama.cpp ${label}`, async () => {
-            const r = await benchLlamaCpp({ model: m.file, threads, timeoutMs, ...run });
-            record(m, threads, 'llama.cpp', r.tests, r.rss, { info: r.info, process_peak_rss: r.processPeakRss, baseline_rss: r.baselineRss });
+            const r = await benchLlamaCpp({ bin: a.llamaBench, model: m.file, threads, timeoutMs, ...run });
+            record(m, threads, 'llama.cpp', r.tests, r.peakRss, { info: r.info });
           });
         }
         if (a.engines.includes('oxidize-wasm')) {
@@ -272,15 +300,21 @@ async function main() {
     await server?.close();
   }
 
-  const info = { ...machine(), started: started.toISOString(), load_before: loadBefore, load_after: os.loadavg(), wasm_mode: wasmMode };
-  const table = markdownTable([...rows.values()], { wasmLabel });
+  const info = { ...machine(a), started: started.toISOString(), load_before: loadBefore, load_after: os.loadavg(), wasm_mode: wasmMode };
+  const table = markdownTable([...rows.values()], { wasmLabel, engines: a.engines });
   const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
   const md = [
     `# oxidize vs peers: ${info.started}`,
     '',
     `${info.cpu}, ${info.cores} cores, ${info.mem_gib} GiB; load average ${load(info.load_before)} before, ${load(info.load_after)} after.`,
-    `oxidize ${info.oxidize_commit ?? '?'}; node-llama-cpp ${info.node_llama_cpp ?? '?'} (CPU build); wllama ${info.wllama ?? '?'}; ${info.chromium ?? 'no Chromium'}; node ${info.node}.`,
-    `pp${a.pp} / tg${a.tg}, ${a.reps} measured repetition(s) after ${a.warmup} warm-up; t/s as mean ± sd. ${wasmLabel}.`,
+    [
+      `oxidize ${info.oxidize_commit ?? '?'}`,
+      a.engines.includes('llama.cpp') && `llama.cpp: ${llamaInfo(raw)}`,
+      a.engines.includes('wllama') && `wllama ${info.wllama ?? '?'}`,
+      needBrowser && (info.chromium ?? 'no Chromium'),
+      `node ${info.node}.`,
+    ].filter(Boolean).join('; '),
+    `pp${a.pp} / tg${a.tg} at depth ${a.depths.join(', ')}, KV cache ${a.cacheType}, ${a.reps} measured repetition(s) after ${a.warmup} warm-up; t/s as mean ± sd.${a.engines.includes('oxidize-wasm') ? ` ${wasmLabel}.` : ''}`,
     '',
     table,
     '',

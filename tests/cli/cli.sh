@@ -45,6 +45,20 @@ check "--seed -1 (random) is accepted" rc_is $rc 0
 "$cli" run -m "$model" -r "Lily" --temp 0 -n 64 > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "-r TEXT stops generation at TEXT" bash -c "[ $rc -eq 0 ] && ! grep -q 'Lily' '$tmp/out' && grep -q 'finish: stop' '$tmp/err'"
 
+# bench: -d rows and names, -o jsonl (one JSON object per line), bad values named by their flag.
+"$cli" bench -m "$model" -p 8 -n 4 -d 0,16 -t 1 -r 1 -o jsonl > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "bench -d 0,16 -o jsonl: 4 lines, each a JSON object with n_depth, type_k, type_v, kv_bytes" \
+  node -e "const rows = require('fs').readFileSync('$tmp/out', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const names = rows.map((r) => r.test + '/' + r.n_depth).join(',');
+process.exit($rc === 0 && names === 'pp8/0,tg4/0,pp8 @ d16/16,tg4 @ d16/16' &&
+  rows.every((r) => r.type_k === 'f16' && r.type_v === 'f16' && r.kv_bytes > 0) ? 0 : 1)"
+"$cli" bench -m "$model" -p 8 -n 0 -d 16 -t 1 -r 1 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "bench -d 16 (markdown): the test is named 'pp8 @ d16'" bash -c "[ $rc -eq 0 ] && grep -q '| pp8 @ d16 |' '$tmp/out'"
+for bad in "-d -1" "-d 1.5" "-d 4,x" "-o csv"; do
+  "$cli" bench -m "$model" -p 8 -n 0 -r 1 $bad > /dev/null 2> "$tmp/err"; rc=$?
+  check "bench $bad -> exit 1 naming ${bad%% *}" bash -c "[ $rc -eq 1 ] && grep -q -- '${bad%% *}: ' '$tmp/err'"
+done
+
 # --help for every command, --version.
 for c in run chat logits inspect tokenize template quantize bench synth; do
   "$cli" $c --help > "$tmp/out" 2>&1; rc=$?

@@ -165,10 +165,17 @@ export interface BenchRecord {
   /** Kernel table ("simd128" or "simd128+relaxed" in wasm). */
   isa: string;
   n_threads: number;
-  /** "pp512" or "tg128". */
+  /** "pp512" or "tg128" (natively also "pp512 @ d4096", with `-d`). */
   test: string;
   n_prompt: number;
   n_gen: number;
+  /** Tokens in the context before the test: always 0 here (`oxidize bench -d` sets it natively). */
+  n_depth: number;
+  /** KV cache element types, "f16", "q8_0", ... (llama-bench's names). */
+  type_k: string;
+  type_v: string;
+  /** Bytes of the KV cache the test's session allocated (n_depth + n_prompt + n_gen positions). */
+  kv_bytes: number;
   /** Tokens per second: mean and sample standard deviation over the repetitions. */
   avg_ts: number;
   stddev_ts: number;

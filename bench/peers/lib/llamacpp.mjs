@@ -1,27 +1,24 @@
-// llama.cpp's side: spawns llamacpp_child.mjs per model and thread count (its own process, so its
-// peak RSS belongs to that run) and collects its JSON line.
+// llama.cpp's side: its own llama-bench (built from the source node-llama-cpp bundles by
+// bench/build_llama_cpp.sh, GGML_NATIVE), given the same -p/-n/-t/-r/-d/-ctk/-ctv as `oxidize bench`,
+// one process per model and thread count under /usr/bin/time for its peak RSS; `-o jsonl` rows.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { exec } from './oxidize.mjs';
+import { benchFlags, parseJsonl } from './bench_format.mjs';
+import { execWithPeakRss, fail } from './oxidize.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+// --llama-bench PATH, else $LLAMA_BENCH, else what bench/build_llama_cpp.sh builds in this repo.
+export function defaultLlamaBench(repo) {
+  return process.env.LLAMA_BENCH || path.join(repo, 'build/llama.cpp/build/bin/llama-bench');
+}
 
-export async function benchLlamaCpp({ model, threads, nPrompt, nGen, reps, warmup, timeoutMs }) {
-  const pkg = path.join(here, '..', 'node_modules', '@node-llama-cpp', 'linux-x64');
-  if (!fs.existsSync(pkg)) {
-    throw new Error('node-llama-cpp or its CPU binary is missing: run `npm install --omit=optional` in bench/peers');
+export async function benchLlamaCpp({ bin, model, timeoutMs, ...run }) {
+  if (!fs.existsSync(bin)) {
+    throw new Error(`no llama-bench at ${bin}: run bench/build_llama_cpp.sh, or pass --llama-bench PATH / set LLAMA_BENCH`);
   }
-  const args = JSON.stringify({ model, threads, nPrompt, nGen, reps, warmup });
-  const r = await exec([process.execPath, '--expose-gc', path.join(here, 'llamacpp_child.mjs'), args], { timeoutMs });
-  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (r.code !== 0 || !line) {
-    throw new Error(`node-llama-cpp exited with ${r.code}:\n${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
-  }
-  const out = JSON.parse(line);
-  const tests = {};
-  for (const t of out.results) tests[t.test] = { samples: t.samples.map((s) => s.ts), wallSamples: t.samples.map((s) => s.wall_ts) };
-  // The model's and context's share of the process: resident after the runs (garbage collected)
-  // minus resident before the model loaded. The process's own peak is kept for the JSON.
-  return { tests, info: out.info, rss: out.rss_after - out.baseline_rss, processPeakRss: out.peak_rss, baselineRss: out.baseline_rss };
+  const r = await execWithPeakRss([bin, '-m', model, ...benchFlags(run)], { timeoutMs });
+  if (r.code !== 0) throw fail('llama-bench', r);
+  const { tests, rows } = parseJsonl(r.stdout);
+  const first = rows[0] ?? {};
+  const info = { bin, build_commit: first.build_commit, cpu_info: first.cpu_info, backends: first.backends, flash_attn: first.flash_attn, n_batch: first.n_batch, n_ubatch: first.n_ubatch };
+  return { tests, info, peakRss: r.peakRss };
 }

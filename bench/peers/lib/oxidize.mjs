@@ -1,10 +1,11 @@
-// oxidize's own runs: `oxidize synth` to create the models, `oxidize bench -o json` natively (under
+// oxidize's own runs: `oxidize synth` to create the models, `oxidize bench -o jsonl` natively (under
 // /usr/bin/time for the peak RSS) and, as a stand-in when the browser package is not built, the same
 // command in the wasm build of the CLI under node.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { benchFlags, parseJsonl } from './bench_format.mjs';
 
 // Children run in their own process group (see exec); on Ctrl-C or SIGTERM we end those we started.
 const live = new Set();
@@ -62,7 +63,7 @@ export async function execWithPeakRss(argv, options) {
   return { ...r, peakRss: Number.isFinite(kb) ? kb * 1024 : null };
 }
 
-function fail(what, r) {
+export function fail(what, r) {
   const tail = (r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n');
   return new Error(`${what} exited with ${r.code}:\n${tail}`);
 }
@@ -83,17 +84,14 @@ export async function ensureSynthModel({ bin, shape, type, file, log }) {
   fs.renameSync(tmp, file);
 }
 
-// `oxidize bench -o json` -> {tests: {pp128: {samples, ...}}, type, isa, peakRss}.
+// `oxidize bench ... -o jsonl` -> {tests: {pp128: {samples, ...}, 'tg64 @ d2048': ...}, type, isa}.
 function parseBench(stdout) {
-  const start = stdout.search(/^\[/m); // skip any log lines before the array
-  const rows = JSON.parse(stdout.slice(start));
-  const tests = {};
-  for (const r of rows) tests[r.test] = { samples: r.samples_ts, mean: r.avg_ts, sd: r.stddev_ts };
-  return { tests, type: rows[0]?.type ?? null, isa: rows[0]?.isa ?? null };
+  const { rows, tests } = parseJsonl(stdout);
+  return { tests, type: rows[0].type ?? null, isa: rows[0].isa ?? null };
 }
 
-function benchArgs({ model, threads, nPrompt, nGen, reps }) {
-  return ['bench', '-m', model, '-p', String(nPrompt), '-n', String(nGen), '-t', String(threads), '-r', String(reps), '-o', 'json'];
+function benchArgs({ model, ...run }) {
+  return ['bench', '-m', model, ...benchFlags(run)];
 }
 
 export async function benchNative({ bin, timeoutMs, ...run }) {

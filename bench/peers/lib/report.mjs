@@ -1,5 +1,5 @@
 // The one table: per model, type, threads and test, each engine's t/s (mean ± sample standard
-// deviation over the repetitions), the two ratios, and the native memory of oxidize and llama.cpp.
+// deviation over the repetitions), the two ratios, oxidize's KV cache and the native peak memory.
 
 export function stats(samples) {
   const xs = (samples ?? []).filter((x) => Number.isFinite(x));
@@ -12,25 +12,32 @@ export function stats(samples) {
 const digits = (x) => (x >= 100 ? 1 : x >= 10 ? 2 : 3);
 const fmtTs = (s) => (s ? `${s.mean.toFixed(digits(s.mean))} ± ${s.sd.toFixed(digits(s.mean))}` : '–');
 const fmtRatio = (a, b) => (a && b && b.mean > 0 ? `${(a.mean / b.mean).toFixed(2)}×` : '–');
-const fmtMiB = (bytes) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(0)}` : '–');
+const fmtMiB = (bytes, digits = 0) => (Number.isFinite(bytes) ? `${(bytes / 2 ** 20).toFixed(digits)}` : '–');
 
 export const ENGINES = ['oxidize', 'llama.cpp', 'oxidize-wasm', 'wllama'];
 
-// rows: [{model, type, threads, test, engines: {oxidize: stats, ...}, rss: {oxidize, 'llama.cpp'}}]
-export function markdownTable(rows, { wasmLabel }) {
-  const head = [
-    'model', 'type', 'threads', 'test', 'oxidize t/s', 'llama.cpp t/s', 'oxidize / llama.cpp',
-    `${wasmLabel} t/s`, 'wllama t/s', 'oxidize wasm / wllama', 'oxidize peak RSS MiB', 'llama.cpp RSS MiB',
+// rows: [{model, type, threads, test, engines: {oxidize: stats, ...}, rss: {oxidize, 'llama.cpp'}, kvBytes}].
+// A column shows when every engine it reads ran (`engines`: those of this run).
+export function markdownTable(rows, { wasmLabel, engines = ENGINES }) {
+  const columns = [
+    ['model', [], (r) => r.model],
+    ['type', [], (r) => r.type],
+    ['threads', [], (r) => r.threads],
+    ['test', [], (r) => r.test],
+    ['oxidize t/s', ['oxidize'], (r) => fmtTs(r.engines.oxidize)],
+    ['llama.cpp t/s', ['llama.cpp'], (r) => fmtTs(r.engines['llama.cpp'])],
+    ['oxidize / llama.cpp', ['oxidize', 'llama.cpp'], (r) => fmtRatio(r.engines.oxidize, r.engines['llama.cpp'])],
+    [`${wasmLabel} t/s`, ['oxidize-wasm'], (r) => fmtTs(r.engines['oxidize-wasm'])],
+    ['wllama t/s', ['wllama'], (r) => fmtTs(r.engines.wllama)],
+    ['oxidize wasm / wllama', ['oxidize-wasm', 'wllama'], (r) => fmtRatio(r.engines['oxidize-wasm'], r.engines.wllama)],
+    ['oxidize KV MiB', ['oxidize'], (r) => fmtMiB(r.kvBytes, 1)],
+    ['oxidize peak RSS MiB', ['oxidize'], (r) => fmtMiB(r.rss.oxidize)],
+    ['llama.cpp peak RSS MiB', ['llama.cpp'], (r) => fmtMiB(r.rss['llama.cpp'])],
+  ].filter(([, needs]) => needs.every((e) => engines.includes(e)));
+  const lines = [
+    `| ${columns.map(([head]) => head).join(' | ')} |`,
+    `|${columns.map(([, needs]) => (needs.length ? '---:' : '---')).join('|')}|`,
   ];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i < 4 ? '---' : '---:')).join('|')}|`];
-  for (const r of rows) {
-    const e = r.engines;
-    lines.push(`| ${[
-      r.model, r.type, r.threads, r.test,
-      fmtTs(e.oxidize), fmtTs(e['llama.cpp']), fmtRatio(e.oxidize, e['llama.cpp']),
-      fmtTs(e['oxidize-wasm']), fmtTs(e.wllama), fmtRatio(e['oxidize-wasm'], e.wllama),
-      fmtMiB(r.rss.oxidize), fmtMiB(r.rss['llama.cpp']),
-    ].join(' | ')} |`);
-  }
+  for (const r of rows) lines.push(`| ${columns.map(([, , cell]) => cell(r)).join(' | ')} |`);
   return lines.join('\n');
 }
