@@ -21,13 +21,13 @@ Status cache_types(Args& args, DType* type_k, DType* type_v) {
   return Status::ok();
 }
 
-Result<LoadedSession> open_session(Args& args) {
+Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open) {
   OX_ASSIGN_OR_RETURN(std::string path, args.string({"-m", "--model"}, ""));
   if (path.empty()) return error(ErrorCode::kInvalidArgument, "no model given: pass -m MODEL.gguf");
   OX_ASSIGN_OR_RETURN(std::string isa, args.string({"--isa"}, ""));
   if (!isa.empty()) OX_TRY(kernels::set_isa_override(isa));
   SessionOptions options;
-  OX_ASSIGN_OR_RETURN(int64_t n_ctx, args.integer({"-c", "--ctx-size"}, 0, 0, 1 << 24));
+  OX_ASSIGN_OR_RETURN(int64_t n_ctx, args.integer({"-c", "--ctx-size"}, open.default_n_ctx, 0, 1 << 24));
   OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, default_thread_count(), 1, 256));
   OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
   OX_ASSIGN_OR_RETURN(int64_t n_gpu_layers, args.integer({"-ngl", "--n-gpu-layers"}, 0, -1, 1 << 20));
@@ -38,6 +38,11 @@ Result<LoadedSession> open_session(Args& args) {
   OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
   LoadedSession out;
   OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(path));
+  const int n_ctx_train = out.model->hparams().n_ctx_train;
+  if (open.ctx_within_training && options.n_ctx > n_ctx_train) {
+    return error(ErrorCode::kInvalidArgument, strfmt("-c %d is larger than the model's training context (%d tokens)",
+                                                     options.n_ctx, n_ctx_train));
+  }
   OX_ASSIGN_OR_RETURN(out.session, Session::create(out.model, options));
   return out;
 }

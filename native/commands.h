@@ -19,13 +19,18 @@ Status cmd_quantize(Args& args);
 Status cmd_synth(Args& args);
 Status cmd_bench(Args& args);
 Status cmd_chat(Args& args);
+Status cmd_perplexity(Args& args);
 
-// Shared by run/logits/bench: -m, -c, -t, -b, --isa.
+// Shared by run/logits/chat/perplexity: -m, -c, -t, -b, --isa, -ctk, -ctv.
 struct LoadedSession {
   std::shared_ptr<const LoadedModel> model;
   std::unique_ptr<Session> session;
 };
-Result<LoadedSession> open_session(Args& args);
+struct OpenSessionOptions {
+  int default_n_ctx = 0;             // -c when absent (0: the model's, capped as SessionOptions says)
+  bool ctx_within_training = false;  // -c above the model's training context is an error
+};
+Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open = {});
 // -ctk / -ctv (default f16 each).
 Status cache_types(Args& args, DType* type_k, DType* type_v);
 // Prompt text from -p (escapes processed unless --no-escape), -f or --stdin (empty if none).

@@ -113,6 +113,11 @@ const OptionDef kBenchOptions[] = {
      "oxidize has no GPU backend: -ngl is ignored, every layer runs on the CPU"},
 };
 
+const OptionDef kPerplexityOptions[] = {
+    {{"-f", "--file"}, "FILE", "the text to score (read verbatim; e.g. wiki.test.raw)"},
+    {{"--chunks"}, "N", "score at most N chunks of -c tokens (default -1: every whole chunk)"},
+};
+
 const OptionDef kSynthOptions[] = {
     {{"--shape"}, "NAME", "tiny-256, tiny-15M, 0.5B or 1B"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
@@ -134,6 +139,7 @@ const OptionGroup kTokenize{"tokenize", kTokenizeOptions};
 const OptionGroup kTemplate{"template", kTemplateOptions};
 const OptionGroup kQuantize{"quantize", kQuantizeOptions};
 const OptionGroup kBench{"bench", kBenchOptions};
+const OptionGroup kPerplexity{"perplexity", kPerplexityOptions};
 const OptionGroup kSynth{"synth", kSynthOptions};
 
 const CommandDef kCommands[] = {
@@ -150,6 +156,9 @@ const CommandDef kCommands[] = {
      "render a chat template", {&kTemplate}, cmd_template},
     {"quantize", "IN.gguf OUT.gguf TYPE [-t N]", "convert a model's weights to TYPE", {&kQuantize}, cmd_quantize},
     {"bench", "-m MODEL [options]", "prompt/generation t/s in llama-bench's shape", {&kBench}, cmd_bench},
+    {"perplexity", "-m MODEL -f FILE [-c 512] [--chunks N] [options]",
+     "perplexity of a text, as llama-perplexity computes it (here -c defaults to 512)",
+     {&kModel, &kPerplexity}, cmd_perplexity},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
 };
@@ -174,8 +183,8 @@ const CommandDef* find_command(std::string_view name) {
 
 std::string usage_text() {
   std::string out = "usage: oxidize COMMAND [options]   (oxidize COMMAND --help for its options)\n\ncommands:\n";
-  for (const CommandDef& c : kCommands) out += strfmt("  %-9s %s\n", c.name, c.summary);
-  out += "\n  --version  print the version\n";
+  for (const CommandDef& c : kCommands) out += strfmt("  %-10s %s\n", c.name, c.summary);
+  out += "\n  --version   print the version\n";
   return out;
 }
 

@@ -81,8 +81,6 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const LoadedMod
   return session;
 }
 
-uint64_t Session::kv_bytes() const { return state_->kv.bytes(); }
-
 Result<std::vector<int32_t>> Session::tokenize(std::string_view text, bool add_special, bool parse_special) const {
   return model_->tokenizer().encode(text, add_special, parse_special);
 }

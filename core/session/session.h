@@ -84,7 +84,6 @@ class Session {
   DType cache_type_v() const { return state_->kv.type_v(); }
   uint64_t kv_bytes() const { return state_->kv.bytes(); }
   const std::vector<int32_t>& tokens() const { return tokens_; }  // what the KV cache holds
-  uint64_t kv_bytes() const;  // bytes the KV cache holds for all n_ctx positions, K and V
 
   Result<std::vector<int32_t>> tokenize(std::string_view text, bool add_special, bool parse_special) const;
 

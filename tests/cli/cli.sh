@@ -59,8 +59,34 @@ for bad in "-d -1" "-d 1.5" "-d 4,x" "-o csv"; do
   check "bench $bad -> exit 1 naming ${bad%% *}" bash -c "[ $rc -eq 1 ] && grep -q -- '${bad%% *}: ' '$tmp/err'"
 done
 
+# perplexity against llama-perplexity's own output (tests/data/perplexity/make_reference.sh), and its errors.
+ref=tests/data/perplexity/stories260K.c128.ref
+story=tests/data/perplexity/story.txt
+ppl_of() { grep -o 'PPL = [0-9.]*' "$1" | awk '{print $3}'; }
+ok_and_close() {  # ok_and_close RC GOT WANT: exit 0 and |GOT - WANT| <= 0.5% of WANT
+  [ "$1" -eq 0 ] && awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.005 * b) }'
+}
+"$cli" perplexity -m "$model" -f "$story" -c 128 -b 128 -t 2 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "perplexity -c 128: exit 0, Final estimate within 0.5% of llama-perplexity's" \
+  ok_and_close $rc "$(ppl_of "$tmp/out")" "$(ppl_of "$ref")"
+check "  ... one [k] value per chunk, as many as llama-perplexity printed" \
+  bash -c "[ \$(grep -o '\[[0-9]*\]' '$tmp/out' | wc -l) -eq \$(grep -o '\[[0-9]*\]' '$ref' | wc -l) ]"
+"$cli" perplexity -m "$model" -c 128 > /dev/null 2> "$tmp/err"; rc=$?
+check "perplexity without -f -> exit 1 asking for it" bash -c "[ $rc -eq 1 ] && grep -q 'pass -f FILE' '$tmp/err'"
+"$cli" perplexity -m "$model" -f "$tmp/none.txt" > /dev/null 2> "$tmp/err"; rc=$?
+check "perplexity -f MISSING -> exit 1 naming the file" bash -c "[ $rc -eq 1 ] && grep -q 'none.txt' '$tmp/err'"
+printf 'Once upon a time, there was a dog.' > "$tmp/short.txt"
+"$cli" perplexity -m "$model" -f "$tmp/short.txt" -c 128 > /dev/null 2> "$tmp/err"; rc=$?
+check "perplexity of a short text -> exit 1 naming the token counts and -c" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'tokenizes to only [0-9]* tokens.*context of 128 (-c) needs at least 256' '$tmp/err'"
+"$cli" perplexity -m "$model" -f "$story" -c 4096 > /dev/null 2> "$tmp/err"; rc=$?
+check "perplexity -c above the training context -> exit 1 naming both" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '-c 4096 is larger than the model.s training context (2048 tokens)' '$tmp/err'"
+"$cli" perplexity -m "$model" -f "$story" -c 128 --chunks 0 > /dev/null 2> "$tmp/err"; rc=$?
+check "perplexity --chunks 0 -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'chunk count 0 is invalid' '$tmp/err'"
+
 # --help for every command, --version.
-for c in run chat logits inspect tokenize template quantize bench synth; do
+for c in run chat logits inspect tokenize template quantize bench synth perplexity; do
   "$cli" $c --help > "$tmp/out" 2>&1; rc=$?
   check "$c --help -> exit 0 with its usage" bash -c "[ $rc -eq 0 ] && grep -q 'usage: oxidize $c' '$tmp/out'"
 done

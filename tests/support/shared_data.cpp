@@ -14,6 +14,8 @@ std::string shared_path(const std::string& relative) {
   return root + "/" + relative;
 }
 
+std::string source_path(const std::string& relative) { return std::string(OXIDIZE_SOURCE_DIR) + "/" + relative; }
+
 bool file_exists(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
