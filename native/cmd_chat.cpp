@@ -2,10 +2,13 @@
 // Each turn renders the whole conversation with the model's chat template (message text stays
 // text: no control tokens from what the user types); the session reuses the cached prefix, so only
 // the new turn is evaluated. Ctrl-C stops a reply (a second one, or one at the prompt, exits); a line
-// ending in '\' continues on the next; /help lists the commands; when the conversation outgrows the
-// context, the oldest turns are dropped (the system message stays).
+// ending in '\' continues on the next; /help lists the commands. When the conversation outgrows the
+// context, the KV cache shifts (llama.cpp's context shift): the system message's tokens stay, the
+// oldest half of the rest goes, and the new turn is evaluated on top of what is left. A model that
+// cannot shift (learned positions) drops its oldest turns and evaluates the conversation again.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -93,14 +96,78 @@ struct Chat {
     return m;
   }
 
-  // The prompt of the conversation, dropping the oldest turns until it leaves room for a reply
-  // (a quarter of the context, or -n if smaller).
+  // Tokens of the conversation that context shifts (and prompt cuts) took out of the session, all
+  // right after its first n_keep: held position i >= n_keep is the conversation's token i + dropped.
+  int dropped = 0;
+
+  void forget() {
+    dropped = 0;
+    ls.session->reset();
+  }
+
+  // Room to leave for a reply: a quarter of the context, or -n if smaller.
+  int reserve() const {
+    const int n_ctx = ls.session->n_ctx();
+    return gen.max_tokens > 0 ? std::min(gen.max_tokens, n_ctx / 4) : n_ctx / 4;
+  }
+
+  // Tokens a shift keeps: the system message's (where the template renders it on its own), or BOS.
+  Result<int> keep_count(const std::vector<int32_t>& full) const {
+    const int bos = resolve_n_keep(0, full, ls.model->tokenizer().bos_id());
+    if (system.empty()) return bos;
+    nlohmann::ordered_json only_system = nlohmann::ordered_json::array();
+    only_system.push_back({{"role", "system"}, {"content", system}});
+    OX_ASSIGN_OR_RETURN(std::vector<int32_t> head, ls.model->chat_prompt(std::move(only_system), false));
+    size_t common = 0;
+    while (common < head.size() && common < full.size() && head[common] == full[common]) ++common;
+    return std::max(bos, static_cast<int>(common));
+  }
+
+  // The prompt for a conversation rendered as `full`: the longest part of what the session holds
+  // that `full` continues (held position i >= n_keep stands for full[i + dropped]), then the rest
+  // of `full`, after shifting the cache to leave room for a reply. Where the held part and `full`
+  // part ways (a template that rewrites past turns, a reply cut by a stop string), the session's
+  // tail is dropped and evaluated again from `full`.
+  Result<std::vector<int32_t>> next_prompt(const std::vector<int32_t>& full, int n_keep) {
+    const std::vector<int32_t>& held = ls.session->tokens();
+    size_t k = 0;  // held[0, k) matches
+    while (k < held.size()) {
+      const size_t at = k < static_cast<size_t>(n_keep) ? k : k + static_cast<size_t>(dropped);
+      if (at >= full.size() || held[k] != full[at]) break;
+      ++k;
+    }
+    if (k < static_cast<size_t>(n_keep)) {  // nothing to build on: start over from `full`
+      dropped = 0;
+      return full;
+    }
+    OX_TRY(ls.session->truncate(static_cast<int>(k)));
+    const int n_ctx = ls.session->n_ctx();
+    const size_t n_new = full.size() - (k + static_cast<size_t>(dropped));
+    int shifted = 0;
+    while (static_cast<int>(ls.session->tokens().size() + n_new) + reserve() > n_ctx) {
+      const int n_discard = (ls.session->n_past() - n_keep) / 2;
+      if (n_discard < 1) break;
+      OX_TRY(ls.session->shift(n_keep, n_discard));
+      dropped += n_discard;
+      shifted += n_discard;
+    }
+    if (shifted > 0) std::fprintf(stderr, "[context full: shifted out %d tokens of the oldest turns]\n", shifted);
+    std::vector<int32_t> prompt = ls.session->tokens();
+    prompt.insert(prompt.end(), full.end() - static_cast<std::ptrdiff_t>(n_new), full.end());
+    if (static_cast<int>(prompt.size()) >= n_ctx) {
+      return error(ErrorCode::kOutOfRange, strfmt("the message is %zu tokens, more than the context (%d) holds after "
+                                                  "the kept %d; not sent", n_new, n_ctx, n_keep));
+    }
+    return prompt;
+  }
+
+  // A model that cannot shift: the conversation's prompt, dropping the oldest turns until it leaves
+  // room for a reply.
   Result<std::vector<int32_t>> fitted_prompt() {
     const int n_ctx = ls.session->n_ctx();
-    const int reserve = gen.max_tokens > 0 ? std::min(gen.max_tokens, n_ctx / 4) : n_ctx / 4;
     for (size_t first = 0; first < turns.size(); ++first) {
       OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, ls.model->chat_prompt(messages(first), true));
-      if (static_cast<int>(ids.size()) + reserve <= n_ctx || first + 1 == turns.size()) {
+      if (static_cast<int>(ids.size()) + reserve() <= n_ctx || first + 1 == turns.size()) {
         if (static_cast<int>(ids.size()) >= n_ctx) {
           return error(ErrorCode::kOutOfRange, strfmt("the message is %zu tokens, more than the context (%d); "
                                                       "not sent", ids.size(), n_ctx));
@@ -127,10 +194,12 @@ struct Chat {
       *quit = true;
     } else if (name == "/clear") {
       turns = nlohmann::ordered_json::array();
+      forget();
       std::fprintf(stderr, "[conversation cleared]\n");
     } else if (name == "/system") {
       system = arg;
       turns = nlohmann::ordered_json::array();
+      forget();
       std::fprintf(stderr, "[system message set; conversation cleared]\n");
     } else if (name == "/save") {
       if (arg.empty()) return error(ErrorCode::kInvalidArgument, "/save needs a file name");
@@ -166,6 +235,7 @@ struct Chat {
       }
       system = loaded_system;
       turns = std::move(loaded);
+      forget();
       std::fprintf(stderr, "[loaded %zu messages from %s]\n", m.size(), arg.c_str());
     } else {
       return error(ErrorCode::kInvalidArgument, strfmt("unknown command '%s' (/help lists them)", name.c_str()));
@@ -175,7 +245,19 @@ struct Chat {
 
   Status turn(const std::string& text) {
     turns.push_back({{"role", "user"}, {"content", text}});
-    Result<std::vector<int32_t>> ids = fitted_prompt();
+    const bool can_shift = gen.context_shift && ls.model->model().can_shift();
+    std::vector<int32_t> full;
+    Result<std::vector<int32_t>> ids = can_shift ? ls.model->chat_prompt(messages(0), true) : fitted_prompt();
+    if (ids.ok() && can_shift) {
+      full = ids.value();
+      Result<int> n_keep = keep_count(full);
+      if (!n_keep.ok()) {
+        ids = n_keep.status();
+      } else {
+        gen.n_keep = n_keep.value();
+        ids = next_prompt(full, gen.n_keep);
+      }
+    }
     if (!ids.ok()) {
       turns.erase(turns.end() - 1);
       return ids.status();
@@ -190,10 +272,12 @@ struct Chat {
     std::printf("\n");
     std::fflush(stdout);
     const bool interrupted = g_interrupts.exchange(0) > 0;
-    std::fprintf(stderr, "[%d tokens, %.1f t/s%s]\n", stats.n_generated,
+    std::fprintf(stderr, "[prompt: %d new, %d cached | %d tokens, %.1f t/s%s]\n", stats.n_prompt,
+                 stats.n_prompt_cached, stats.n_generated,
                  stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0,
                  interrupted ? ", stopped" : "");
     turns.push_back({{"role", "assistant"}, {"content", stats.text}});
+    if (can_shift) dropped += stats.n_shifted_out + stats.n_prompt_dropped;
     return Status::ok();
   }
 };

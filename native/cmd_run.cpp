@@ -75,6 +75,11 @@ Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict) 
   OX_ASSIGN_OR_RETURN(std::vector<std::string> reverse, args.strings({"-r", "--reverse-prompt"}));
   gen.stop.insert(gen.stop.end(), reverse.begin(), reverse.end());
   gen.ignore_eos = args.flag({"--ignore-eos"});
+  OX_ASSIGN_OR_RETURN(int64_t keep, args.integer({"--keep"}, 0, -1, 1 << 24));
+  gen.n_keep = static_cast<int>(keep);  // resolved against the prompt by resolve_n_keep()
+  const bool no_shift = args.flag({"--no-context-shift"});
+  const bool shift = args.flag({"--context-shift"});
+  gen.context_shift = shift || !no_shift;
   gen.max_tokens = static_cast<int>(n_predict);
   gen.sampling.temperature = static_cast<float>(temp);
   gen.sampling.top_k = static_cast<int>(top_k);
@@ -113,6 +118,7 @@ Status cmd_run(Args& args) {
   std::string text;
   OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls, &text));
   OX_TRY(args.finish());
+  gen.n_keep = resolve_n_keep(gen.n_keep, prompt, ls.model->tokenizer().bos_id());
   if (display_prompt && !print_ids) std::fwrite(text.data(), 1, text.size(), stdout);
 
   bool first = true;
@@ -135,6 +141,14 @@ Status cmd_run(Args& args) {
                stats.n_generated, stats.generate_ms,
                stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0, ls.session->n_threads(),
                kernels::best_kernels().isa, stats.finish_reason.c_str());
+  if (stats.n_prompt_dropped > 0) {
+    std::fprintf(stderr, "context: the prompt was longer than the context (%d); %d tokens after the first %d were "
+                 "left out\n", ls.session->n_ctx(), stats.n_prompt_dropped, gen.n_keep);
+  }
+  if (stats.n_context_shifts > 0) {
+    std::fprintf(stderr, "context: shifted %d times (kept the first %d tokens, dropped half of the rest each time)\n",
+                 stats.n_context_shifts, gen.n_keep);
+  }
   return Status::ok();
 }
 

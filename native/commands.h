@@ -38,4 +38,5 @@ Result<std::string> prompt_text(Args& args);
 // -n and the sampling, stop and EOS options (run and chat).
 Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict);
 
+
 }  // namespace ox::cli

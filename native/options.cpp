@@ -50,6 +50,9 @@ const OptionDef kSamplingOptions[] = {
     {{"--stop"}, "TEXT", "stop when TEXT is generated (repeatable)", true},
     {{"-r", "--reverse-prompt"}, "TEXT", "stop when TEXT is generated (repeatable; llama.cpp's spelling)", true},
     {{"--ignore-eos"}, nullptr, "keep generating past end-of-generation tokens"},
+    {{"--keep"}, "N", "prompt tokens kept when the context shifts (default 0, -1: the whole prompt; BOS is always kept)"},
+    {{"--context-shift"}, nullptr, "when the context fills, drop half of what follows the kept tokens and go on (default)"},
+    {{"--no-context-shift"}, nullptr, "when the context fills, stop (finish: length); a prompt longer than it is an error"},
 };
 
 const OptionDef kRunOptions[] = {

@@ -113,6 +113,8 @@ val stats_object(const GenerateStats& s) {
   out.set("prompt_ms", s.prompt_ms);
   out.set("generate_ms", s.generate_ms);
   out.set("finish_reason", s.finish_reason);
+  out.set("n_context_shifts", s.n_context_shifts);
+  out.set("n_prompt_dropped", s.n_prompt_dropped);
   return out;
 }
 
@@ -257,7 +259,7 @@ class JsEngine {
   }
 
   // options: {max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed,
-  // stop: string[], ignore_eos, render_special}.
+  // stop: string[], ignore_eos, render_special, n_keep, context_shift}.
   val begin(val prompt, val options) {
     GenerateOptions g;
     g.max_tokens = int_option(options, "max_tokens", -1, -1, 1 << 24);
@@ -271,6 +273,10 @@ class JsEngine {
     if (seed >= 0 && seed <= 9007199254740991.0) g.sampling.seed = static_cast<uint64_t>(seed);
     g.ignore_eos = bool_or(options, "ignore_eos", false);
     g.render_special = bool_or(options, "render_special", false);
+    g.context_shift = bool_or(options, "context_shift", true);
+    const std::vector<int32_t> prompt_ids = tokens_from_js(prompt);
+    g.n_keep = resolve_n_keep(int_option(options, "n_keep", 0, -1, 1 << 24), prompt_ids,
+                              engine_.loaded() ? engine_.model().tokenizer().bos_id() : -1);
     if (!options.isUndefined() && !options.isNull()) {
       val stop = options["stop"];
       if (val::global("Array").call<bool>("isArray", stop)) {
@@ -280,7 +286,7 @@ class JsEngine {
         }
       }
     }
-    Status status = engine_.begin_generation(tokens_from_js(prompt), g);
+    Status status = engine_.begin_generation(prompt_ids, g);
     if (!status.is_ok()) return error_object(status);
     val out = ok_object();
     out.set("stats", stats_object(engine_.generation()->stats()));

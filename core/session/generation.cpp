@@ -4,6 +4,7 @@
 
 #include "core/session/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -16,6 +17,13 @@ double now_ms() {
 }
 
 }  // namespace
+
+int resolve_n_keep(int keep, std::span<const int32_t> prompt, int32_t bos_id) {
+  const int n = static_cast<int>(prompt.size());
+  if (keep < 0 || keep > n) return n;
+  const bool has_bos = n > 0 && bos_id >= 0 && prompt[0] == bos_id;
+  return std::min(n, keep + (has_bos ? 1 : 0));
+}
 
 Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOptions options, int n_batch)
     : session_(session),
@@ -103,6 +111,7 @@ Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>
           }
           OX_TRY(session_.shift(options_.n_keep, n_discard));
           ++stats_.n_context_shifts;
+          stats_.n_shifted_out += n_discard;
         }
         const int32_t one[1] = {pending_};
         OX_TRY(session_.eval(one));

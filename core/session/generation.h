@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ struct GenerateOptions {
   const std::atomic<bool>* abort = nullptr;  // set from another thread to stop early
 };
 
+// --keep N / n_keep as llama.cpp reads it: N prompt tokens after BOS (a BOS is always kept); -1 or
+// more than the prompt: all of it. Returns GenerateOptions::n_keep, the leading tokens a shift keeps.
+int resolve_n_keep(int keep, std::span<const int32_t> prompt, int32_t bos_id);
+
 // One step of a generation: the token and the text that became complete with it (may be empty
 // while a UTF-8 character or a possible stop string is pending).
 struct GenerateEvent {
@@ -43,6 +48,7 @@ struct GenerateStats {
   int n_prompt_cached = 0; // prompt tokens found already in the KV cache
   int n_generated = 0;
   int n_context_shifts = 0;  // times the context was shifted during generation
+  int n_shifted_out = 0;     // tokens those shifts dropped (all at position n_keep)
   int n_prompt_dropped = 0;  // prompt tokens left out because the prompt was longer than the context
   double prompt_ms = 0;
   double generate_ms = 0;  // time of the generated tokens' forward passes and sampling

@@ -85,6 +85,27 @@ check "perplexity -c above the training context -> exit 1 naming both" \
 "$cli" perplexity -m "$model" -f "$story" -c 128 --chunks 0 > /dev/null 2> "$tmp/err"; rc=$?
 check "perplexity --chunks 0 -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'chunk count 0 is invalid' '$tmp/err'"
 
+# Context shift against llama-completion --context-shift (tests/data/context_shift/make_reference.sh):
+# 700 greedy tokens in a 256-token context shift it 3-4 times; the text must be llama.cpp's, word for word.
+for keep in 0 3; do
+  "$cli" run -m "$model" -p "Once upon a time" -n 700 -c 256 --temp 0 -t 2 --keep $keep --display-prompt \
+    > "$tmp/out" 2> "$tmp/err"; rc=$?
+  check "run -c 256 -n 700 --keep $keep: llama-completion's text through its context shifts" \
+    node -e "const fs = require('fs'); const ours = fs.readFileSync('$tmp/out', 'utf8').trim();
+const want = fs.readFileSync('tests/data/context_shift/stories260K.keep$keep.txt', 'utf8').trim();
+process.exit($rc === 0 && ours === want && /shifted [3-9] times/.test(fs.readFileSync('$tmp/err', 'utf8')) ? 0 : 1)"
+done
+"$cli" run -m "$model" -p "Once upon a time" -n 700 -c 256 --temp 0 -t 2 --no-context-shift > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "run --no-context-shift: stops when the context fills (finish: length, 251 tokens, as llama-completion)" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'generation: 251 tokens.*finish: length' '$tmp/err' && ! grep -q shifted '$tmp/err'"
+head -c 3000 tests/data/perplexity/story.txt > "$tmp/long.txt"
+"$cli" run -m "$model" -f "$tmp/long.txt" -n 4 -c 128 --temp 0 --no-context-shift > /dev/null 2> "$tmp/err"; rc=$?
+check "run: a prompt longer than -c with --no-context-shift -> exit 1 naming both lengths and -c" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'the prompt has [0-9]* tokens but the context holds 128.*-c' '$tmp/err'"
+"$cli" run -m "$model" -f "$tmp/long.txt" -n 4 -c 128 --temp 0 --keep 5 > /dev/null 2> "$tmp/err"; rc=$?
+check "run: a prompt longer than -c is cut after the kept tokens (as llama-server) and generation goes on" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'generation: 4 tokens' '$tmp/err' && grep -q 'left out' '$tmp/err'"
+
 # --help for every command, --version.
 for c in run chat logits inspect tokenize template quantize bench synth perplexity; do
   "$cli" $c --help > "$tmp/out" 2>&1; rc=$?
@@ -105,8 +126,10 @@ check "  ... an unknown /command is an error, not the end" has "$tmp/err" "unkno
 check "  ... input after /exit is not read" bash -c "[ \$(grep -c 'tokens, .* t/s' '$tmp/err') -eq 1 ]"
 for i in $(seq 12); do echo 'Tell me a story about a little dog.'; done > "$tmp/turns"
 "$cli" chat -m "$model" -c 128 -n 24 --temp 0 < "$tmp/turns" > /dev/null 2> "$tmp/err"; rc=$?
-check "chat: a conversation longer than the context drops old turns and goes on" \
-  bash -c "[ $rc -eq 0 ] && grep -q 'context full' '$tmp/err' && [ \$(grep -c 'tokens, .* t/s' '$tmp/err') -eq 12 ]"
+check "chat: a conversation longer than the context shifts the KV cache and goes on" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'context full: shifted out' '$tmp/err' && [ \$(grep -c 'tokens, .* t/s' '$tmp/err') -eq 12 ]"
+check "  ... every turn after the first builds on the cached conversation (some tokens cached)" \
+  bash -c "[ \$(grep -c 'prompt: [0-9]* new, [1-9][0-9]* cached' '$tmp/err') -eq 11 ]"
 printf 'caf\xe9 \\\nau lait\n/save %s\n' "$tmp/bad.json" | "$cli" chat -m "$model" -n 4 --temp 0 > /dev/null 2> "$tmp/err"; rc=$?
 check "chat: /save of text that is not UTF-8 warns and writes valid JSON" \
   bash -c "[ $rc -eq 0 ] && grep -q 'saved as U+FFFD' '$tmp/err' && node -e \"JSON.parse(require('fs').readFileSync('$tmp/bad.json','utf8'))\""

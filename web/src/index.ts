@@ -376,6 +376,7 @@ function usage(r: GenerationResult): CompletionUsage {
 function samplingOf(req: RequestCommon): SamplingParams {
   const keys: (keyof SamplingParams)[] = [
     'max_tokens', 'temperature', 'top_p', 'top_k', 'min_p', 'repeat_penalty', 'repeat_last_n', 'seed', 'stop', 'ignore_eos',
+    'n_keep', 'context_shift',
   ];
   const out: Record<string, unknown> = {};
   for (const k of keys) {
@@ -387,7 +388,7 @@ function samplingOf(req: RequestCommon): SamplingParams {
         throw new EngineError('invalid_argument', 'stop must be a string or an array of strings');
       }
       out[k] = stop;
-    } else if (k === 'ignore_eos') {
+    } else if (k === 'ignore_eos' || k === 'context_shift') {
       out[k] = Boolean(v);
     } else {
       if (typeof v !== 'number' || !Number.isFinite(v)) throw new EngineError('invalid_argument', `${k} must be a finite number`);

@@ -109,6 +109,13 @@ export interface SamplingParams {
   seed?: number;
   stop?: string[];
   ignore_eos?: boolean;
+  /**
+   * When the context fills (or a prompt is longer than it): keep the prompt's first n_keep tokens
+   * (after BOS; -1: all of it), drop half of the rest and go on, as llama.cpp's context shift.
+   * context_shift: false stops with finish_reason "length" instead. Defaults: 0, true.
+   */
+  n_keep?: number;
+  context_shift?: boolean;
 }
 
 export type PromptSpec =
@@ -135,6 +142,9 @@ export interface GenerationResult {
   prompt_ms: number;
   generate_ms: number;
   threads: number;
+  /** Times the context was shifted while generating, and prompt tokens left out to fit it. */
+  n_context_shifts: number;
+  n_prompt_dropped: number;
 }
 
 /** What a benchmark runs (the engine's thread count; see Engine.bench in index.ts). */

@@ -32,6 +32,8 @@ export interface WasmModelInfo {
 export interface WasmStats {
   n_prompt: number;
   n_prompt_cached: number;
+  n_context_shifts: number;
+  n_prompt_dropped: number;
   n_generated: number;
   prompt_ms: number;
   generate_ms: number;

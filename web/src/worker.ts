@@ -510,6 +510,8 @@ async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingPa
         prompt_ms: s.prompt_ms,
         generate_ms: s.generate_ms,
         threads: currentModel?.n_threads ?? 1,
+        n_context_shifts: s.n_context_shifts,
+        n_prompt_dropped: s.n_prompt_dropped,
       };
     }
     await yieldToEventLoop();

@@ -325,6 +325,33 @@ for (const mode of ['isolated', 'plain']) {
       assert.match(misfit.message, /V cache type q4_0 stores blocks of 32 values/);
     });
 
+    test('context shift: generation and prompts go past n_ctx; context_shift: false stops at it', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.load('/models/stories260K.gguf', { n_ctx: 64 });
+        const run = async (req) => {
+          const stream = await engine.completions.create({ temperature: 0, stream: true, ...req });
+          for await (const _ of stream);
+          return stream.result;
+        };
+        const shifted = await run({ prompt: 'Once upon a time', max_tokens: 200 });
+        const stopped = await run({ prompt: 'Once upon a time', max_tokens: 200, context_shift: false });
+        const long = await run({ prompt: 'Once upon a time, '.repeat(20), max_tokens: 8, n_keep: 4 });
+        const refused = await engine.completions.create({ prompt: 'Once upon a time, '.repeat(20), max_tokens: 8,
+          context_shift: false }).then(() => null, (e) => ({ code: e.code, message: e.message }));
+        return { shifted, stopped, long, refused };
+      });
+      assert.equal(r.shifted.n_generated, 200);
+      assert.ok(r.shifted.n_context_shifts >= 3, `shifts: ${r.shifted.n_context_shifts}`);
+      assert.equal(r.shifted.finish_reason, 'length');
+      // 5 prompt tokens + 58 evaluated: the 59th token would take the last position (llama.cpp's rule).
+      assert.equal(r.stopped.n_generated, 59);
+      assert.equal(r.stopped.n_context_shifts, 0);
+      assert.equal(r.long.n_generated, 8);
+      assert.ok(r.long.n_prompt_dropped > 0, JSON.stringify(r.long));
+      assert.equal(r.refused?.code, 'out_of_range', JSON.stringify(r.refused));
+      assert.match(r.refused.message, /the prompt has \d+ tokens but the context holds 64/);
+    });
+
     test('loads from a File/Blob and an ArrayBuffer with progress', T, async () => {
       const r = await inEngine(page, async (engine) => {
         const bytes = await (await fetch('/models/stories260K.gguf')).arrayBuffer();
