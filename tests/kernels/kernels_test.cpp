@@ -515,7 +515,49 @@ TEST_P(KernelTableTest, QuantizeRowIsByteIdenticalToReference) {
   }
 }
 
+// to_float (what attention reads of an F16 / BF16 / quantized KV cache): exact conversions, so the
+// same bits as the scalar reference. F16 and BF16: all 65536 values, at every offset of a row (SIMD
+// bodies and scalar tails); the block formats: random rows.
+TEST_P(KernelTableTest, ToFloatIsBitExactWithTheReference) {
+  for (DType d : {DType::F16, DType::BF16}) {
+    std::vector<uint16_t> all(65536 + 7);
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint16_t>(i * 40503u);  // a permutation of u16
+    std::vector<float> want(all.size()), got(all.size());
+    for (int64_t n : {int64_t{65536}, int64_t{65543}, int64_t{7}, int64_t{9}, int64_t{17}}) {
+      scalar::table().to_float[id(d)](all.data(), want.data(), n);
+      table().to_float[id(d)](all.data(), got.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        uint32_t a, b;
+        std::memcpy(&a, &want[static_cast<size_t>(i)], 4);
+        std::memcpy(&b, &got[static_cast<size_t>(i)], 4);
+        const bool both_nan = std::isnan(want[static_cast<size_t>(i)]) && std::isnan(got[static_cast<size_t>(i)]);
+        ASSERT_TRUE(a == b || both_nan) << table().isa << " " << dtype_name(d) << " input 0x" << std::hex
+                                        << all[static_cast<size_t>(i)] << " n=" << std::dec << n;
+      }
+    }
+  }
+  Gen g(77);
+  for (DType d : {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::IQ4_NL, DType::Q5_0, DType::Q5_1}) {
+    const int64_t n = 32 * 9;
+    const std::vector<float> x = quantizer_input(0, n, 32, g);
+    Bytes q(dtype_row_bytes(d, n));
+    quant_traits(d).from_float_ref(x.data(), q.data(), n);
+    std::vector<float> want(static_cast<size_t>(n)), got(static_cast<size_t>(n));
+    scalar::table().to_float[id(d)](q.data(), want.data(), n);
+    table().to_float[id(d)](q.data(), got.data(), n);
+    ASSERT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * static_cast<size_t>(n)), 0)
+        << table().isa << " " << dtype_name(d);
+  }
+}
+
 // ---- the tables themselves
+
+TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {
+  if (std::string(table().isa) == "scalar") GTEST_SKIP() << "the reference itself";
+  for (DType d : {DType::F16, DType::BF16}) {
+    EXPECT_NE(table().to_float[id(d)], scalar::table().to_float[id(d)]) << table().isa << " " << dtype_name(d);
+  }
+}
 
 TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
   const KernelTable& ref = scalar::table();
