@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/base/accumulate.h"
 #include "core/base/activation.h"
 
 namespace ox::kernels {
@@ -22,6 +23,7 @@ const KernelTable& scalar::table() {
       t.to_float[i] = q.to_float;
     }
     t.silu_mul = silu_mul_ref;
+    t.attn_accumulate = attn_accumulate_ref;
     return t;
   }();
   return table;

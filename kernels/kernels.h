@@ -30,6 +30,9 @@ struct Relayout {
 
 // SwiGLU's activation, x[i] = silu(x[i]) * y[i]; x and y must not overlap.
 using SiluMulFn = void (*)(float* x, const float* y, int64_t n);
+// Attention's weighted sum of values: acc[d] += sum_j w[j] * v[j * v_stride + d], d < dv, j < n.
+using AttnAccumulateFn = void (*)(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n,
+                                  int64_t dv);
 
 struct KernelTable {
   const char* isa = "scalar";  // "scalar", "avx2", "avx512", "simd128", "neon", "neon-dotprod"
@@ -52,6 +55,8 @@ struct KernelTable {
   // ISA versions must give the bits of the scalar reference, ox::silu_mul_ref
   // (core/base/activation.h), so a model's output does not depend on the CPU it runs on.
   SiluMulFn silu_mul = nullptr;
+  // Reference: ox::attn_accumulate_ref (core/base/accumulate.h), within float rounding.
+  AttnAccumulateFn attn_accumulate = nullptr;
 };
 
 namespace scalar {

@@ -113,25 +113,6 @@ const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const 
   return s.v_tile;
 }
 
-// acc[d] += sum_j w[j] * v[j][d], four positions per pass over acc (a quarter of its loads and
-// stores, which would otherwise cost as much as the multiply-adds; the d loops vectorise).
-void accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int dv) {
-  int64_t j = 0;
-  for (; j + 4 <= n; j += 4) {
-    const float w0 = w[j], w1 = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
-    const float* va = v + j * v_stride;
-    const float* vb = va + v_stride;
-    const float* vc = vb + v_stride;
-    const float* vd = vc + v_stride;
-    for (int d = 0; d < dv; ++d) acc[d] += (w0 * va[d] + w1 * vb[d]) + (w2 * vc[d] + w3 * vd[d]);
-  }
-  for (; j < n; ++j) {
-    const float wj = w[j];
-    const float* vj = v + j * v_stride;
-    for (int d = 0; d < dv; ++d) acc[d] += wj * vj[d];
-  }
-}
-
 // One item: KV head hk, tokens [t0, t1), positions [c0, c1). With out_partial null, writes the
 // normalised result to out; otherwise (max, sum, acc[head_dim_v]) per row to out_partial.
 void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0, int64_t t1, int64_t c0, int64_t c1,
@@ -191,7 +172,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         tile_sum += sc[j];
       }
       s.sum[r] += tile_sum;
-      accumulate(acc, sc, values, v_stride, b, dv);
+      plan.kernels->attn_accumulate(acc, sc, values, v_stride, b, dv);
     }
   }
   for (int64_t r = 0; r < rows; ++r) {

@@ -550,6 +550,30 @@ TEST_P(KernelTableTest, ToFloatIsBitExactWithTheReference) {
   }
 }
 
+// attn_accumulate (attention's weighted sum of values) against the reference, within f32 rounding
+// of sums of up to 200 terms of size ~1 (the order of additions differs): value rows at a stride,
+// head sizes with and without SIMD tails.
+TEST_P(KernelTableTest, AttnAccumulateMatchesReference) {
+  std::mt19937 rng(99);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t dv : {int64_t{8}, int64_t{40}, int64_t{64}, int64_t{72}, int64_t{128}, int64_t{256}}) {
+    for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{64}, int64_t{200}}) {
+      const int64_t stride = dv + 5;
+      std::vector<float> v(static_cast<size_t>(n * stride)), w(static_cast<size_t>(n)), acc(static_cast<size_t>(dv));
+      for (float& x : v) x = dist(rng);
+      for (float& x : w) x = std::fabs(dist(rng));
+      for (float& x : acc) x = dist(rng);
+      std::vector<float> want(acc), got(acc);
+      scalar::table().attn_accumulate(want.data(), w.data(), v.data(), stride, n, dv);
+      table().attn_accumulate(got.data(), w.data(), v.data(), stride, n, dv);
+      for (int64_t d = 0; d < dv; ++d) {
+        ASSERT_NEAR(got[static_cast<size_t>(d)], want[static_cast<size_t>(d)], 2e-5 * (1 + std::sqrt(double(n))))
+            << table().isa << " dv " << dv << " n " << n << " d " << d;
+      }
+    }
+  }
+}
+
 // ---- the tables themselves
 
 TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {

@@ -11,6 +11,11 @@ namespace ox::kernels::avx2 {
 void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
+// KernelTable::attn_accumulate and gemm[F16] (attention's scores over an F16 cache: K rows as the
+// weights, f16 query rows as the activations).
+void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv);
+void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride);
 // Rows of F16 / BF16 to f32 (KernelTable::to_float; exact).
 void to_float_f16(const void* x, float* y, int64_t n);
 void to_float_bf16(const void* x, float* y, int64_t n);

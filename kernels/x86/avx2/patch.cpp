@@ -40,7 +40,9 @@ void patch(KernelTable& t) {
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);
-  t.silu_mul = silu_mul;  // the AVX-512 table keeps this one (it starts as a copy of this table)
+  t.silu_mul = silu_mul;
+  t.attn_accumulate = attn_accumulate;
+  gemm(DType::F16, gemm_f16);  // the AVX-512 table keeps this one (it starts as a copy of this table)
 }
 
 }  // namespace ox::kernels::avx2
