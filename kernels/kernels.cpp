@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/base/accumulate.h"
+#include "core/base/attention_ref.h"
 #include "core/base/activation.h"
 
 namespace ox::kernels {
@@ -24,6 +24,7 @@ const KernelTable& scalar::table() {
     }
     t.silu_mul = silu_mul_ref;
     t.attn_accumulate = attn_accumulate_ref;
+    t.attn_softmax = attn_softmax_ref;
     return t;
   }();
   return table;

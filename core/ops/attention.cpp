@@ -148,28 +148,21 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
       const int64_t b = std::min<int64_t>(n, pos + 1 - j0);
       if (a >= b) continue;
       float* sc = s.scores + r * kAttentionTile;
-      float tile_max = -INFINITY;
-      for (int64_t j = a; j < b; ++j) {
-        const float x = p.softcap > 0 ? p.softcap * std::tanh(sc[j] * softcap_scale) : sc[j] * p.scale;
-        sc[j] = x;
-        tile_max = std::max(tile_max, x);
+      float scale = p.scale;
+      if (p.softcap > 0) {  // c * tanh(scale * s / c), already scaled
+        for (int64_t j = a; j < b; ++j) sc[j] = p.softcap * std::tanh(sc[j] * softcap_scale);
+        scale = 1.0f;
       }
-      const float m_new = std::max(s.max[r], tile_max);
+      // Weights e^(score - max) of the visible positions (masked ones weigh 0), the running maximum
+      // updated; what was summed under an older, smaller maximum is scaled down to the new one.
+      const float old_max = s.max[r];
+      const float tile_sum = plan.kernels->attn_softmax(sc + a, b - a, scale, &s.max[r]);
+      for (int64_t j = 0; j < a; ++j) sc[j] = 0.0f;
       float* acc = s.acc + r * dv;
-      if (m_new > s.max[r] && s.sum[r] > 0.0f) {  // rescale what was summed under the old maximum
-        const float shrink = std::exp(s.max[r] - m_new);
+      if (s.max[r] > old_max && s.sum[r] > 0.0f) {
+        const float shrink = std::exp(old_max - s.max[r]);
         for (int d = 0; d < dv; ++d) acc[d] *= shrink;
         s.sum[r] *= shrink;
-      }
-      s.max[r] = m_new;
-      // e^(s - max) in its own loop, which vectorises; below e^-87 a weight is 0 next to the 1 of
-      // the maximum, so clamping there changes nothing that is kept. Masked positions weigh 0.
-      float tile_sum = 0.0f;
-      for (int64_t j = 0; j < a; ++j) sc[j] = 0.0f;
-      for (int64_t j = a; j < b; ++j) {
-        const float x = sc[j] - m_new;
-        sc[j] = exp_bounded(x < -87.0f ? -87.0f : x);
-        tile_sum += sc[j];
       }
       s.sum[r] += tile_sum;
       plan.kernels->attn_accumulate(acc, sc, values, v_stride, b, dv);

@@ -574,6 +574,29 @@ TEST_P(KernelTableTest, AttnAccumulateMatchesReference) {
   }
 }
 
+// attn_softmax: the same weights, bit for bit, as the reference (scaling, max and exp_bounded are
+// each one rounding in a fixed order); the sum within float rounding; the running maximum kept
+// when the tile's is smaller; very negative scores clamp to e^-87.
+TEST_P(KernelTableTest, AttnSoftmaxGivesTheReferenceWeights) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 8.0f);
+  for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{64}, int64_t{67}}) {
+    for (float start_max : {-INFINITY, 0.0f, 100.0f}) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) v = dist(rng);
+      x[0] = -1000.0f;
+      std::vector<float> want(x), got(x);
+      float want_max = start_max, got_max = start_max;
+      const float want_sum = scalar::table().attn_softmax(want.data(), n, 0.125f, &want_max);
+      const float got_sum = table().attn_softmax(got.data(), n, 0.125f, &got_max);
+      EXPECT_EQ(got_max, want_max) << table().isa << " n " << n;
+      ASSERT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * static_cast<size_t>(n)), 0)
+          << table().isa << " n " << n << " start " << start_max;
+      EXPECT_NEAR(got_sum, want_sum, 1e-6 * (1 + want_sum)) << table().isa << " n " << n;
+    }
+  }
+}
+
 // ---- the tables themselves
 
 TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {

@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "core/base/activation.h"
+#include "core/base/attention_ref.h"
 #include "kernels/x86/avx2/avx2.h"
 
 namespace ox::kernels::avx2 {
@@ -52,6 +53,43 @@ void silu_mul(float* x, const float* y, int64_t n) {
     _mm256_storeu_ps(x + i, _mm256_mul_ps(silu, _mm256_loadu_ps(y + i)));
   }
   silu_mul_ref(x + i, y + i, n - i);  // the last n % 8
+}
+
+float attn_softmax(float* s, int64_t n, float scale, float* max) {
+  // Scaled scores and their maximum first (max is exact in any order), then e^(s - m) as the
+  // reference, 8 at a time.
+  const __m256 sc = _mm256_set1_ps(scale);
+  __m256 mv = _mm256_set1_ps(*max);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(s + i), sc);
+    _mm256_storeu_ps(s + i, x);
+    mv = _mm256_max_ps(mv, x);
+  }
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mv), _mm256_extractf128_ps(mv, 1));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+  float m = _mm_cvtss_f32(m4);
+  for (; i < n; ++i) {
+    s[i] *= scale;
+    m = s[i] > m ? s[i] : m;
+  }
+  const __m256 mb = _mm256_set1_ps(m), lo = _mm256_set1_ps(-87.0f);
+  __m256 sum = _mm256_setzero_ps();
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 e = exp_bounded(_mm256_max_ps(lo, _mm256_sub_ps(_mm256_loadu_ps(s + i), mb)));
+    _mm256_storeu_ps(s + i, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
+  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  s4 = _mm_add_ss(s4, _mm_shuffle_ps(s4, s4, 1));
+  float total = _mm_cvtss_f32(s4);
+  float tail_max = m;  // already the maximum and scaled: the reference's tail only exponentiates
+  total += attn_softmax_ref(s + i, n - i, 1.0f, &tail_max);
+  *max = m;
+  return total;
 }
 
 }  // namespace ox::kernels::avx2

@@ -13,6 +13,7 @@ void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
 // KernelTable::attn_accumulate and gemm[F16] (attention's scores over an F16 cache: K rows as the
 // weights, f16 query rows as the activations).
+float attn_softmax(float* s, int64_t n, float scale, float* max);
 void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv);
 void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
               int64_t n_tokens, float* y, int64_t y_stride);

@@ -42,6 +42,7 @@ void patch(KernelTable& t) {
   quant(DType::Q8_K, quantize_row_q8_k);
   t.silu_mul = silu_mul;
   t.attn_accumulate = attn_accumulate;
+  t.attn_softmax = attn_softmax;
   gemm(DType::F16, gemm_f16);  // the AVX-512 table keeps this one (it starts as a copy of this table)
 }
 
