@@ -148,10 +148,9 @@ Status check_body(std::span<const uint8_t> bytes, const Expected& e, Parsed* out
   out->kv = bytes.data() + offset;
   for (int l = 0; l < e.n_layer; ++l) {
     for (auto [row, name] : {std::pair{e.k_row_bytes, "K"}, std::pair{e.v_row_bytes, "V"}}) {
-      OX_ASSIGN_OR_RETURN(const uint8_t* section,
-                          take(n * row, strfmt("the %s cache of layer %d for %llu positions", name, l,
-                                               static_cast<unsigned long long>(n))));
-      (void)section;
+      const std::string what = strfmt("the %s cache of layer %d for %llu positions", name, l,
+                                      static_cast<unsigned long long>(n));
+      OX_TRY(take(n * row, what).status());  // read in place by load_state, from out->kv on
     }
   }
   if (offset != size) {
