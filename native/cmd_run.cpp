@@ -10,6 +10,7 @@
 #include "core/kv_cache/kv_cache.h"
 #include "kernels/kernels.h"
 #include "native/commands.h"
+#include "native/prompt_cache.h"
 
 namespace ox::cli {
 
@@ -115,14 +116,19 @@ Status cmd_run(Args& args) {
   OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, -1));
   const bool print_ids = args.flag({"--ids"});
   const bool display_prompt = args.flag({"--display-prompt"}) && !args.flag({"--no-display-prompt"});
+  OX_ASSIGN_OR_RETURN(PromptCache cache, PromptCache::from_args(args));
   std::string text;
   OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls, &text));
   OX_TRY(args.finish());
   gen.n_keep = resolve_n_keep(gen.n_keep, prompt, ls.model->tokenizer().bos_id());
+  OX_TRY(cache.load(*ls.session, prompt));
   if (display_prompt && !print_ids) std::fwrite(text.data(), 1, text.size(), stdout);
 
   bool first = true;
+  Status cache_status;
   auto on_event = [&](const GenerateEvent& e) {
+    if (cache_status.is_ok()) cache_status = cache.after_token(*ls.session);
+    if (!cache_status.is_ok()) return false;  // a failed save ends the run with its error
     if (print_ids) {
       if (e.token >= 0) std::printf(first ? "%d" : " %d", e.token);
       first = false;
@@ -135,6 +141,8 @@ Status cmd_run(Args& args) {
   OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(prompt, gen, on_event));
   std::printf("\n");
   std::fflush(stdout);
+  OX_TRY(cache_status);
+  OX_TRY(cache.finish(*ls.session, stats));
   std::fprintf(stderr, "prompt: %d tokens in %.1f ms (%.1f t/s) | generation: %d tokens in %.1f ms (%.1f t/s) | "
                "threads %d, kernels %s, finish: %s\n",
                stats.n_prompt, stats.prompt_ms, stats.prompt_ms > 0 ? stats.n_prompt * 1000.0 / stats.prompt_ms : 0.0,

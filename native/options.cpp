@@ -62,6 +62,10 @@ const OptionDef kRunOptions[] = {
     {{"--system", "-sys", "--system-prompt"}, "TEXT", "system message (with --chat)"},
     {{"--display-prompt"}, nullptr, "print the prompt before the generated text"},
     {{"--no-display-prompt"}, nullptr, "print only the generated text (the default)"},
+    {{"--prompt-cache"}, "FILE", "load the state saved in FILE (if it exists) so the prompt reuses its matching "
+                                 "prefix; save the state after the prompt to FILE"},
+    {{"--prompt-cache-all"}, nullptr, "with --prompt-cache: save the generated tokens too"},
+    {{"--prompt-cache-ro"}, nullptr, "with --prompt-cache: load FILE but never write it"},
 };
 
 const OptionDef kChatOptions[] = {

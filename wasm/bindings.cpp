@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/memory.h"
 #include "core/tools/bench.h"
 #include "kernels/kernels.h"
 #include "wasm/engine.h"
@@ -353,6 +354,34 @@ class JsEngine {
     return out;
   }
 
+  // {ok, bytes: Uint8Array (a copy)}: the session's state (core/session/state_file.h).
+  val save_state() {
+    Result<std::vector<uint8_t>> bytes = engine_.save_state();
+    if (!bytes.ok()) return error_object(bytes.status());
+    val out = ok_object();
+    out.set("bytes", copy_to_js(std::span<const uint8_t>(bytes.value())));
+    return out;
+  }
+
+  // bytes: a Uint8Array from saveState(); {ok, n_past} or the error naming what is wrong with it.
+  val load_state(val bytes) {
+    if (!bytes.instanceof(val::global("Uint8Array"))) {
+      return error_object(ErrorCode::kInvalidArgument, "loadState takes the Uint8Array saveState() made");
+    }
+    const double n = bytes["length"].as<double>();
+    Status room = check_memory(static_cast<uint64_t>(n), "the state to load", "");
+    if (!room.is_ok()) return error_object(room);
+    std::vector<uint8_t> copy(static_cast<size_t>(n));
+    // One copy into wasm memory: a view over the vector, filled by TypedArray.set (no allocation
+    // in between, so the view's buffer stays the memory's).
+    val(emscripten::typed_memory_view(copy.size(), copy.data())).call<void>("set", bytes);
+    Status status = engine_.load_state(copy);
+    if (!status.is_ok()) return error_object(status);
+    val out = ok_object();
+    out.set("n_past", engine_.session().n_past());
+    return out;
+  }
+
   // Float32Array [n_vocab] (a copy), or null before anything was evaluated.
   val logits() {
     std::span<const float> l = engine_.logits();
@@ -396,6 +425,8 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("abort", &ox::web::JsEngine::abort)
       .function("evaluate", &ox::web::JsEngine::evaluate)
       .function("logits", &ox::web::JsEngine::logits)
+      .function("saveState", &ox::web::JsEngine::save_state)
+      .function("loadState", &ox::web::JsEngine::load_state)
       .function("benchBegin", &ox::web::JsEngine::bench_begin)
       .function("benchStep", &ox::web::JsEngine::bench_step)
       .function("benchEnd", &ox::web::JsEngine::bench_end);

@@ -154,6 +154,18 @@ Status Engine::evaluate(std::span<const int32_t> tokens, int n_keep) {
   return session_->eval(tokens);
 }
 
+Result<std::vector<uint8_t>> Engine::save_state() const {
+  OX_TRY(require_model());
+  return session_->save_state();
+}
+
+Status Engine::load_state(std::span<const uint8_t> bytes) {
+  OX_TRY(require_model());
+  OX_TRY(session_->load_state(bytes));
+  generation_.reset();  // it referred to positions the loaded state replaced
+  return Status::ok();
+}
+
 std::span<const float> Engine::logits() const {
   if (session_ == nullptr) return {};
   return session_->logits();

@@ -72,6 +72,11 @@ class Engine {
 
   // Appends tokens to the context (after dropping positions >= n_keep when n_keep >= 0).
   Status evaluate(std::span<const int32_t> tokens, int n_keep);
+  // The session's saved state (Session::save_state: tokens, last logits, KV cache) and loading one
+  // into it; a successful load ends any generation. On error the session is unchanged.
+  Result<std::vector<uint8_t>> save_state() const;
+  Status load_state(std::span<const uint8_t> bytes);
+
   // Next-token logits after the last evaluated token: after a generation, the distribution the
   // last generated token was sampled from (that token itself is not evaluated yet).
   std::span<const float> logits() const;

@@ -63,6 +63,14 @@ const DTypeFacts& dtype_facts(DType type) {
   return i < kDTypeCount ? kTable[i] : kUnknown;
 }
 
+DType dtype_file_type(DType type) {
+  switch (type) {
+    case DType::Q4_K_IL: return DType::Q4_K;
+    case DType::Q6_K_IL: return DType::Q6_K;
+    default: return type;
+  }
+}
+
 bool dtype_is_known(uint32_t raw) { return raw < kDTypeCount && kTable[raw].known; }
 
 bool dtype_from_name(std::string_view name, DType* out) {

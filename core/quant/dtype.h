@@ -72,6 +72,10 @@ bool dtype_is_known(uint32_t raw);
 
 inline const char* dtype_name(DType type) { return dtype_facts(type).name; }
 
+// The GGUF type whose blocks an internal layout holds (Q4_K for Q4_K_IL); any other type itself.
+// What a file said, for what must not depend on the layouts a kernel table converted to.
+DType dtype_file_type(DType type);
+
 // Bytes used by a row of `n` elements; n must be a multiple of the block size (callers check).
 inline uint64_t dtype_row_bytes(DType type, uint64_t n) {
   const DTypeFacts& f = dtype_facts(type);

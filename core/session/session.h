@@ -102,6 +102,14 @@ class Session {
   Status shift(int n_keep, int n_discard);
   void reset() { (void)truncate(0); }
 
+  // Saved state (the format: state_file.h): the tokens, the logits of the last position and the KV
+  // cache of positions [0, n_past), for another Session of the same model and cache types.
+  // load_state checks everything (model, version, cache types, n_ctx, lengths, token ids) before
+  // changing anything; on error the session is unchanged. A loaded state continues exactly as if
+  // its tokens had been evaluated here.
+  Result<std::vector<uint8_t>> save_state() const;
+  Status load_state(std::span<const uint8_t> bytes);
+
   // Reuses the longest cached prefix of `prompt`, evaluates the rest, then samples up to
   // max_tokens, calling on_event for each token (return false to stop). A Generation (see
   // generation.h) runs the same loop step by step.

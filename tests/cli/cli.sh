@@ -145,4 +145,45 @@ if kill -9 $pid 2>/dev/null; then wait $pid; rc=999; else wait $pid; rc=$?; fi
 exec 3>&-
 check "chat: Ctrl-C at the prompt exits cleanly (exit 0)" rc_is $rc 0
 
+
+# --prompt-cache FILE (llama.cpp's session file): the second run with the same prompt reuses all but
+# its last token and prints the same greedy text; a state of another model or a damaged one is refused.
+pc=$tmp/prompt.state
+story="Once upon a time, there was a little girl named Lily"
+"$cli" run -m "$model" -p "$story" -n 24 --temp 0 > "$tmp/plain" 2> /dev/null
+"$cli" run -m "$model" -p "$story" -n 24 --temp 0 --prompt-cache "$pc" > "$tmp/first" 2> "$tmp/err"; rc=$?
+check "run --prompt-cache FILE (absent): exit 0, FILE written, the same text as without" \
+  bash -c "[ $rc -eq 0 ] && [ -s '$pc' ] && cmp -s '$tmp/plain' '$tmp/first' && grep -q 'does not exist; it will be created' '$tmp/err' && grep -q 'prompt cache: saved [0-9]* tokens' '$tmp/err'"
+n_prompt=$(sed -n 's/^prompt cache: reused 0 of \([0-9]*\) prompt tokens$/\1/p' "$tmp/err")
+"$cli" run -m "$model" -p "$story" -n 24 --temp 0 --prompt-cache "$pc" > "$tmp/second" 2> "$tmp/err"; rc=$?
+check "  ... a second run reuses all but the last prompt token (stderr says so)" \
+  bash -c "[ $rc -eq 0 ] && [ -n '$n_prompt' ] && grep -q \"^prompt cache: reused $((n_prompt - 1)) of $n_prompt prompt tokens\$\" '$tmp/err'"
+check "  ... and prints the same greedy text" cmp -s "$tmp/plain" "$tmp/second"
+check "  ... a full match is not written again" bash -c "! grep -q 'prompt cache: saved' '$tmp/err'"
+cp "$pc" "$tmp/saved.state"
+"$cli" run -m "$model" -p "Once upon a time, there was a dog" -n 4 --temp 0 --prompt-cache "$pc" --prompt-cache-ro \
+  > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... --prompt-cache-ro reuses the matching prefix and leaves FILE as it was" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'prompt cache: reused [1-9][0-9]* of' '$tmp/err' && cmp -s '$pc' '$tmp/saved.state'"
+"$cli" run -m "$model" -p "$story" -n 8 --temp 0 --ignore-eos --prompt-cache "$tmp/all.state" --prompt-cache-all \
+  > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... --prompt-cache-all saves the generated tokens too" \
+  bash -c "[ $rc -eq 0 ] && grep -q \"^prompt cache: saved $((n_prompt + 7)) tokens\" '$tmp/err'"
+"$cli" run -m "$shared/models/llama-2-tiny-random.gguf" -p "$story" -n 4 --prompt-cache "$pc" > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... a state saved from another model -> exit 1 with the reason" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '--prompt-cache .*: state file was saved from another model (hash [0-9a-f]*, this model [0-9a-f]*)' '$tmp/err'"
+"$cli" run -m "$model" -p "$story" -n 4 -ctk f32 --prompt-cache "$pc" > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... other cache types (-ctk f32) -> exit 1 naming both" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'holds a f16/f16 KV cache (K/V) but this session.s is f32/f16' '$tmp/err'"
+head -c 1000 "$tmp/saved.state" > "$tmp/cut.state"
+"$cli" run -m "$model" -p "$story" -n 4 --prompt-cache "$tmp/cut.state" > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... a truncated FILE -> exit 1 naming the offset and what was expected" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'truncated at offset [0-9]*: expected .* but the state ends at 1000' '$tmp/err'"
+"$cli" run -m "$model" -p "$story" -n 4 -c 8 --prompt-cache "$tmp/saved.state" > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... more tokens than -c -> exit 1 naming both" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"holds $n_prompt tokens .*context of 8; raise the context size (-c\" '$tmp/err'"
+"$cli" run -m "$model" -p "$story" -n 4 --prompt-cache-ro > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... --prompt-cache-ro without --prompt-cache -> exit 1" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'needs --prompt-cache FILE' '$tmp/err'"
+
 check_summary

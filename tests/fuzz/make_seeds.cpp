@@ -1,7 +1,8 @@
 // Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): tiny GGUF models built with
 // GgufWriter (one per tensor layout family, each checked to load), short texts for every tokenizer
-// vocabulary, Jinja snippets plus the built-in chat templates, and chat-message arrays. Everything
-// is generated here, nothing is copied from data files; rerun after changing a target's input format:
+// vocabulary, Jinja snippets plus the built-in chat templates, chat-message arrays, and saved states
+// of the shared stories260K model (computed by a session, the one data file read). Everything is
+// generated here, nothing is copied from data files; rerun after changing a target's input format:
 //   build/asan/bin/fuzz_make_seeds tests/fuzz/corpus
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "core/gguf/writer.h"
 #include "core/quant/traits.h"
 #include "core/session/session.h"
+#include "tests/support/shared_data.h"
 
 namespace ox {
 namespace {
@@ -395,6 +397,28 @@ bool write_chat_json_seeds(const fs::path& dir) {
   return true;
 }
 
+// ---- saved states of the model state_fuzz.cpp loads (shared stories260K, n_ctx 64, f16 cache) ----
+
+bool write_state_seeds(const fs::path& dir) {
+  Result<std::shared_ptr<const LoadedModel>> model = LoadedModel::open(test::shared_path("models/stories260K.gguf"));
+  if (!must(model.status(), "stories260K.gguf (set OXIDIZE_SHARED)")) return false;
+  SessionOptions options;
+  options.n_ctx = 64;
+  Result<std::unique_ptr<Session>> session = Session::create(model.value(), options);
+  if (!must(session.status(), "session")) return false;
+  Session& s = **session;
+  auto save = [&](const char* name) {
+    Result<std::vector<uint8_t>> bytes = s.save_state();
+    return must(bytes.status(), name) &&
+           write_file(dir / name, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  };
+  const int32_t prompt[] = {1, 403, 385, 410};
+  if (!save("empty.state")) return false;  // header only
+  if (!must(s.eval(std::span<const int32_t>(prompt, 1)), "eval") || !save("bos.state")) return false;
+  if (!must(s.eval(std::span<const int32_t>(prompt + 1, 3)), "eval") || !save("prompt.state")) return false;
+  return must(s.truncate(2), "truncate") && save("no_logits.state");  // the logits' position is gone
+}
+
 }  // namespace
 }  // namespace ox
 
@@ -409,7 +433,8 @@ int main(int argc, char** argv) {
   const Target targets[] = {{"gguf", ox::write_gguf_seeds},
                             {"tokenizer", ox::write_tokenizer_seeds},
                             {"jinja", ox::write_jinja_seeds},
-                            {"chat_json", ox::write_chat_json_seeds}};
+                            {"chat_json", ox::write_chat_json_seeds},
+                            {"state", ox::write_state_seeds}};
   for (const Target& t : targets) {
     std::error_code ec;
     fs::remove_all(root / t.dir, ec);  // stale seeds of an older format go

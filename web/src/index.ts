@@ -561,6 +561,35 @@ export class Engine {
   }
 
   /**
+   * The context's saved state: the tokens it holds, the logits of the last one and their KV cache,
+   * in oxidize's versioned state format (the native CLI's `run --prompt-cache` files are the same
+   * bytes). Load it with loadState() into this or another engine that loaded the same model with the
+   * same cacheTypeK / cacheTypeV and an n_ctx at least its token count. Rejects with
+   * "invalid_argument" when no model is loaded, "too_large" when wasm memory cannot hold a copy.
+   */
+  saveState(): Promise<Uint8Array> {
+    return this.transport.send({ type: 'save_state' }).promise;
+  }
+
+  /**
+   * Replaces the context with a state from saveState(), as if its tokens had been evaluated here: a
+   * generation whose prompt starts with them evaluates only the rest (the last token at least), and
+   * getLogits() returns the saved logits. Stops a running generation first. Everything is checked
+   * before the context changes; on error it is left as it was and the promise rejects with the
+   * core's message: "invalid_argument" for a state of another model (both hashes named) or other
+   * cache types (both named); "out_of_range" for more tokens than n_ctx; "invalid_file" for a
+   * damaged state (the offset and what was expected there); "unsupported" for another format version.
+   */
+  loadState(state: Uint8Array | ArrayBuffer): Promise<{ n_past: number }> {
+    const bytes = state instanceof Uint8Array ? state : state instanceof ArrayBuffer ? new Uint8Array(state) : null;
+    if (bytes === null) {
+      return Promise.reject(new EngineError('invalid_argument', 'loadState() takes the Uint8Array saveState() made (or an ArrayBuffer)'));
+    }
+    this.abort();  // a running generation would hold the worker's queue
+    return this.transport.send({ type: 'load_state', bytes }).promise;
+  }
+
+  /**
    * Stops every running generation (they end with finish_reason "abort") and benchmark (it rejects
    * with "aborted" once its current test has finished).
    */

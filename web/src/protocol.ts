@@ -213,6 +213,8 @@ export type Request =
   | { id: number; type: 'generate'; prompt: PromptSpec; params: SamplingParams }
   | { id: number; type: 'evaluate'; tokens: number[]; n_keep: number }
   | { id: number; type: 'logits' }
+  | { id: number; type: 'save_state' }
+  | { id: number; type: 'load_state'; bytes: Uint8Array }
   | { id: number; type: 'cache'; action: CacheOp }
   | { id: number; type: 'bench'; params: BenchParams }
   /** Stops request `target` (a load, a generation or a benchmark); answered at once with result null. */
@@ -231,6 +233,8 @@ export interface ResultMap {
   generate: GenerationResult;
   evaluate: { n_past: number };
   logits: Float32Array | null;
+  save_state: Uint8Array;
+  load_state: { n_past: number };
   cache: string[];
   bench: BenchReport;
   abort: null;

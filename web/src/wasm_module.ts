@@ -68,6 +68,10 @@ export interface WasmEngine {
   abort(): WasmResult<WasmStep>;
   evaluate(tokens: Int32Array, nKeep: number): WasmResult<{ n_past: number }>;
   logits(): Float32Array | null;
+  /** The session's state (core/session/state_file.h), a copy. */
+  saveState(): WasmResult<{ bytes: Uint8Array }>;
+  /** Checks everything before the session changes; the error names what is wrong. */
+  loadState(bytes: Uint8Array): WasmResult<{ n_past: number }>;
   /** The session is dropped until benchEnd(), which must follow a successful benchBegin(). */
   benchBegin(options: { n_prompt: number[]; n_gen: number[]; repetitions: number; warmup: boolean }): WasmResult<{ n_tests: number }>;
   /** `records`: `oxidize bench -o json` (a JSON array) of the test just run. */

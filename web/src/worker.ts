@@ -612,6 +612,16 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
       const logits = engine!.logits();
       return [logits, logits ? [logits.buffer] : []];
     }
+    case 'save_state': {
+      requireModel();
+      const { bytes } = call((e) => e.saveState());
+      return [bytes, [bytes.buffer]];
+    }
+    case 'load_state': {
+      requireModel();
+      const { n_past } = call((e) => e.loadState(req.bytes));
+      return [{ n_past }, []];
+    }
     case 'bench':
       return [await handleBench(req.id, req.params, signal), []];
     case 'cache': {

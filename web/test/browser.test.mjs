@@ -22,6 +22,7 @@ const chromiumPath = process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium';
 const modelFile = path.join(sharedDir(), 'models', 'stories260K.gguf');
 const PROMPT = 'Once upon a time';
 const KQUANT_MODEL = 'tiny-256-Q4_K_M.gguf';
+const KQUANT_STATE = 'tiny-256-Q4_K_M.state';  // `oxidize run --prompt-cache` of PROMPT on it, natively
 const N_PREDICT = 64;
 const T = { timeout: 120_000 };
 
@@ -112,6 +113,11 @@ before(async () => {
   // converts in place at load: served at /__test/generated/.
   execFileSync(cli, ['synth', '--shape', 'tiny-256', '--type', 'Q4_K_M', '-o', path.join(artifacts, KQUANT_MODEL)],
     { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its state after PROMPT, saved natively (weights in Q4_K order) for the relaxed module (which
+  // converts them at load) to load: the model fingerprint must name the file, not the layout.
+  fs.rmSync(path.join(artifacts, KQUANT_STATE), { force: true });
+  execFileSync(cli, ['run', '-m', path.join(artifacts, KQUANT_MODEL), '-p', PROMPT, '-n', '1', '--temp', '0',
+    '--prompt-cache', path.join(artifacts, KQUANT_STATE)], { stdio: ['ignore', 'pipe', 'pipe'] });
   servers = {
     isolated: await startServer({ port: 0, isolated: true, testRoutes: true, generatedDir: artifacts }),
     plain: await startServer({ port: 0, isolated: false, testRoutes: true, generatedDir: artifacts }),
@@ -437,6 +443,67 @@ for (const mode of ['isolated', 'plain']) {
       assert.ok(r.sameBytes, 'the cached copy differs from the served file');
       assert.equal(r.secondText, r.firstText, `kernels ${r.kernels}`);
       assert.ok(r.firstText.length > 0);
+    });
+
+    test('saveState / loadState: a loaded context continues bit for bit; damaged or foreign states reject', T, async () => {
+      const r = await inEngine(page, async (engine, a, ox) => {
+        const same = (x, y) => x !== null && y !== null && x.length === y.length &&
+          new Uint32Array(x.buffer).every((v, i) => v === new Uint32Array(y.buffer)[i]);
+        const greedy = () => engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+        const failure = async (bytes) => {
+          try { await engine.loadState(bytes); return null; }
+          catch (e) { return { code: e.code, message: e.message, isEngineError: e instanceof ox.EngineError }; }
+        };
+        await engine.load('/models/stories260K.gguf');
+        const prompt = await engine.tokenize(a.prompt);
+        await engine.evaluate(prompt, { keep: 0 });
+        const state = await engine.saveState();
+        const logitsSaved = await engine.getLogits();
+        const uninterrupted = await greedy();
+        await engine.load('/models/stories260K.gguf');  // a fresh copy of the model, an empty context
+        const loaded = await engine.loadState(state);
+        const logitsLoaded = await engine.getLogits();
+        const resumed = await greedy();
+        const logitsBefore = await engine.getLogits();
+        const withTail = new Uint8Array(state.length + 3);
+        withTail.set(state);
+        const failures = {
+          truncated: await failure(state.slice(0, 100)),
+          junk: await failure(new TextEncoder().encode('not a state file, though longer than its header would be')),
+          trailing: await failure(withTail),
+          notBytes: await failure('a string'),
+        };
+        const logitsAfter = await engine.getLogits();
+        await engine.load(`/__test/generated/${a.model}`);
+        failures.otherModel = await failure(state);
+        const native = new Uint8Array(await (await fetch(`/__test/generated/${a.state}`)).arrayBuffer());
+        const nativeLoaded = await engine.loadState(native);
+        const afterNative = await engine.completions.create({ prompt: a.prompt, max_tokens: 4, temperature: 0 });
+        return {
+          isBytes: state instanceof Uint8Array, nPrompt: prompt.length, loaded, failures, nativeLoaded,
+          sameLogits: same(logitsSaved, logitsLoaded), unchanged: same(logitsBefore, logitsAfter),
+          uninterrupted: uninterrupted.choices[0].text, resumed: resumed.choices[0].text,
+          cached: resumed.timings.prompt_tokens_cached, nativeCached: afterNative.timings.prompt_tokens_cached,
+        };
+      }, { prompt: PROMPT, n: N_PREDICT, model: KQUANT_MODEL, state: KQUANT_STATE });
+      assert.ok(r.isBytes, 'saveState() resolves with a Uint8Array');
+      assert.deepEqual(r.loaded, { n_past: r.nPrompt });
+      assert.ok(r.sameLogits, 'the loaded logits are the saved ones, bit for bit');
+      assert.equal(r.resumed, r.uninterrupted, 'greedy continuation after loadState equals the uninterrupted one');
+      assert.equal(r.resumed, expectedText);
+      assert.equal(r.cached, r.nPrompt - 1, 'the prompt reused the loaded state (all but its last token)');
+      for (const [name, f] of Object.entries(r.failures)) assert.ok(f !== null, `${name}: accepted`);
+      assert.equal(r.failures.truncated.code, 'invalid_file');
+      assert.ok(r.failures.truncated.isEngineError);
+      assert.match(r.failures.truncated.message, /truncated at offset \d+: expected .* but the state ends at 100/);
+      assert.match(r.failures.junk.message, /not an oxidize state file/);
+      assert.match(r.failures.trailing.message, /3 trailing bytes after the end of the state at offset \d+/);
+      assert.equal(r.failures.notBytes.code, 'invalid_argument');
+      assert.ok(r.unchanged, 'a refused state leaves the context as it was');
+      assert.equal(r.failures.otherModel.code, 'invalid_argument');
+      assert.match(r.failures.otherModel.message, /saved from another model \(hash [0-9a-f]{16}, this model [0-9a-f]{16}\)/);
+      assert.ok(r.nativeLoaded.n_past > 1, 'a state the native CLI saved loads into the relaxed module\'s converted model');
+      assert.equal(r.nativeCached, r.nativeLoaded.n_past - 1);
     });
 
     test('bench runs oxidize bench on the runtime\'s threads; generation goes on after it', T, async () => {

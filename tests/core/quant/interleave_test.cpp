@@ -148,5 +148,23 @@ TEST(Interleave, LayoutsAreInternalTypes) {
   EXPECT_EQ(dtype_facts(DType::Q6_K_IL).type_size, dtype_facts(DType::Q6_K).type_size);
 }
 
+// Saved state names a model by its file types (state_file.h): every internal layout must lead back
+// to the GGUF type whose blocks it holds, and every GGUF type to itself.
+TEST(Interleave, EveryInternalLayoutHasItsFileType) {
+  EXPECT_EQ(dtype_file_type(DType::Q4_K_IL), DType::Q4_K);
+  EXPECT_EQ(dtype_file_type(DType::Q6_K_IL), DType::Q6_K);
+  for (uint32_t i = 0; i < kDTypeCount; ++i) {
+    const DType t = static_cast<DType>(i);
+    if (dtype_is_known(i)) {
+      EXPECT_EQ(dtype_file_type(t), t) << dtype_name(t);
+    } else if (dtype_facts(t).supported) {  // an internal layout
+      const DType file = dtype_file_type(t);
+      EXPECT_TRUE(dtype_is_known(static_cast<uint32_t>(file))) << dtype_name(t) << " has no file type";
+      EXPECT_EQ(dtype_facts(file).type_size, dtype_facts(t).type_size) << dtype_name(t);
+      EXPECT_EQ(dtype_facts(file).block_size, dtype_facts(t).block_size) << dtype_name(t);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ox::quant
