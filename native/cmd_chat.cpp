@@ -272,8 +272,8 @@ struct Chat {
     std::printf("\n");
     std::fflush(stdout);
     const bool interrupted = g_interrupts.exchange(0) > 0;
-    std::fprintf(stderr, "[prompt: %d new, %d cached | %d tokens, %.1f t/s%s]\n", stats.n_prompt,
-                 stats.n_prompt_cached, stats.n_generated,
+    std::fprintf(stderr, "[prompt: %d new, %d cached, %.1f ms | %d tokens, %.1f t/s%s]\n", stats.n_prompt,
+                 stats.n_prompt_cached, stats.prompt_ms, stats.n_generated,
                  stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0,
                  interrupted ? ", stopped" : "");
     turns.push_back({{"role", "assistant"}, {"content", stats.text}});

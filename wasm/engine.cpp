@@ -1,6 +1,8 @@
 // Engine: model buffer management, load/unload and the calls the browser worker forwards.
 #include "wasm/engine.h"
 
+#include "core/base/memory.h"
+
 #include <cstdlib>
 #include <utility>
 
@@ -90,6 +92,7 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, session_options));
   model_ = std::move(model);
   session_ = std::move(session);
+  conversations_ = ConversationCache(kConversationSlots, memory_budget().available / 4);
   load_options_ = options;
   return Status::ok();
 }
@@ -97,6 +100,7 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
 void Engine::unload() {
   bench_.reset();
   generation_.reset();
+  conversations_.clear();
   session_.reset();  // before the model: the session refers to it
   model_.reset();
 }
@@ -129,6 +133,9 @@ Result<std::vector<int32_t>> Engine::chat_prompt(std::string_view messages_json,
 Status Engine::begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options) {
   OX_TRY(require_model());
   generation_.reset();
+  // A prompt that does not continue the session's conversation: bring in the saved one it
+  // continues, and keep the session's (see ConversationCache).
+  OX_TRY(conversations_.swap_in(*session_, prompt).status());
   auto generation = std::make_unique<Generation>(*session_, std::move(prompt), options, load_options_.n_batch);
   OX_TRY(generation->begin());
   generation_ = std::move(generation);

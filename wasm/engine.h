@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/conversation_cache.h"
 #include "core/session/generation.h"
 #include "core/session/session.h"
 #include "core/tools/bench.h"
@@ -35,6 +36,8 @@ struct LoadOptions {
   DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
   DType cache_type_v = DType::F16;
 };
+
+inline constexpr int kConversationSlots = 8;
 
 class Engine {
  public:
@@ -103,6 +106,9 @@ class Engine {
   std::shared_ptr<const LoadedModel> model_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<Generation> generation_;
+  // Conversations other than the session's, saved so that a side request does not evict the main
+  // chat: 8 slots, at most a quarter of the memory left when the model was loaded.
+  ConversationCache conversations_{kConversationSlots, 0};
   LoadOptions load_options_;
   std::unique_ptr<BenchRun> bench_;
   std::vector<BenchResult> bench_results_;  // of the last benchmark

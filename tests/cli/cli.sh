@@ -129,7 +129,7 @@ for i in $(seq 12); do echo 'Tell me a story about a little dog.'; done > "$tmp/
 check "chat: a conversation longer than the context shifts the KV cache and goes on" \
   bash -c "[ $rc -eq 0 ] && grep -q 'context full: shifted out' '$tmp/err' && [ \$(grep -c 'tokens, .* t/s' '$tmp/err') -eq 12 ]"
 check "  ... every turn after the first builds on the cached conversation (some tokens cached)" \
-  bash -c "[ \$(grep -c 'prompt: [0-9]* new, [1-9][0-9]* cached' '$tmp/err') -eq 11 ]"
+  bash -c "[ \$(grep -c 'prompt: [0-9]* new, [1-9][0-9]* cached,' '$tmp/err') -eq 11 ]"
 printf 'caf\xe9 \\\nau lait\n/save %s\n' "$tmp/bad.json" | "$cli" chat -m "$model" -n 4 --temp 0 > /dev/null 2> "$tmp/err"; rc=$?
 check "chat: /save of text that is not UTF-8 warns and writes valid JSON" \
   bash -c "[ $rc -eq 0 ] && grep -q 'saved as U+FFFD' '$tmp/err' && node -e \"JSON.parse(require('fs').readFileSync('$tmp/bad.json','utf8'))\""

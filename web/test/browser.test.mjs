@@ -358,6 +358,31 @@ for (const mode of ['isolated', 'plain']) {
       assert.match(r.refused.message, /the prompt has \d+ tokens but the context holds 64/);
     });
 
+    test('prefix reuse: turn 2 evaluates only the new message, even after a side request', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.load('/models/stories260K.gguf');
+        const chat = async (messages, n) => {
+          const stream = await engine.chat.completions.create({ messages, max_tokens: n, temperature: 0, stream: true });
+          let text = '';
+          for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+          return { text, result: await stream.result };
+        };
+        const long = 'Once upon a time, there was a little girl named Lily. She loved to play outside. '.repeat(8);
+        const turn1 = await chat([{ role: 'user', content: long }], 16);
+        // A side request that shares nothing with the chat, then the chat's second turn.
+        await engine.completions.create({ prompt: 'Tom had a red ball.', max_tokens: 4, temperature: 0 });
+        const turn2 = await chat([{ role: 'user', content: long }, { role: 'assistant', content: turn1.text },
+          { role: 'user', content: 'And then?' }], 4);
+        return { turn1: turn1.result, turn2: turn2.result };
+      });
+      const promptTokens1 = r.turn1.n_prompt + r.turn1.n_prompt_cached;
+      assert.ok(promptTokens1 > 150, `turn 1 prompt: ${promptTokens1} tokens`);
+      assert.ok(r.turn2.n_prompt_cached >= promptTokens1, JSON.stringify(r.turn2));
+      assert.ok(r.turn2.n_prompt < 40, `turn 2 evaluated ${r.turn2.n_prompt} tokens`);
+      consoleLines.push(`prefix reuse: turn 1 prompt ${promptTokens1} tokens in ${r.turn1.prompt_ms.toFixed(2)} ms; ` +
+        `turn 2 ${r.turn2.n_prompt} new + ${r.turn2.n_prompt_cached} cached in ${r.turn2.prompt_ms.toFixed(2)} ms`);
+    });
+
     test('loads from a File/Blob and an ArrayBuffer with progress', T, async () => {
       const r = await inEngine(page, async (engine) => {
         const bytes = await (await fetch('/models/stories260K.gguf')).arrayBuffer();
