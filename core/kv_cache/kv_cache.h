@@ -1,7 +1,9 @@
-// KvCache: keys and values of every past position, per layer, each row stored in the cache's
-// element format (f16 by default, as llama.cpp; f32, bf16 or a 32-element block format).
-// Layout per layer: [n_ctx] rows of n_head_kv * head_dim elements for K and for V, so one
-// position's heads are adjacent and a head's rows are k_row_bytes apart.
+// KvCache: keys and values of every past position of n_seq sequences, per layer, each row stored
+// in the cache's element format (f16 by default, as llama.cpp; f32, bf16 or a 32-element block
+// format). Layout: per layer, per sequence (llama.cpp's non-unified cache, one stream per
+// sequence), [n_ctx] rows of n_head_kv * head_dim elements for K and for V, so one position's
+// heads are adjacent and a head's rows are k_row_bytes apart. Sequence s holds positions
+// [0, n_pos(s)).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,7 @@ struct KvCacheShape {
   int head_dim_v = 0;
   DType type_k = DType::F16;
   DType type_v = DType::F16;
+  int n_seq = 1;  // sequences, each with its own n_ctx positions per layer
 };
 
 class KvCache {
@@ -48,6 +51,7 @@ class KvCache {
 
   const KvCacheShape& shape() const { return shape_; }
   int n_ctx() const { return shape_.n_ctx; }
+  int n_seq() const { return shape_.n_seq; }
   int k_dim() const { return shape_.k_dim; }
   int v_dim() const { return shape_.v_dim; }
   DType type_k() const { return shape_.type_k; }
@@ -56,27 +60,49 @@ class KvCache {
   uint64_t v_row_bytes() const { return v_row_bytes_; }
   uint64_t bytes() const { return k_.size() + v_.size(); }
 
-  uint8_t* k(int layer, int64_t pos) { return k_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * k_row_bytes_; }
-  uint8_t* v(int layer, int64_t pos) { return v_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * v_row_bytes_; }
-  const uint8_t* k(int layer, int64_t pos) const {
-    return k_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * k_row_bytes_;
+  // Row of position pos of sequence seq in layer `layer`; the rows of one (layer, seq) are adjacent.
+  uint8_t* k(int layer, int seq, int64_t pos) { return k_.data() + row_index(layer, seq, pos) * k_row_bytes_; }
+  uint8_t* v(int layer, int seq, int64_t pos) { return v_.data() + row_index(layer, seq, pos) * v_row_bytes_; }
+  const uint8_t* k(int layer, int seq, int64_t pos) const {
+    return k_.data() + row_index(layer, seq, pos) * k_row_bytes_;
   }
-  const uint8_t* v(int layer, int64_t pos) const {
-    return v_.data() + (static_cast<uint64_t>(layer) * n_ctx() + pos) * v_row_bytes_;
+  const uint8_t* v(int layer, int seq, int64_t pos) const {
+    return v_.data() + row_index(layer, seq, pos) * v_row_bytes_;
   }
 
-  // Moves positions [from, from + count) of every layer to [to, to + count) (ranges may overlap):
-  // what a context shift does after dropping positions.
-  void move_rows(int64_t from, int64_t to, int64_t count);
+  // Positions sequence seq holds: [0, n_pos(seq)). Whoever writes rows (the forward pass, a context
+  // shift, a restore) sets it; the rows past it are stale and get overwritten.
+  int64_t n_pos(int seq) const { return n_pos_[static_cast<size_t>(seq)]; }
+  // OK if seq is a sequence of this cache, else an error naming the valid ids.
+  Status check_seq(int seq) const;
+  void set_n_pos(int seq, int64_t n);
 
-  // Every byte of positions [0, n) of every layer, K then V per layer (saved state).
-  std::vector<std::span<const uint8_t>> ranges(int64_t n) const;
-  std::vector<std::span<uint8_t>> mutable_ranges(int64_t n);
+  // Moves positions [from, from + count) of sequence seq in every layer to [to, to + count) (ranges
+  // may overlap): what a context shift does after dropping positions.
+  void move_rows(int seq, int64_t from, int64_t to, int64_t count);
+
+  // llama_memory_seq_cp: positions [p0, p1) of sequence src, every layer, copied to the same
+  // positions of sequence dst (a prompt prefix evaluated once, shared by several sequences). dst
+  // then holds [0, p1): its rows before p0 are kept, whatever it held from p1 on is dropped.
+  // Errors: a sequence out of range, src == dst, a range src does not hold, or p0 past what dst
+  // holds (a gap).
+  Status seq_cp(int src, int dst, int64_t p0, int64_t p1);
+
+  // Every byte of positions [0, n) of sequence seq in every layer, K then V per layer (saved
+  // state). mutable_ranges is for filling those positions: seq holds n positions afterwards.
+  std::vector<std::span<const uint8_t>> ranges(int64_t n, int seq = 0) const;
+  std::vector<std::span<uint8_t>> mutable_ranges(int64_t n, int seq = 0);
 
  private:
+  uint64_t row_index(int layer, int seq, int64_t pos) const {
+    return (static_cast<uint64_t>(layer) * static_cast<uint64_t>(shape_.n_seq) + static_cast<uint64_t>(seq)) *
+               static_cast<uint64_t>(shape_.n_ctx) +
+           static_cast<uint64_t>(pos);
+  }
   KvCacheShape shape_;
   uint64_t k_row_bytes_ = 0, v_row_bytes_ = 0;
   std::vector<uint8_t> k_, v_;
+  std::vector<int64_t> n_pos_;  // [n_seq]
 };
 
 }  // namespace ox

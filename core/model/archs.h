@@ -26,7 +26,8 @@ void set_layer_attention(ModelBuilder& b, RopeStyle style, int swa_pattern, floa
                          float rope_scale_swa);
 // Loads every tensor the spec calls for (names and shapes checked) and sets the forward pass.
 Status load_decoder(ModelBuilder& b);
-void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0,
-                     bool all_logits, float* logits);
+// One forward pass over a batch (already checked: Model::forward_batch / Model::forward); logits
+// gets a row for each token that asks for one, in batch order.
+void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
 
 }  // namespace ox

@@ -1,6 +1,8 @@
 // The generic decoder-only transformer forward pass: every architecture in archs.h runs this,
 // steered by its ArchSpec (norm kind, residual layout, FFN kind, ...) and by which optional
-// tensors (biases, q/k norms, post norms, experts) its file has.
+// tensors (biases, q/k norms, post norms, experts) its file has. A forward pass takes a batch of
+// tokens of one or several sequences: the matmuls run over all of it, RoPE, K/V stores and
+// attention per run of one sequence (batch.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -62,24 +64,36 @@ void linear3(OpContext& ops, const Linear& a, const Linear& b, const Linear& c, 
   }
 }
 
-// x[t] = token_embd[tokens[t]] (* sqrt(n_embd)) (+ position_embd[pos0 + t])
-void embed(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0) {
+// x[t] = token_embd[batch[t].token] (* sqrt(n_embd)) (+ position_embd[batch[t].pos])
+void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) {
   const ModelWeights& w = m.weights();
   const int64_t d = m.hparams().n_embd;
-  const int64_t n = static_cast<int64_t>(tokens.size());
+  const int64_t n = static_cast<int64_t>(batch.size());
   float* x = st.x.data();
-  for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, tokens[t], x + t * d);
+  for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
   if (!w.position_embd.empty()) {
     for (int64_t t = 0; t < n; ++t) {
-      get_row(w.position_embd, pos0 + t, st.h.data());
+      get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
       add(x + t * d, st.h.data(), d);
     }
   }
 }
 
-// out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input.
-void attention_block(const Model& m, ForwardState& st, int l, const float* h, int64_t n, int64_t pos0, float* out) {
+// fn(run, b, e) for the tokens [b, e) of each run that lie inside [t0, t1): a thread's share of
+// row-wise work, split where the positions restart.
+template <typename Fn>
+void for_run_pieces(std::span<const SeqRun> runs, int64_t t0, int64_t t1, Fn fn) {
+  for (const SeqRun& r : runs) {
+    const int64_t b = std::max(t0, r.t0), e = std::min(t1, r.t0 + r.n);
+    if (b < e) fn(r, b, e);
+  }
+}
+
+// out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input of
+// the batch's n tokens, which fall into `runs`.
+void attention_block(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
+                     int64_t n, float* out) {
   const HParams& hp = m.hparams();
   const ArchSpec& spec = m.spec();
   const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
@@ -94,11 +108,14 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
   if (!L.q_norm.empty()) rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
   if (!L.k_norm.empty()) rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {
-    const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
     auto rotate = [&](int64_t t0, int64_t t1) {
-      rope(q + t0 * q_row, t1 - t0, hp.n_head, hp.head_dim_k, pos0 + t0, la.rope);
-      rope(k + t0 * k_row, t1 - t0, hp.n_head_kv, hp.head_dim_k, pos0 + t0, la.rope);
+      for_run_pieces(runs, t0, t1, [&](const SeqRun& r, int64_t b, int64_t e) {
+        const int64_t pos = r.pos0 + (b - r.t0);
+        rope(q + b * q_row, e - b, hp.n_head, hp.head_dim_k, pos, la.rope);
+        rope(k + b * k_row, e - b, hp.n_head_kv, hp.head_dim_k, pos, la.rope);
+      });
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
@@ -110,9 +127,11 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   // Keys and values into the cache, in its element types.
   const FromFloatFn store_k = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store_v = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_v())];
-  for (int64_t t = 0; t < n; ++t) {
-    store_k(k + t * k_dim, st.kv.k(l, pos0 + t), k_dim);
-    store_v(v + t * v_dim, st.kv.v(l, pos0 + t), v_dim);
+  for (const SeqRun& r : runs) {
+    for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+      store_k(k + t * k_dim, st.kv.k(l, r.seq, r.pos0 + (t - r.t0)), k_dim);
+      store_v(v + t * v_dim, st.kv.v(l, r.seq, r.pos0 + (t - r.t0)), v_dim);
+    }
   }
 
   AttentionParams p;
@@ -124,9 +143,14 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, in
   p.softcap = spec.attn_softcap;
   p.window = la.window;
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
-  const KvLayerView view{st.kv.k(l, 0), st.kv.v(l, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(), st.kv.type_k(),
-                         st.kv.type_v()};
-  attention(ops, q, n, pos0, view, p, st.att.data());
+  // Each run attends to its own sequence's rows, which by now hold every earlier position of it
+  // (an earlier run of the same sequence in this batch was stored above).
+  const int64_t att_row = hp.n_head * hp.head_dim_v;
+  for (const SeqRun& r : runs) {
+    const KvLayerView view{st.kv.k(l, r.seq, 0), st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(),
+                           st.kv.type_k(),         st.kv.type_v()};
+    attention(ops, q + r.t0 * q_row, r.n, r.pos0, view, p, st.att.data() + r.t0 * att_row);
+  }
   linear(ops, L.wo, L.bo, st.att.data(), n, out);
 }
 
@@ -232,23 +256,23 @@ void ffn_block(const Model& m, ForwardState& st, const LayerWeights& L, const fl
 
 }  // namespace
 
-void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> tokens, int64_t pos0,
-                     bool all_logits, float* logits) {
+void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits) {
   const HParams& hp = m.hparams();
   const ArchSpec& spec = m.spec();
   const ModelWeights& w = m.weights();
-  const int64_t n = static_cast<int64_t>(tokens.size());
+  const int64_t n = static_cast<int64_t>(batch.size());
   const int64_t d = hp.n_embd;
   float* x = st.x.data();        // [n, d] residual stream
   float* h = st.h.data();        // [n, d] normalised input of a sub-block
   float* att = st.proj.data();   // [n, d] attention output
   float* ffn = st.ffn_out.data();  // [n, d] feed-forward output
 
-  embed(m, st, tokens, pos0);
+  const std::span<const SeqRun> runs(st.runs.data(), split_runs(batch, st.runs));
+  embed(m, st, batch);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
     norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
-    attention_block(m, st, l, h, n, pos0, att);
+    attention_block(m, st, l, h, runs, n, att);
     if (!L.attn_post_norm.empty()) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
@@ -270,10 +294,16 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const int32_t> 
     add(x, ffn, n * d);
   }
 
-  // logits = norm(x) Wout (+ b), soft-capped; only the last row unless all_logits.
-  const int64_t first = all_logits ? 0 : n - 1;
-  const int64_t rows = n - first;
-  norm(m, st.ops, x + first * d, w.output_norm, w.output_norm_b, rows, h);
+  // logits = norm(x) Wout (+ b), soft-capped, for the tokens that ask: their rows of x moved to the
+  // front first (x is not needed after this).
+  int64_t rows = 0;
+  for (int64_t t = 0; t < n; ++t) {
+    if (!batch[static_cast<size_t>(t)].logits) continue;
+    if (rows != t) std::memcpy(x + rows * d, x + t * d, sizeof(float) * static_cast<size_t>(d));
+    ++rows;
+  }
+  if (rows == 0) return;
+  norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
   if (spec.final_softcap > 0) {
     const float c = spec.final_softcap;

@@ -1,4 +1,5 @@
-// Model loading: architecture lookup, hyperparameters, tensor validation, forward-state sizing.
+// Model loading: architecture lookup, hyperparameters, tensor validation, forward-state sizing;
+// and the edits of a sequence's cached positions (context shift, seq_rm).
 #include <algorithm>
 #include <cstring>
 
@@ -136,7 +137,7 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   return std::shared_ptr<const Model>(std::move(model));
 }
 
-KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v) const {
+KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq) const {
   const HParams& hp = hparams_;
   KvCacheShape s;
   s.n_layer = hp.n_layer;
@@ -147,15 +148,17 @@ KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v) 
   s.head_dim_v = hp.head_dim_v;
   s.type_k = cache_type_k;
   s.type_v = cache_type_v;
+  s.n_seq = n_seq;
   return s;
 }
 
 Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
-                                                       ThreadPool* pool, DType cache_type_k,
-                                                       DType cache_type_v) const {
+                                                       ThreadPool* pool, DType cache_type_k, DType cache_type_v,
+                                                       int n_seq) const {
   const HParams& hp = hparams_;
-  if (n_ctx < 1 || max_batch < 1) {
-    return error(ErrorCode::kInvalidArgument, strfmt("context %d and batch %d must be positive", n_ctx, max_batch));
+  if (n_ctx < 1 || max_batch < 1 || n_seq < 1) {
+    return error(ErrorCode::kInvalidArgument, strfmt("context %d, batch %d and sequences %d must be positive", n_ctx,
+                                                     max_batch, n_seq));
   }
   if (!weights_.position_embd.empty() && n_ctx > weights_.position_embd.rows) {
     return error(ErrorCode::kInvalidArgument,
@@ -165,15 +168,17 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   // Everything below, counted before any of it is allocated: a context too large for this
   // machine (or wasm's 4 GiB) is refused with the numbers instead of aborting or swapping.
   const uint64_t n = static_cast<uint64_t>(max_batch);
-  const KvCacheShape kv_shape = this->kv_shape(n_ctx, cache_type_k, cache_type_v);
+  const KvCacheShape kv_shape = this->kv_shape(n_ctx, cache_type_k, cache_type_v, n_seq);
   OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
   const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
   uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
   if (hp.n_expert > 0) scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd);
   scratch *= sizeof(float);
+  scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
   OX_TRY(check_memory(kv_bytes + scratch,
-                      strfmt("a context of %d positions (KV cache %.2f GiB in %s/%s, buffers %.2f GiB)", n_ctx,
-                             kv_bytes / 1073741824.0, kv_cache_type_name(cache_type_k).c_str(),
+                      strfmt("%d sequence%s of %d positions (KV cache %.2f GiB in %s/%s, buffers %.2f GiB)", n_seq,
+                             n_seq == 1 ? "" : "s", n_ctx, kv_bytes / 1073741824.0,
+                             kv_cache_type_name(cache_type_k).c_str(),
                              kv_cache_type_name(cache_type_v).c_str(), scratch / 1073741824.0),
                       "use a smaller context size (-c / n_ctx) or KV cache type (-ctk/-ctv q8_0)"));
   auto st = std::make_unique<ForwardState>();
@@ -181,6 +186,8 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   st->ops.pool = pool;
   st->max_batch = max_batch;
   OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(kv_shape));
+  st->batch.resize(n);
+  st->runs.resize(n);
   st->x.resize(n * hp.n_embd);
   st->h.resize(n * hp.n_embd);
   st->h2.resize(n * hp.n_embd);
@@ -203,32 +210,22 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   return st;
 }
 
-void Model::forward(ForwardState& st, std::span<const int32_t> tokens, int64_t pos0, bool all_logits,
-                    float* logits) const {
-  OX_CHECK(static_cast<int64_t>(tokens.size()) <= st.max_batch);
-  OX_CHECK(pos0 + static_cast<int64_t>(tokens.size()) <= st.kv.n_ctx());
-  forward_(*this, st, tokens, pos0, all_logits, logits);
-}
-
-}  // namespace ox
-
-namespace ox {
-
-Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past) const {
+Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq) const {
   if (!can_shift()) {
     return error(ErrorCode::kUnsupported,
                  strfmt("%s: a context shift needs rotary position embeddings; this %s model has learned absolute "
                         "positions, whose cached keys cannot be moved",
                         file_->name().c_str(), hparams_.arch.c_str()));
   }
-  if (n_keep < 0 || n_discard < 1 || n_keep + n_discard > n_past || n_past > st.kv.n_ctx()) {
+  OX_TRY(st.kv.check_seq(seq));
+  if (n_keep < 0 || n_discard < 1 || n_keep + n_discard > n_past || n_past > st.kv.n_pos(seq)) {
     return error(ErrorCode::kOutOfRange,
-                 strfmt("cannot drop positions [%lld, %lld) of a context holding %lld",
+                 strfmt("cannot drop positions [%lld, %lld) of a context holding %lld (sequence %d has %lld cached)",
                         static_cast<long long>(n_keep), static_cast<long long>(n_keep + n_discard),
-                        static_cast<long long>(n_past)));
+                        static_cast<long long>(n_past), seq, static_cast<long long>(st.kv.n_pos(seq))));
   }
   const int64_t n_moved = n_past - n_keep - n_discard;
-  st.kv.move_rows(n_keep + n_discard, n_keep, n_moved);
+  st.kv.move_rows(seq, n_keep + n_discard, n_keep, n_moved);
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
   const HParams& hp = hparams_;
@@ -242,12 +239,29 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
     const RopeParams& rope_params = spec_.layers[static_cast<size_t>(l)].rope;
     for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
       const int64_t n = std::min(kRows, n_moved - r0);
-      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);
+      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);
       rope(rows.data(), 1, static_cast<int>(n * hp.n_head_kv), hp.head_dim_k, -n_discard, rope_params);
-      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * k_dim, st.kv.k(l, n_keep + r0 + r), k_dim);
+      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * k_dim, st.kv.k(l, seq, n_keep + r0 + r), k_dim);
     }
   }
+  st.kv.set_n_pos(seq, n_past - n_discard);
   return Status::ok();
+}
+
+Status Model::seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const {
+  OX_TRY(st.kv.check_seq(seq));
+  const int64_t n_pos = st.kv.n_pos(seq);
+  if (p1 < 0 || p1 > n_pos) p1 = n_pos;
+  if (p0 < 0 || p0 > p1) {
+    return error(ErrorCode::kOutOfRange, strfmt("cannot remove positions from %lld of sequence %d, which holds %lld",
+                                                static_cast<long long>(p0), seq, static_cast<long long>(n_pos)));
+  }
+  if (p0 == p1) return Status::ok();
+  if (p1 == n_pos) {  // the tail: later tokens overwrite those rows
+    st.kv.set_n_pos(seq, p0);
+    return Status::ok();
+  }
+  return shift(st, p0, p1 - p0, n_pos, seq);
 }
 
 }  // namespace ox

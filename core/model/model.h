@@ -13,6 +13,7 @@
 #include "core/gguf/gguf.h"
 #include "core/kv_cache/kv_cache.h"
 #include "core/model/arch_spec.h"
+#include "core/model/batch.h"
 #include "core/model/hparams.h"
 #include "core/ops/ops.h"
 #include "core/tensor/tensor.h"
@@ -59,6 +60,8 @@ struct ForwardState {
   KvCache kv;
   int max_batch = 0;
   Numerics numerics = Numerics::kF32;
+  std::vector<BatchToken> batch;  // [max_batch] Model::forward's tokens, as a batch of one run
+  std::vector<SeqRun> runs;       // [max_batch] the runs of the batch being evaluated
   // Shapes with n = tokens in the batch:
   std::vector<float> x;        // [n, n_embd] residual stream
   std::vector<float> h;        // [n, n_embd] normalised input of a sub-block
@@ -90,30 +93,49 @@ class Model {
   const ModelWeights& weights() const { return weights_; }
   const ArchSpec& spec() const { return spec_; }
 
-  // Sizes a ForwardState for n_ctx positions and batches of up to max_batch tokens, with a KV cache
-  // of the given element types (kKvCacheTypes). Refuses, naming the bytes, what does not fit in memory.
+  // Sizes a ForwardState for n_seq sequences of n_ctx positions and batches of up to max_batch
+  // tokens, with a KV cache of the given element types (kKvCacheTypes). Refuses, naming the bytes,
+  // what does not fit in memory.
   Result<std::unique_ptr<ForwardState>> new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
                                                   ThreadPool* pool, DType cache_type_k = DType::F16,
-                                                  DType cache_type_v = DType::F16) const;
-  // The KV cache new_state would allocate for n_ctx positions (types and size checked).
-  KvCacheShape kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v) const;
+                                                  DType cache_type_v = DType::F16, int n_seq = 1) const;
+  // The KV cache new_state would allocate (types and size checked by KvCache).
+  KvCacheShape kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq = 1) const;
 
-  // Runs tokens at positions pos0.. through the model, filling the KV cache. logits receives
-  // [n_vocab] floats for the last token (or [tokens.size()][n_vocab] when all_logits).
-  // Precondition (checked by the session): pos0 + tokens.size() <= n_ctx, ids < n_vocab.
+  // Runs tokens at positions pos0.. of sequence 0 through the model, filling the KV cache; sequence
+  // 0 then holds pos0 + tokens.size() positions (evaluating at pos0 below what it held drops the
+  // rest first). logits receives [n_vocab] floats for the last token (or [tokens.size()][n_vocab]
+  // when all_logits). Precondition (checked by the session): 1 <= tokens.size() <= max_batch,
+  // pos0 <= the positions sequence 0 holds, pos0 + tokens.size() <= n_ctx, ids < n_vocab.
   void forward(ForwardState& st, std::span<const int32_t> tokens, int64_t pos0, bool all_logits,
                float* logits) const;
 
-  // Context shift: drops positions [n_keep, n_keep + n_discard) of a cache holding n_past, moves the
-  // rest down and rotates their keys back by n_discard positions (dequantized, rotated, stored again
-  // in the cache's type), as llama.cpp's seq_rm + seq_add do. kUnsupported for a model without
-  // rotary embeddings (learned absolute positions cannot be moved).
-  Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past) const;
+  // One forward pass over tokens of several sequences (continuous batching). logits receives
+  // [n_vocab] floats for each token whose `logits` is set, in batch order. Checks the batch first
+  // (check_batch) and changes nothing if it is refused; afterwards every sequence in the batch holds
+  // up to its last position + 1.
+  Status forward_batch(ForwardState& st, std::span<const BatchToken> batch, float* logits) const;
+  // What forward_batch refuses, as an error naming the token: an empty batch or one larger than
+  // max_batch, a token id outside the vocabulary, a sequence id outside [0, n_seq), and positions
+  // that do not continue their sequence: a sequence's tokens, in batch order, must be at positions
+  // n_pos(seq), n_pos(seq) + 1, ... (llama.cpp's rule: to go back, seq_rm first), below n_ctx.
+  Status check_batch(const ForwardState& st, std::span<const BatchToken> batch) const;
+
+  // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it
+  // holds, moves the rest down and rotates their keys back by n_discard positions (dequantized,
+  // rotated, stored again in the cache's type), as llama.cpp's seq_rm + seq_add do; seq then holds
+  // n_past - n_discard. kUnsupported for a model without rotary embeddings (learned absolute
+  // positions cannot be moved).
+  Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq = 0) const;
+  // llama_memory_seq_rm: removes positions [p0, p1) of sequence seq (p1 < 0: to the end). A tail
+  // (p1 at or past what seq holds) is only a shorter sequence, for every model; a middle range is a
+  // context shift (shift()), so it needs rotary embeddings.
+  Status seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const;
   bool can_shift() const { return spec_.rope; }
 
  private:
   friend struct ModelBuilder;
-  using ForwardFn = void (*)(const Model&, ForwardState&, std::span<const int32_t>, int64_t, bool, float*);
+  using ForwardFn = void (*)(const Model&, ForwardState&, std::span<const BatchToken>, float*);
   std::shared_ptr<const gguf::GgufFile> file_;
   HParams hparams_;
   ModelWeights weights_;

@@ -10,6 +10,7 @@
 
 #include "core/model/model.h"
 #include "kernels/kernels.h"
+#include "tests/core/model/zoo_support.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -34,15 +35,7 @@ int32_t argmax(const std::vector<float>& v) {
   return static_cast<int32_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
-std::shared_ptr<const Model> load_stories() {
-  const std::string path = test::shared_path("models/stories260K.gguf");
-  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(path);
-  EXPECT_TRUE(file.ok()) << file.status().message();
-  if (!file.ok()) return nullptr;
-  Result<std::shared_ptr<const Model>> model = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? model.value() : nullptr;
-}
+std::shared_ptr<const Model> load_stories() { return test::load_shared_model("models/stories260K.gguf"); }
 
 class LlamaReference : public ::testing::TestWithParam<const kernels::KernelTable*> {};
 

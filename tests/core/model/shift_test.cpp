@@ -12,26 +12,19 @@
 #include "core/model/model.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
-#include "tests/support/shared_data.h"
+#include "tests/core/model/zoo_support.h"
 
 namespace ox {
 namespace {
 
-std::shared_ptr<const Model> load(const std::string& rel) {
-  auto file = gguf::GgufFile::open(test::shared_path(rel));
-  EXPECT_TRUE(file.ok()) << file.status().message();
-  if (!file.ok()) return nullptr;
-  auto model = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? model.value() : nullptr;
-}
+std::shared_ptr<const Model> load(const std::string& rel) { return test::load_shared_model(rel); }
 
 // Row `pos` of layer 0 (K or V) as floats.
 std::vector<float> row(const ForwardState& st, bool key, int64_t pos) {
   const KvCache& kv = st.kv;
   const int64_t n = key ? kv.k_dim() : kv.v_dim();
   std::vector<float> out(static_cast<size_t>(n));
-  quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, pos) : kv.v(0, pos), out.data(), n);
+  quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, 0, pos) : kv.v(0, 0, pos), out.data(), n);
   return out;
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/model/model.h"
 #include "kernels/kernels.h"
+#include "tests/core/model/zoo_support.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -110,14 +111,7 @@ Reference read_reference(const std::string& arch) {
 }
 
 std::shared_ptr<const Model> load_zoo(const std::string& arch) {
-  const std::string path = test::shared_path("zoo/models/" + arch + ".gguf");
-  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(path);
-  EXPECT_TRUE(file.ok()) << file.status().message();
-  if (!file.ok()) return nullptr;
-  Result<std::shared_ptr<const Model>> model =
-      Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? model.value() : nullptr;
+  return test::load_shared_model("zoo/models/" + arch + ".gguf");
 }
 
 // Outcome per architecture and column (kernel table and numerics), for the table printed at the end.
@@ -234,8 +228,7 @@ void check_against_reference(const std::string& arch, const kernels::KernelTable
   }
 }
 
-using ZooParam = std::tuple<const char*, const kernels::KernelTable*>;
-class Zoo : public ::testing::TestWithParam<ZooParam> {};
+class Zoo : public ::testing::TestWithParam<test::ArchTable> {};
 
 // Rounding as llama.cpp does (its f16 accumulator of values, f16 GELU table): tight tolerances.
 TEST_P(Zoo, LlamaCppNumericsMatchReference) {
@@ -278,15 +271,9 @@ TEST_P(Zoo, BatchedPrefillMatchesTokenByToken) {
   }
 }
 
-std::string param_name(const ::testing::TestParamInfo<ZooParam>& info) {
-  std::string name = std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param)->isa;
-  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(AllArchs, Zoo,
                          ::testing::Combine(::testing::ValuesIn(kZoo), ::testing::ValuesIn(kernels::all_kernels())),
-                         param_name);
+                         test::arch_table_name);
 
 }  // namespace
 }  // namespace ox
