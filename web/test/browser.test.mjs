@@ -367,7 +367,8 @@ for (const mode of ['isolated', 'plain']) {
           for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
           return { text, result: await stream.result };
         };
-        const long = 'Once upon a time, there was a little girl named Lily. She loved to play outside. '.repeat(8);
+        // About 1950 tokens: the 2000-token conversation of bench/ttft.sh, in stories260K's 2048 context.
+        const long = 'Once upon a time, there was a little girl named Lily. She loved to play outside. '.repeat(74);
         const turn1 = await chat([{ role: 'user', content: long }], 16);
         // A side request that shares nothing with the chat, then the chat's second turn.
         await engine.completions.create({ prompt: 'Tom had a red ball.', max_tokens: 4, temperature: 0 });
@@ -376,9 +377,11 @@ for (const mode of ['isolated', 'plain']) {
         return { turn1: turn1.result, turn2: turn2.result };
       });
       const promptTokens1 = r.turn1.n_prompt + r.turn1.n_prompt_cached;
-      assert.ok(promptTokens1 > 150, `turn 1 prompt: ${promptTokens1} tokens`);
+      assert.ok(promptTokens1 > 1900, `turn 1 prompt: ${promptTokens1} tokens`);
       assert.ok(r.turn2.n_prompt_cached >= promptTokens1, JSON.stringify(r.turn2));
-      assert.ok(r.turn2.n_prompt < 40, `turn 2 evaluated ${r.turn2.n_prompt} tokens`);
+      // New: the reply as the template re-renders it (the built-in llama-2 template trims it, so its
+      // tokens differ from the generated ones: 16 + a few) and the new message: ~40, not ~1950.
+      assert.ok(r.turn2.n_prompt < 64, `turn 2 evaluated ${r.turn2.n_prompt} tokens`);
       consoleLines.push(`prefix reuse: turn 1 prompt ${promptTokens1} tokens in ${r.turn1.prompt_ms.toFixed(2)} ms; ` +
         `turn 2 ${r.turn2.n_prompt} new + ${r.turn2.n_prompt_cached} cached in ${r.turn2.prompt_ms.toFixed(2)} ms`);
     });
