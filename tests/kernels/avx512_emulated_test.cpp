@@ -84,6 +84,7 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 
 // The kernel sources themselves, compiled here into namespace ox::kernels::avx512_emulated.
 #define avx512 avx512_emulated
+#include "kernels/x86/avx512/attention.cpp"
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
 #include "kernels/x86/avx512/gemm_block32.cpp"

@@ -26,6 +26,11 @@ void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 
+// Attention over an F16 cache (kernels/x86/avx512/attention.cpp): gemm[F16] and attn_accumulate.
+void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride);
+void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv);
+
 // Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);

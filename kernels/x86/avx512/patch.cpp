@@ -7,6 +7,8 @@ void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx512";
+  t.attn_accumulate = attn_accumulate;
+  gemm(DType::F16, gemm_f16);
   dot(DType::F32, vec_dot_f32);
   dot(DType::F16, vec_dot_f16);
   dot(DType::BF16, vec_dot_bf16);
