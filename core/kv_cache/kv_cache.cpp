@@ -79,8 +79,8 @@ Result<KvCache> KvCache::create(const KvCacheShape& shape) {
   c.v_row_bytes_ = dtype_row_bytes(shape.type_v, static_cast<uint64_t>(shape.v_dim));
   const uint64_t rows =
       static_cast<uint64_t>(shape.n_layer) * static_cast<uint64_t>(shape.n_seq) * static_cast<uint64_t>(shape.n_ctx);
-  c.k_.assign(rows * c.k_row_bytes_, 0);
-  c.v_.assign(rows * c.v_row_bytes_, 0);
+  OX_ASSIGN_OR_RETURN(c.k_, BigBuffer::zeroed(rows * c.k_row_bytes_));
+  OX_ASSIGN_OR_RETURN(c.v_, BigBuffer::zeroed(rows * c.v_row_bytes_));
   c.n_pos_.assign(static_cast<size_t>(shape.n_seq), 0);
   return c;
 }

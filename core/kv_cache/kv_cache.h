@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/big_buffer.h"
 #include "core/base/status.h"
 #include "core/quant/dtype.h"
 
@@ -101,7 +102,7 @@ class KvCache {
   }
   KvCacheShape shape_;
   uint64_t k_row_bytes_ = 0, v_row_bytes_ = 0;
-  std::vector<uint8_t> k_, v_;
+  BigBuffer k_, v_;  // zeroed pages from the OS (big_buffer.h)
   std::vector<int64_t> n_pos_;  // [n_seq]
 };
 

@@ -36,6 +36,15 @@ inline __m256 exp_bounded(__m256 v) {
   return _mm256_mul_ps(p, _mm256_castsi256_ps(scale_bits));
 }
 
+// The 8 lanes of v combined with op (max, add) down to one float.
+template <typename Op>
+inline float reduce(__m256 v, Op op) {
+  __m128 x = op(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  x = op(x, _mm_movehl_ps(x, x));
+  x = op(x, _mm_shuffle_ps(x, x, 1));
+  return _mm_cvtss_f32(x);
+}
+
 }  // namespace
 
 void silu_mul(float* x, const float* y, int64_t n) {
@@ -66,10 +75,7 @@ float attn_softmax(float* s, int64_t n, float scale, float* max) {
     _mm256_storeu_ps(s + i, x);
     mv = _mm256_max_ps(mv, x);
   }
-  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mv), _mm256_extractf128_ps(mv, 1));
-  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-  m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
-  float m = _mm_cvtss_f32(m4);
+  float m = reduce(mv, [](__m128 a, __m128 b) { return _mm_max_ps(a, b); });
   for (; i < n; ++i) {
     s[i] *= scale;
     m = s[i] > m ? s[i] : m;
@@ -82,10 +88,7 @@ float attn_softmax(float* s, int64_t n, float scale, float* max) {
     _mm256_storeu_ps(s + i, e);
     sum = _mm256_add_ps(sum, e);
   }
-  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1));
-  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-  s4 = _mm_add_ss(s4, _mm_shuffle_ps(s4, s4, 1));
-  float total = _mm_cvtss_f32(s4);
+  float total = reduce(sum, [](__m128 a, __m128 b) { return _mm_add_ps(a, b); });
   float tail_max = m;  // already the maximum and scaled: the reference's tail only exponentiates
   total += attn_softmax_ref(s + i, n - i, 1.0f, &tail_max);
   *max = m;

@@ -9,17 +9,12 @@
 #include "core/ops/ops.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
+#include "tests/support/random_data.h"
 
 namespace ox {
 namespace {
 
-std::vector<float> random_vector(size_t n, uint32_t seed, float stddev = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, stddev);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using test::random_vector;
 
 TEST(Norms, RmsNormAndLayerNormMatchDefinitions) {
   const int64_t n = 96, rows = 3;
