@@ -1,6 +1,7 @@
-// The tile of gemm[F16] for attention's scores over an F16 cache, shared by the AVX2 and AVX-512
-// kernels (kernels/x86/{avx2,avx512}/attention.cpp) through a vector type V each defines:
-//   V::kLanes, V::Reg, V::zero(), V::load_f16(const uint16_t*), V::fmadd(a, b, c), V::hsum(Reg).
+// Attention's kernels over an F16 cache, shared by AVX2 and AVX-512 (kernels/x86/{avx2,avx512}/
+// attention.cpp) through a vector type V each defines: V::kLanes, V::Reg, V::zero(), V::load(const
+// float*), V::store(float*, Reg), V::splat(float), V::load_f16(const uint16_t*), V::fmadd(a, b, c)
+// (a * b + c), V::hsum(Reg). f16_gemm / f16_tile: the tile of gemm[F16]; accumulate: attn_accumulate.
 // R key rows x T query rows of accumulators: each converted key row serves T queries and each
 // query R keys. Tails of n are added in scalar; y[t * y_stride + r] = row r . query t.
 #pragma once
@@ -58,6 +59,37 @@ inline void f16_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_r
   int64_t r = 0;
   for (; r + R <= n_rows; r += R) rows.template operator()<R>(r);
   for (; r < n_rows; ++r) rows.template operator()<1>(r);
+}
+
+// acc[d] += sum_j w[j] * v[j * v_stride + d]: 4 registers of acc kept across all n positions,
+// then 1; returns how many of the dv columns it did (the caller finishes the rest).
+template <class V>
+inline int64_t accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv) {
+  constexpr int64_t L = V::kLanes;
+  int64_t d = 0;
+  for (; d + 4 * L <= dv; d += 4 * L) {
+    typename V::Reg a0 = V::load(acc + d), a1 = V::load(acc + d + L), a2 = V::load(acc + d + 2 * L),
+                    a3 = V::load(acc + d + 3 * L);
+    const float* vj = v + d;
+    for (int64_t j = 0; j < n; ++j, vj += v_stride) {
+      const typename V::Reg wj = V::splat(w[j]);
+      a0 = V::fmadd(wj, V::load(vj), a0);
+      a1 = V::fmadd(wj, V::load(vj + L), a1);
+      a2 = V::fmadd(wj, V::load(vj + 2 * L), a2);
+      a3 = V::fmadd(wj, V::load(vj + 3 * L), a3);
+    }
+    V::store(acc + d, a0);
+    V::store(acc + d + L, a1);
+    V::store(acc + d + 2 * L, a2);
+    V::store(acc + d + 3 * L, a3);
+  }
+  for (; d + L <= dv; d += L) {
+    typename V::Reg a0 = V::load(acc + d);
+    const float* vj = v + d;
+    for (int64_t j = 0; j < n; ++j, vj += v_stride) a0 = V::fmadd(V::splat(w[j]), V::load(vj), a0);
+    V::store(acc + d, a0);
+  }
+  return d;
 }
 
 }  // namespace ox::kernels::x86

@@ -16,6 +16,9 @@ struct Vec {
   static constexpr int kLanes = 8;
   using Reg = __m256;
   static Reg zero() { return _mm256_setzero_ps(); }
+  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm256_set1_ps(x); }
   static Reg load_f16(const uint16_t* p) { return _mm256_cvtph_ps(load128(p)); }
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static float hsum(Reg v) { return avx2::hsum(v); }
@@ -31,30 +34,8 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
 }
 
 void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv) {
-  int64_t d = 0;
-  for (; d + 32 <= dv; d += 32) {
-    __m256 a0 = _mm256_loadu_ps(acc + d), a1 = _mm256_loadu_ps(acc + d + 8);
-    __m256 a2 = _mm256_loadu_ps(acc + d + 16), a3 = _mm256_loadu_ps(acc + d + 24);
-    const float* vj = v + d;
-    for (int64_t j = 0; j < n; ++j, vj += v_stride) {
-      const __m256 wj = _mm256_broadcast_ss(w + j);
-      a0 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj), a0);
-      a1 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj + 8), a1);
-      a2 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj + 16), a2);
-      a3 = _mm256_fmadd_ps(wj, _mm256_loadu_ps(vj + 24), a3);
-    }
-    _mm256_storeu_ps(acc + d, a0);
-    _mm256_storeu_ps(acc + d + 8, a1);
-    _mm256_storeu_ps(acc + d + 16, a2);
-    _mm256_storeu_ps(acc + d + 24, a3);
-  }
-  for (; d + 8 <= dv; d += 8) {
-    __m256 a0 = _mm256_loadu_ps(acc + d);
-    const float* vj = v + d;
-    for (int64_t j = 0; j < n; ++j, vj += v_stride) a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(w + j), _mm256_loadu_ps(vj), a0);
-    _mm256_storeu_ps(acc + d, a0);
-  }
-  for (; d < dv; ++d) {
+  const int64_t done = x86::accumulate<Vec>(acc, w, v, v_stride, n, dv);
+  for (int64_t d = done; d < dv; ++d) {
     float s = acc[d];
     for (int64_t j = 0; j < n; ++j) s += w[j] * v[j * v_stride + d];
     acc[d] = s;

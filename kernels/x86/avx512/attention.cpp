@@ -14,6 +14,9 @@ struct Vec {
   static constexpr int kLanes = 16;
   using Reg = __m512;
   static Reg zero() { return _mm512_setzero_ps(); }
+  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm512_set1_ps(x); }
   static Reg load_f16(const uint16_t* p) { return _mm512_cvtph_ps(load256(p)); }
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static float hsum(Reg v) { return hsum512(v); }
@@ -29,30 +32,8 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
 }
 
 void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv) {
-  int64_t d = 0;
-  for (; d + 64 <= dv; d += 64) {
-    __m512 a0 = _mm512_loadu_ps(acc + d), a1 = _mm512_loadu_ps(acc + d + 16);
-    __m512 a2 = _mm512_loadu_ps(acc + d + 32), a3 = _mm512_loadu_ps(acc + d + 48);
-    const float* vj = v + d;
-    for (int64_t j = 0; j < n; ++j, vj += v_stride) {
-      const __m512 wj = _mm512_set1_ps(w[j]);
-      a0 = _mm512_fmadd_ps(wj, _mm512_loadu_ps(vj), a0);
-      a1 = _mm512_fmadd_ps(wj, _mm512_loadu_ps(vj + 16), a1);
-      a2 = _mm512_fmadd_ps(wj, _mm512_loadu_ps(vj + 32), a2);
-      a3 = _mm512_fmadd_ps(wj, _mm512_loadu_ps(vj + 48), a3);
-    }
-    _mm512_storeu_ps(acc + d, a0);
-    _mm512_storeu_ps(acc + d + 16, a1);
-    _mm512_storeu_ps(acc + d + 32, a2);
-    _mm512_storeu_ps(acc + d + 48, a3);
-  }
-  for (; d + 16 <= dv; d += 16) {
-    __m512 a0 = _mm512_loadu_ps(acc + d);
-    const float* vj = v + d;
-    for (int64_t j = 0; j < n; ++j, vj += v_stride) a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[j]), _mm512_loadu_ps(vj), a0);
-    _mm512_storeu_ps(acc + d, a0);
-  }
-  if (d < dv) avx2::attn_accumulate(acc + d, w, v + d, v_stride, n, dv - d);  // the last dv % 16
+  const int64_t done = x86::accumulate<Vec>(acc, w, v, v_stride, n, dv);
+  if (done < dv) avx2::attn_accumulate(acc + done, w, v + done, v_stride, n, dv - done);  // the last dv % 16
 }
 
 }  // namespace ox::kernels::avx512
