@@ -90,6 +90,10 @@ Result<BenchRequest> bench_request(const val& options) {
   BenchRequest r;
   OX_ASSIGN_OR_RETURN(r.n_prompt, int_array(options, "n_prompt"));
   OX_ASSIGN_OR_RETURN(r.n_gen, int_array(options, "n_gen"));
+  if (!options["n_depth"].isUndefined()) {
+    OX_ASSIGN_OR_RETURN(r.n_depth, int_array(options, "n_depth"));
+  }
+  if (r.n_depth.empty()) return error(ErrorCode::kInvalidArgument, "bench: nDepth holds no depth");
   const double reps = number_or(options, "repetitions", NAN);
   if (!(reps == std::floor(reps)) || reps < 1 || reps > kMaxBenchRepetitions) {
     return error(ErrorCode::kInvalidArgument,

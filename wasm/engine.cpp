@@ -28,7 +28,10 @@ double mib(uint64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.
 
 struct Engine::BenchRun {
   BenchOptions options;  // the whole plan; each step runs one of `tests` through run_bench
-  std::vector<std::pair<int, int>> tests;  // (n_prompt, n_gen), one of them 0
+  struct Test {
+    int n_depth, n_prompt, n_gen;  // one of n_prompt, n_gen is 0
+  };
+  std::vector<Test> tests;
   size_t next = 0;
 };
 
@@ -198,14 +201,17 @@ Status Engine::begin_bench(const BenchRequest& request) {
   OX_TRY(require_model());
   OX_TRY(check_sizes(request.n_prompt, "nPrompt"));
   OX_TRY(check_sizes(request.n_gen, "nGen"));
+  OX_TRY(check_sizes(request.n_depth, "nDepth"));
   if (request.repetitions < 1 || request.repetitions > kMaxBenchRepetitions) {
     return error(ErrorCode::kInvalidArgument, strfmt("bench: reps = %d is not a repetition count in [1, %d]",
                                                      request.repetitions, kMaxBenchRepetitions));
   }
   auto run = std::make_unique<BenchRun>();
-  // The order run_bench uses: every pp test, then every tg test (one thread count here).
-  for (int n : request.n_prompt) if (n > 0) run->tests.emplace_back(n, 0);
-  for (int n : request.n_gen) if (n > 0) run->tests.emplace_back(0, n);
+  // The order run_bench uses: per depth, every pp test, then every tg test (one thread count here).
+  for (int d : request.n_depth) {
+    for (int n : request.n_prompt) if (n > 0) run->tests.push_back({d, n, 0});
+    for (int n : request.n_gen) if (n > 0) run->tests.push_back({d, 0, n});
+  }
   if (run->tests.empty()) {
     return error(ErrorCode::kInvalidArgument, "bench: nothing to run (nPrompt and nGen hold no size above 0)");
   }
@@ -225,10 +231,11 @@ int Engine::bench_tests() const { return bench_ == nullptr ? 0 : static_cast<int
 Result<bool> Engine::bench_step() {
   if (bench_ == nullptr || model_ == nullptr) return error(ErrorCode::kInvalidArgument, "no benchmark is running");
   if (bench_->next < bench_->tests.size()) {
-    const auto [n_prompt, n_gen] = bench_->tests[bench_->next++];
+    const BenchRun::Test test = bench_->tests[bench_->next++];
     BenchOptions one = bench_->options;
-    one.n_prompt = {n_prompt};
-    one.n_gen = {n_gen};
+    one.n_depth = {test.n_depth};
+    one.n_prompt = {test.n_prompt};
+    one.n_gen = {test.n_gen};
     OX_ASSIGN_OR_RETURN(std::vector<BenchResult> results, run_bench(model_, one));
     for (BenchResult& r : results) bench_results_.push_back(std::move(r));
   }

@@ -23,6 +23,7 @@ inline constexpr uint64_t kMaxWasmMemory = uint64_t{4} << 30;
 struct BenchRequest {
   std::vector<int> n_prompt;  // pp tests, 0 entries skipped (as `oxidize bench -p`)
   std::vector<int> n_gen;     // tg tests
+  std::vector<int> n_depth = {0};  // tokens in the context before each test (as `oxidize bench -d`)
   int repetitions = 5;
   bool warmup = true;
 };

@@ -164,8 +164,8 @@ async function main() {
   if (wasmMode === 'browser' && !webBuilt) throw new Error(`--wasm browser: ${a.web} holds no built package (scripts/build-web)`);
   const wasmLabel = wasmMode === 'browser' ? 'oxidize wasm (browser)' : 'oxidize wasm (node)';
   const run = { nPrompt: a.pp, nGen: a.tg, reps: a.reps, warmup: a.warmup, depths: a.depths, cacheType: a.cacheType };
-  // engine.bench and wllama take neither a depth nor a cache type: they fill the depth-0 f16 cells.
-  const browserCells = a.depths.includes(0) && a.cacheType === 'f16';
+  // The browser engines run every depth (wllama only its tg cells) with an f16 cache only.
+  const browserCells = a.cacheType === 'f16';
   const timeoutMs = a.timeout * 1000;
   const started = new Date();
   const loadBefore = os.loadavg();
@@ -199,7 +199,7 @@ async function main() {
 
   const inBrowserEngines = a.engines.filter((e) => e === 'wllama' || (e === 'oxidize-wasm' && wasmMode === 'browser'));
   if (inBrowserEngines.length && !browserCells) {
-    log(`${inBrowserEngines.join(', ')}: skipped (they run only depth 0 with an f16 cache; --depths ${a.depths.join(',')}, --cache-type ${a.cacheType})`);
+    log(`${inBrowserEngines.join(', ')}: skipped (they run only with an f16 cache; --cache-type ${a.cacheType})`);
     a.engines = a.engines.filter((e) => !inBrowserEngines.includes(e));
   }
   const needBrowser = inBrowserEngines.length > 0 && browserCells;
@@ -248,10 +248,7 @@ async function main() {
       await page.close();
     }
   };
-  const fromBrowser = (r) => ({
-    [`pp${a.pp}`]: { samples: r.samples.map((s) => s.pp), prompt_n: r.samples.map((s) => s.prompt_n) },
-    [`tg${a.tg}`]: { samples: r.samples.map((s) => s.tg) },
-  });
+  const fromBrowser = (r) => r.tests;
 
   try {
     for (const m of models) {

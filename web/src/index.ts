@@ -191,6 +191,8 @@ export interface BenchOptions {
   nPrompt?: number[];
   /** Generation sizes, as `-n`: one tg test per entry (0 entries skipped). Default [128]. */
   nGen?: number[];
+  /** Tokens in the context before each test, as `-d` (the test named "tg64 @ d2048"). Default [0]. */
+  nDepth?: number[];
   /** Timed repetitions of each test, 1..1000, as `-r`. Default 5. */
   reps?: number;
   /** One untimed run of each test first (default true; `--no-warmup` natively). */
@@ -403,7 +405,7 @@ const MAX_BENCH_REPS = 1000;
 
 /** Checks engine.bench() options here, so a mistake names the option; the wasm side checks again. */
 function benchParams(options: BenchOptions): BenchParams {
-  const sizes = (name: 'nPrompt' | 'nGen', fallback: number[]): number[] => {
+  const sizes = (name: 'nPrompt' | 'nGen' | 'nDepth', fallback: number[]): number[] => {
     const v = options[name] ?? fallback;
     if (!Array.isArray(v)) throw new EngineError('invalid_argument', `bench: ${name} must be an array of token counts, got ${String(v)}`);
     v.forEach((n, i) => {
@@ -415,6 +417,8 @@ function benchParams(options: BenchOptions): BenchParams {
   };
   const n_prompt = sizes('nPrompt', [512]);
   const n_gen = sizes('nGen', [128]);
+  const n_depth = sizes('nDepth', [0]);
+  if (n_depth.length === 0) throw new EngineError('invalid_argument', 'bench: nDepth holds no depth');
   if (![...n_prompt, ...n_gen].some((n) => n > 0)) {
     throw new EngineError('invalid_argument', 'bench: nothing to run (nPrompt and nGen hold no size above 0)');
   }
@@ -426,7 +430,7 @@ function benchParams(options: BenchOptions): BenchParams {
   if (threads !== null && (typeof threads !== 'number' || !Number.isSafeInteger(threads) || threads < 1)) {
     throw new EngineError('invalid_argument', `bench: threads must be a positive integer, got ${String(threads)}`);
   }
-  return { n_prompt, n_gen, repetitions: reps, warmup: options.warmup ?? true, threads };
+  return { n_prompt, n_gen, n_depth, repetitions: reps, warmup: options.warmup ?? true, threads };
 }
 
 let completionCounter = 0;

@@ -153,6 +153,8 @@ export interface BenchParams {
   n_prompt: number[];
   /** Generation tests: n single-token evals each; 0 entries are skipped. */
   n_gen: number[];
+  /** Tokens in the context before each test (`oxidize bench -d`); tests are named "tg64 @ d2048". */
+  n_depth: number[];
   /** Timed repetitions of each test. */
   repetitions: number;
   /** One untimed run of each test first (V8 tiers up the wasm during the first run). */

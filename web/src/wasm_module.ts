@@ -73,7 +73,13 @@ export interface WasmEngine {
   /** Checks everything before the session changes; the error names what is wrong. */
   loadState(bytes: Uint8Array): WasmResult<{ n_past: number }>;
   /** The session is dropped until benchEnd(), which must follow a successful benchBegin(). */
-  benchBegin(options: { n_prompt: number[]; n_gen: number[]; repetitions: number; warmup: boolean }): WasmResult<{ n_tests: number }>;
+  benchBegin(options: {
+    n_prompt: number[];
+    n_gen: number[];
+    n_depth: number[];
+    repetitions: number;
+    warmup: boolean;
+  }): WasmResult<{ n_tests: number }>;
   /** `records`: `oxidize bench -o json` (a JSON array) of the test just run. */
   benchStep(): WasmResult<{ done: boolean; n_done: number; records: string }>;
   /** Re-creates the session; markdown and JSON of every test that ran. */

@@ -537,7 +537,13 @@ async function handleBench(id: number, params: BenchParams, signal: AbortSignal)
     );
   }
   const { n_tests: total } = call((e) =>
-    e.benchBegin({ n_prompt: params.n_prompt, n_gen: params.n_gen, repetitions: params.repetitions, warmup: params.warmup }),
+    e.benchBegin({
+      n_prompt: params.n_prompt,
+      n_gen: params.n_gen,
+      n_depth: params.n_depth,
+      repetitions: params.repetitions,
+      warmup: params.warmup,
+    }),
   );
   let done = 0;
   let failure: unknown = null;

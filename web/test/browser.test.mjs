@@ -555,6 +555,19 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r.text, expectedText, 'the session is back after the benchmark');
     });
 
+    test('bench nDepth: tests on top of a filled context, named as llama-bench names them', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.load('/models/stories260K.gguf');
+        const report = await engine.bench({ nPrompt: [8], nGen: [4], nDepth: [0, 32], reps: 1 });
+        const bad = await engine.bench({ nGen: [4], nDepth: [-1], reps: 1 }).then(() => null, (e) => e.message);
+        return { tests: report.records.map((x) => [x.test, x.n_depth, x.kv_bytes]), bad };
+      });
+      assert.deepEqual(r.tests.map((t) => t.slice(0, 2)), [['pp8', 0], ['tg4', 0], ['pp8 @ d32', 32], ['tg4 @ d32', 32]]);
+      // The context is depth + test: 40 positions of 640 f16 bytes (stories260K) at depth 32 for pp8.
+      assert.equal(r.tests[2][2], 40 * 640);
+      assert.match(r.bad ?? '', /nDepth\[0\] = -1 is not a token count/);
+    });
+
     test('bench rejects bad options, another thread count and a missing model; abort stops it', T, async () => {
       const threads = await inEngine(page, (engine) => engine.runtime.threads);
       const cases = [

@@ -4,13 +4,13 @@
 import { Wllama } from '/wllama/index.js';
 import { benchText } from './common.mjs';
 
-export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup }) {
+export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup, depths = [0] }) {
   const wllama = new Wllama({ default: '/wllama/wasm/wllama.wasm' }, { suppressNativeLog: true, allowOffline: true });
   wllama.setCompat(null); // compat mode loads a build from a CDN; Chromium needs none
   const blob = await (await fetch(modelUrl)).blob();
   await wllama.loadModel([blob], {
     n_threads: threads,
-    n_ctx: nPrompt + nGen + 64,
+    n_ctx: Math.max(nPrompt, ...depths) + nGen + 64,
     n_batch: 512,
     n_gpu_layers: 0,
   });
@@ -29,12 +29,17 @@ export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup }) {
     if (!res.timings) throw new Error('wllama returned no timings');
     return res.timings;
   };
-  let nWords = nPrompt;
-  for (let i = 0; i < 4; i++) {
-    const t = await complete(benchText(nWords, 100 + i), 1);
-    if (t.prompt_n === nPrompt) break;
-    nWords = Math.max(1, nWords + Math.round(((nPrompt - t.prompt_n) * nWords) / t.prompt_n));
-  }
+  // Words of bench text that make `tokens` prompt tokens.
+  const calibrate = async (tokens) => {
+    let words = tokens;
+    for (let i = 0; i < 4; i++) {
+      const t = await complete(benchText(words, 100 + i), 1);
+      if (t.prompt_n === tokens) break;
+      words = Math.max(1, words + Math.round(((tokens - t.prompt_n) * words) / t.prompt_n));
+    }
+    return words;
+  };
+  const nWords = await calibrate(nPrompt);
 
   const once = async (seed) => {
     const t = await complete(benchText(nWords, seed), nGen);
@@ -46,6 +51,23 @@ export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup }) {
   for (let i = 0; i < warmup; i++) await once(1000 + i); // V8 tiers the wasm up during the first runs
   const samples = [];
   for (let i = 0; i < reps; i++) samples.push(await once(i));
+  const tests = {
+    [`pp${nPrompt}`]: { samples: samples.map((x) => x.pp) },
+    [`tg${nGen}`]: { samples: samples.map((x) => x.tg) },
+  };
+  // At a depth: a prompt of about `depth` tokens, then nGen tokens, whose decode rate is the
+  // "tg @ d" cell (llama.cpp's own predicted_ms). A pp at a depth cannot be told apart from the
+  // depth's own prompt here, so wllama has no "pp @ d" cells.
+  for (const depth of depths.filter((d) => d > 0)) {
+    const words = await calibrate(depth);
+    const tg = [];
+    for (let i = 0; i < warmup + reps; i++) {
+      const t = await complete(benchText(words, 2000 + i), nGen);
+      if (t.predicted_n !== nGen) throw new Error(`wllama generated ${t.predicted_n} tokens, expected ${nGen}`);
+      if (i >= warmup) tg.push((t.predicted_n * 1000) / t.predicted_ms);
+    }
+    tests[`tg${nGen} @ d${depth}`] = { samples: tg };
+  }
   await wllama.exit();
-  return { runtime, samples };
+  return { runtime, samples, tests };
 }
