@@ -37,9 +37,13 @@ for which in native wasm; do
   cli $which run -m "$tmp/truncated.gguf" -n 1 > /dev/null 2> "$tmp/err"; rc=$?
   check "$which: truncated GGUF -> exit 1 with an offset in one error line" \
     bash -c "[ $rc -eq 1 ] && [ \$(wc -l < '$tmp/err') -eq 1 ] && grep -q 'offset' '$tmp/err'"
+  cli $which run -m "$model" -p "$(head -c 4000 /dev/zero | tr '\0' 'a')" -c 64 -n 1 --no-context-shift \
+    > /dev/null 2> "$tmp/err"; rc=$?
+  check "$which: prompt longer than the context with --no-context-shift -> exit 1 naming the context" \
+    bash -c "[ $rc -eq 1 ] && grep -q 'context holds 64' '$tmp/err'"
   cli $which run -m "$model" -p "$(head -c 4000 /dev/zero | tr '\0' 'a')" -c 64 -n 1 > /dev/null 2> "$tmp/err"; rc=$?
-  check "$which: prompt longer than the context -> exit 1 naming the context" \
-    bash -c "[ $rc -eq 1 ] && grep -q 'context' '$tmp/err'"
+  check "$which: prompt longer than the context (context shift, the default) -> cut to fit, one token out" \
+    bash -c "[ $rc -eq 0 ] && grep -q 'generation: 1 tokens' '$tmp/err' && grep -q 'left out' '$tmp/err'"
   cli $which run -m "$model" --bogus-flag > /dev/null 2> "$tmp/err"; rc=$?
   check "$which: unknown flag -> exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q -- '--bogus-flag' '$tmp/err'"
 done
