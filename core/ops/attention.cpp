@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/base/exp_bounded.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -113,8 +112,8 @@ const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const 
   return s.v_tile;
 }
 
-// One item: KV head hk, tokens [t0, t1), positions [c0, c1). With out_partial null, writes the
-// normalised result to out; otherwise (max, sum, acc[head_dim_v]) per row to out_partial.
+// One item: KV head hk, tokens [t0, t1), positions [c0, c1). With partial null, writes the
+// normalised result to out; otherwise (max, sum, acc[head_dim_v]) per row to partial.
 void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0, int64_t t1, int64_t c0, int64_t c1,
               const Scratch& s, float* out, float* partial, int64_t partial_stride) {
   const AttentionParams& p = *plan.p;
