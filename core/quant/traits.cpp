@@ -45,6 +45,18 @@ const QuantTraits kNone{};
 
 }  // namespace
 
+void quantize_rows(DType type, const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  const QuantTraits& t = quant_traits(type);
+  if (t.quantize_rows != nullptr) {
+    t.quantize_rows(x, y, n_rows, n_per_row, importance);
+    return;
+  }
+  const uint64_t row_bytes = dtype_row_bytes(type, static_cast<uint64_t>(n_per_row));
+  for (int64_t r = 0; r < n_rows; ++r) {
+    t.from_float_ref(x + r * n_per_row, static_cast<uint8_t*>(y) + static_cast<uint64_t>(r) * row_bytes, n_per_row);
+  }
+}
+
 const QuantTraits& quant_traits(DType type) {
   static const std::array<QuantTraits, kDTypeCount> table = make_table();
   const uint32_t i = static_cast<uint32_t>(type);
