@@ -12,6 +12,7 @@
 
 #include "bench/bench_data.h"
 #include "core/quant/dtype.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
@@ -25,9 +26,7 @@ using ox::kernels::KernelTable;
 
 constexpr int64_t kCols = 4096;
 constexpr int64_t kGranule = 16;
-constexpr DType kFormats[] = {DType::F32,  DType::F16,  DType::Q4_0, DType::Q4_1, DType::Q5_0,   DType::Q8_0,
-                              DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,
-                              DType::IQ4_XS};
+const std::vector<DType> kFormats = ox::weight_formats();  // the registry's (core/quant/formats.h)
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
 

@@ -66,7 +66,7 @@ int run(const Shape& s, int reps, uint64_t stream_bytes, float weight_std) {
   std::vector<uint8_t> w(matrix * copies);
   std::vector<float> w_f32 = ox::bench::gaussian(s.rows * s.cols, 1);
   for (float& v : w_f32) v *= weight_std;
-  ox::quant_traits(s.type).from_float_ref(w_f32.data(), w.data(), s.rows * s.cols);
+  ox::quantize_rows_uniform(s.type, w_f32.data(), w.data(), s.rows, s.cols);
   if (relayout.fn != nullptr) relayout.fn(w.data(), s.rows * s.cols / ox::dtype_facts(s.type).block_size);
   for (uint64_t c = 1; c < copies; ++c) std::memcpy(w.data() + c * matrix, w.data(), matrix);
   std::vector<uint8_t> a(a_row);

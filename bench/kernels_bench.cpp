@@ -13,6 +13,7 @@
 
 #include "bench/bench_data.h"
 #include "core/quant/dtype.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
@@ -24,9 +25,7 @@ using ox::DType;
 using ox::kernels::KernelTable;
 
 constexpr int64_t kCols = 4096;
-constexpr DType kFormats[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                              DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
-                              DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS};
+const std::vector<DType> kFormats = ox::weight_formats();  // the registry's (core/quant/formats.h)
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
 
@@ -37,7 +36,7 @@ std::vector<uint8_t> make_weights(DType w, int64_t rows) {
   constexpr int64_t kDistinct = 64;
   std::vector<uint8_t> distinct(row_bytes * kDistinct);
   const std::vector<float> x = gaussian(kCols * kDistinct, 1);
-  ox::quant_traits(w).from_float_ref(x.data(), distinct.data(), kCols * kDistinct);
+  ox::quantize_rows_uniform(w, x.data(), distinct.data(), kDistinct, kCols);
   std::vector<uint8_t> out(row_bytes * static_cast<uint64_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     std::memcpy(out.data() + r * row_bytes, distinct.data() + (r % kDistinct) * row_bytes, row_bytes);

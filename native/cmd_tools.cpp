@@ -29,11 +29,16 @@ Status cmd_synth(Args& args) {
   OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 1, 0, INT64_MAX));
   OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 0, 0, 256));
   OX_ASSIGN_OR_RETURN(int64_t n_layer, args.integer({"--layers"}, 0, 0, 1024));
+  OX_ASSIGN_OR_RETURN(double weight_std, args.number({"--weight-std"}, options.weight_std));
   OX_TRY(args.finish());
   if (options.out_path.empty()) return error(ErrorCode::kInvalidArgument, "synth: -o OUT.gguf is required");
+  if (!(weight_std > 0.0 && weight_std <= 10.0)) {
+    return error(ErrorCode::kInvalidArgument, strfmt("--weight-std: %g is not in (0, 10]", weight_std));
+  }
   options.seed = static_cast<uint64_t>(seed);
   options.n_threads = static_cast<int>(n_threads);
   options.n_layer = static_cast<uint32_t>(n_layer);
+  options.weight_std = static_cast<float>(weight_std);
   return synth_gguf(options);
 }
 

@@ -80,6 +80,10 @@ const OptionDef kInspectOptions[] = {
     {{"-m", "--model"}, "FILE", "GGUF file (or give it as the argument)"},
 };
 
+const OptionDef kFormatsOptions[] = {
+    {{"--coverage"}, nullptr, "only the SIMD coverage columns (what scripts/formats-table merges)"},
+};
+
 const OptionDef kTokenizeOptions[] = {
     {{"-m", "--model"}, "FILE", "GGUF file with a vocabulary"},
     {{"--ids"}, nullptr, "print the ids as a list"},
@@ -133,6 +137,7 @@ const OptionDef kSynthOptions[] = {
     {{"-s", "--seed"}, "S", "weights seed (default 1)"},
     {{"-t", "--threads"}, "N", "threads (0: the number of physical cores)"},
     {{"--layers"}, "N", "layer count (0: the shape's)"},
+    {{"--weight-std"}, "S", "standard deviation of the weight matrices (default 0.02)"},
 };
 
 const OptionGroup kModel{"model", kModelOptions};
@@ -142,6 +147,7 @@ const OptionGroup kRun{"output", kRunOptions};
 const OptionGroup kChat{"chat", kChatOptions};
 const OptionGroup kLogits{"logits", kLogitsOptions};
 const OptionGroup kInspect{"inspect", kInspectOptions};
+const OptionGroup kFormats{"formats", kFormatsOptions};
 const OptionGroup kTokenize{"tokenize", kTokenizeOptions};
 const OptionGroup kTemplate{"template", kTemplateOptions};
 const OptionGroup kQuantize{"quantize", kQuantizeOptions};
@@ -166,6 +172,8 @@ const CommandDef kCommands[] = {
     {"perplexity", "-m MODEL -f FILE [-c 512] [--chunks N] [options]",
      "perplexity of a text, as llama-perplexity computes it (here -c defaults to 512)",
      {&kModel, &kPerplexity}, cmd_perplexity},
+    {"formats", "[--coverage]", "the weight formats: sizes, quantizers, and which ISAs accelerate each",
+     {&kFormats}, cmd_formats},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
 };

@@ -43,15 +43,18 @@ enum class DType : uint32_t {
   TQ2_0 = 35,
   // 36..38 removed IQ4_NL_4_4 / _4_8 / _8_8.
   MXFP4 = 39,
+  NVFP4 = 40,
+  Q1_0 = 41,
+  Q2_0 = 42,
   // Internal layouts, never in a file (core/quant/interleave.h): the same blocks as Q4_K / Q6_K with
   // their quants permuted so that the i16 lanes of each 16-byte vector alternate between two
   // sub-blocks. A kernel table may ask for them (KernelTable::relayout); weights are converted in
-  // place at load.
-  Q4_K_IL = 40,
-  Q6_K_IL = 41,
+  // place at load. Numbered well above GGUF's ids, which keep growing.
+  Q4_K_IL = 96,
+  Q6_K_IL = 97,
 };
 
-inline constexpr uint32_t kDTypeCount = 42;  // one past the largest type id (GGUF's, then the internal ones)
+inline constexpr uint32_t kDTypeCount = 98;  // one past the largest type id (GGUF's, then the internal ones)
 
 // Format facts of one DType. `block_size` elements are stored in `type_size` bytes.
 // `known` is false for ids GGUF never assigned (or removed) and for the internal layouts; a file

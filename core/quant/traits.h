@@ -42,6 +42,10 @@ struct QuantTraits {
 // from_float_ref row by row where it has none. The format must be quantizable (from_float_ref or
 // quantize_rows set) and, if needs_importance, `importance` not null: callers check both first.
 void quantize_rows(DType type, const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+// quantize_rows with every column weighted alike: no importance, or a uniform one for the formats
+// that need one (what synthetic models, tests and benchmarks quantize with; real weights want a
+// measured importance matrix).
+void quantize_rows_uniform(DType type, const float* x, void* y, int64_t n_rows, int64_t n_per_row);
 
 // Scalar reference traits for `type` (all null for formats we do not implement).
 const QuantTraits& quant_traits(DType type);

@@ -10,6 +10,7 @@
 
 #include "core/gguf/gguf.h"
 #include "core/gguf/writer.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -144,22 +145,13 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
   }
 }
 
-// llama.cpp's fallback when the row length is not a multiple of the chosen type's block: a
-// 32-block type for the 256-block ones, F16 when even that does not fit. For the 32-block types
-// themselves we also use F16 (stories260K's ffn_down rows of 172 under Q4_0, say), as the
-// llama.cpp in node-llama-cpp 3.22.1 does; newer llama.cpp refuses such a model instead.
+// llama.cpp's fallback when the row length is not a multiple of the chosen type's block: the
+// registry's row_fallback (a 32-block type for the 256-block ones), F16 when even that does not
+// fit. For the 32-block types themselves that is F16 (stories260K's ffn_down rows of 172 under
+// Q4_0, say), as llama.cpp does.
 DType fallback_for_row(uint64_t nx, DType t) {
   if (nx % dtype_facts(t).block_size == 0) return t;
-  DType f = DType::F16;
-  switch (t) {
-    case DType::IQ4_XS: f = DType::IQ4_NL; break;
-    case DType::Q2_K:
-    case DType::Q3_K: f = DType::Q4_0; break;
-    case DType::Q4_K: f = DType::Q5_0; break;
-    case DType::Q5_K: f = DType::Q5_1; break;
-    case DType::Q6_K: f = DType::Q8_0; break;
-    default: break;
-  }
+  const DType f = format(t).row_fallback;
   return nx % dtype_facts(f).block_size == 0 ? f : DType::F16;
 }
 

@@ -34,8 +34,6 @@ constexpr Shape kShapes[] = {
     {"1B", 2048, 8192, 16, 32, 8, 500000.0f, 1e-5f},
 };
 
-constexpr float kWeightStd = 0.02f;
-
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -44,7 +42,7 @@ uint64_t splitmix64(uint64_t* state) {
 }
 
 // Row r of tensor t: its own generator state, so the bytes do not depend on the thread split.
-void fill_gaussian_row(uint64_t seed, uint64_t tensor, uint64_t row, float* out, int64_t n) {
+void fill_gaussian_row(uint64_t seed, uint64_t tensor, uint64_t row, float std_dev, float* out, int64_t n) {
   uint64_t state = seed;
   state = splitmix64(&state) ^ (tensor * 0xD1B54A32D192ED03ull);
   state = splitmix64(&state) ^ (row * 0x8CB92BA72F3D8DD7ull);
@@ -52,7 +50,7 @@ void fill_gaussian_row(uint64_t seed, uint64_t tensor, uint64_t row, float* out,
     // Box-Muller on two uniforms in (0, 1].
     const double u1 = static_cast<double>((splitmix64(&state) >> 11) + 1) * 0x1p-53;
     const double u2 = static_cast<double>(splitmix64(&state) >> 11) * 0x1p-53;
-    const double r = std::sqrt(-2.0 * std::log(u1)) * kWeightStd;
+    const double r = std::sqrt(-2.0 * std::log(u1)) * std_dev;
     out[i] = static_cast<float>(r * std::cos(6.283185307179586 * u2));
     if (i + 1 < n) out[i + 1] = static_cast<float>(r * std::sin(6.283185307179586 * u2));
   }
@@ -87,18 +85,18 @@ std::vector<SynthTensor> tensor_list(const Shape& s, uint32_t n_layer, uint64_t 
 }
 
 // Generates tensor `index` and converts it to its type, rows split over threads.
-void generate_tensor(const SynthTensor& t, uint64_t seed, uint64_t index, int n_threads, std::vector<uint8_t>* out) {
+void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, uint64_t index, int n_threads,
+                     std::vector<uint8_t>* out) {
   const int64_t n_per_row = static_cast<int64_t>(t.dims[0]);
   const int64_t n_rows = t.dims.size() > 1 ? static_cast<int64_t>(t.dims[1]) : 1;
   const uint64_t row_bytes = dtype_row_bytes(t.type, t.dims[0]);
   out->resize(row_bytes * static_cast<uint64_t>(n_rows));
-  const QuantTraits& q = quant_traits(t.type);
   auto work = [&](int64_t r0, int64_t r1) {
     std::vector<float> row(static_cast<size_t>(n_per_row));
     for (int64_t r = r0; r < r1; ++r) {
       if (t.is_norm) std::fill(row.begin(), row.end(), 1.0f);
-      else fill_gaussian_row(seed, index, static_cast<uint64_t>(r), row.data(), n_per_row);
-      q.from_float_ref(row.data(), out->data() + static_cast<uint64_t>(r) * row_bytes, n_per_row);
+      else fill_gaussian_row(seed, index, static_cast<uint64_t>(r), std_dev, row.data(), n_per_row);
+      quantize_rows_uniform(t.type, row.data(), out->data() + static_cast<uint64_t>(r) * row_bytes, 1, n_per_row);
     }
   };
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
@@ -194,7 +192,7 @@ Status synth_gguf(const SynthOptions& o) {
   Status st = w.begin(f);
   std::vector<uint8_t> data;
   for (size_t i = 0; i < tensors.size() && st.is_ok(); ++i) {
-    generate_tensor(tensors[i], o.seed, i, n_threads, &data);
+    generate_tensor(tensors[i], o.seed, o.weight_std, i, n_threads, &data);
     st = w.write_tensor_data(tensors[i].name, data);
   }
   if (st.is_ok()) st = w.finish();

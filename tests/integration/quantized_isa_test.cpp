@@ -8,6 +8,7 @@
 
 #include "core/gguf/writer.h"
 #include "core/model/model.h"
+#include "core/quant/formats.h"
 #include "core/quant/interleave.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
@@ -50,11 +51,7 @@ std::vector<uint8_t> build_model(DType type) {
     std::vector<float> values(static_cast<size_t>(cols) * rows);
     for (float& v : values) v = rng.next(sd);
     std::vector<uint8_t> bytes(dtype_row_bytes(type, cols) * rows);
-    const FromFloatFn quantize = quant_traits(type).from_float_ref;
-    ASSERT_NE(quantize, nullptr) << dtype_name(type);
-    for (int r = 0; r < rows; ++r) {
-      quantize(values.data() + static_cast<size_t>(r) * cols, bytes.data() + dtype_row_bytes(type, cols) * r, cols);
-    }
+    quantize_rows_uniform(type, values.data(), bytes.data(), rows, cols);
     const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
     EXPECT_TRUE(w.add_tensor(name, dims, type, bytes).is_ok()) << name;
   };
@@ -146,10 +143,17 @@ TEST_P(QuantizedIsaParity, SameGreedyTokensFor64StepsOnEveryIsa) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, QuantizedIsaParity,
-                         ::testing::Values(DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
-                                           DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K,
-                                           DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS),
+// Every quantized weight format of the registry, and the float formats other than F32 (the
+// reference model's own).
+std::vector<DType> parity_formats() {
+  std::vector<DType> out;
+  for (DType t : weight_formats()) {
+    if (t != DType::F32) out.push_back(t);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, QuantizedIsaParity, ::testing::ValuesIn(parity_formats()),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 // The interleaved layouts (core/quant/interleave.h) that some tables have Q4_K / Q6_K weights

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/quant/blocks.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 #include "tests/kernels/kernel_test_fixture.h"
 
@@ -25,11 +26,10 @@
 namespace ox::kernels {
 namespace {
 
-constexpr DType kWeightFormats[] = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                                    DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::IQ4_NL, DType::Q2_K,
-                                    DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,   DType::IQ4_XS,
-                                    DType::Q4_K_IL, DType::Q6_K_IL};
-constexpr DType kActivationFormats[] = {DType::Q8_0, DType::Q8_1, DType::Q8_K, DType::F32, DType::F16, DType::BF16};
+// What every table is checked on: the registry's weight formats (internal layouts included) and
+// the activation formats their dot products consume (core/quant/formats.h).
+const std::vector<DType> kWeightFormats = weight_formats(/*with_internal_layouts=*/true);
+const std::vector<DType> kActivationFormats = activation_formats();
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
 bool is_float_format(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
@@ -61,38 +61,7 @@ struct ScaleFields {
   int d = -1;
   int min = -1;
 };
-ScaleFields scale_fields(DType w) {
-  switch (w) {
-    case DType::Q4_0:
-      return {static_cast<int>(offsetof(BlockQ4_0, d)), -1};
-    case DType::Q4_1:
-      return {static_cast<int>(offsetof(BlockQ4_1, d)), static_cast<int>(offsetof(BlockQ4_1, m))};
-    case DType::Q5_0:
-      return {static_cast<int>(offsetof(BlockQ5_0, d)), -1};
-    case DType::Q5_1:
-      return {static_cast<int>(offsetof(BlockQ5_1, d)), static_cast<int>(offsetof(BlockQ5_1, m))};
-    case DType::Q8_0:
-      return {static_cast<int>(offsetof(BlockQ8_0, d)), -1};
-    case DType::IQ4_NL:
-      return {static_cast<int>(offsetof(BlockIQ4_NL, d)), -1};
-    case DType::Q2_K:
-      return {static_cast<int>(offsetof(BlockQ2_K, d)), static_cast<int>(offsetof(BlockQ2_K, dmin))};
-    case DType::Q3_K:
-      return {static_cast<int>(offsetof(BlockQ3_K, d)), -1};
-    case DType::Q4_K:
-    case DType::Q4_K_IL:
-      return {static_cast<int>(offsetof(BlockQ4_K, d)), static_cast<int>(offsetof(BlockQ4_K, dmin))};
-    case DType::Q5_K:
-      return {static_cast<int>(offsetof(BlockQ5_K, d)), static_cast<int>(offsetof(BlockQ5_K, dmin))};
-    case DType::Q6_K:
-    case DType::Q6_K_IL:
-      return {static_cast<int>(offsetof(BlockQ6_K, d)), -1};
-    case DType::IQ4_XS:
-      return {static_cast<int>(offsetof(BlockIQ4_XS, d)), -1};
-    default:
-      return {};
-  }
-}
+ScaleFields scale_fields(DType w) { return {format(w).d_offset, format(w).min_offset}; }
 
 void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 

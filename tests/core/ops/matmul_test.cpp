@@ -31,7 +31,7 @@ Matrix random_matrix(DType type, int64_t rows, int64_t cols, uint32_t seed) {
   m.t.cols = cols;
   m.t.row_bytes = dtype_row_bytes(type, static_cast<uint64_t>(cols));
   m.bytes.resize(m.t.row_bytes * static_cast<uint64_t>(rows));
-  quant_traits(type).from_float_ref(x.data(), m.bytes.data(), rows * cols);
+  quantize_rows_uniform(type, x.data(), m.bytes.data(), rows, cols);
   m.t.data = m.bytes.data();
   return m;
 }

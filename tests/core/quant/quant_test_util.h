@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/quant/dtype.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 
 namespace ox::test {
@@ -39,9 +40,11 @@ inline double half_value(uint16_t h) {
 
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
+// One row through the format's quantizer (quantize_rows); formats that need an importance matrix
+// get uniform importance, which weights every column alike, as the plain squared error does.
 inline std::vector<uint8_t> quantize(DType t, const std::vector<float>& x) {
   std::vector<uint8_t> q(dtype_row_bytes(t, x.size()));
-  quant_traits(t).from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+  quantize_rows_uniform(t, x.data(), q.data(), 1, static_cast<int64_t>(x.size()));
   return q;
 }
 
@@ -51,11 +54,9 @@ inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, siz
   return y;
 }
 
-// Every weight format with a full set of references.
+// Every weight format with a full set of references (the registry's, core/quant/formats.h).
 inline const std::vector<DType>& weight_formats() {
-  static const std::vector<DType> v = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                                       DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,   DType::Q3_K,
-                                       DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+  static const std::vector<DType> v = ox::weight_formats();
   return v;
 }
 
