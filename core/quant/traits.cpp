@@ -1,6 +1,6 @@
 // quant_traits(): the table joining each format to its scalar references and to the activation
 // format its dot product consumes (weights Q4_0/Q5_0/Q8_0/IQ4_NL -> Q8_0, Q4_1/Q5_1 -> Q8_1,
-// K-quants and IQ4_XS -> Q8_K, float formats -> themselves).
+// K-quants, IQ4_XS and IQ2_* -> Q8_K, float formats -> themselves).
 #include "core/quant/traits.h"
 
 #include <array>
@@ -35,6 +35,14 @@ std::array<QuantTraits, kDTypeCount> make_table() {
   set(DType::Q6_K, dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k);
   set(DType::IQ4_NL, dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0);
   set(DType::IQ4_XS, dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k);
+  // Importance-aware quantizers; IQ2_XXS and IQ2_XS have no quantizer without importance.
+  auto set_iq = [&](DType type, ToFloatFn to_float, FromFloatFn from_float, VecDotFn dot, QuantizeRowsFn rows,
+                    bool needs_importance) {
+    t[static_cast<uint32_t>(type)] = QuantTraits{to_float, from_float, DType::Q8_K, dot, rows, needs_importance};
+  };
+  set_iq(DType::IQ2_XXS, dequantize_iq2_xxs, nullptr, vec_dot_iq2_xxs_q8_k, quantize_rows_iq2_xxs, true);
+  set_iq(DType::IQ2_XS, dequantize_iq2_xs, nullptr, vec_dot_iq2_xs_q8_k, quantize_rows_iq2_xs, true);
+  set_iq(DType::IQ2_S, dequantize_iq2_s, quantize_iq2_s, vec_dot_iq2_s_q8_k, quantize_rows_iq2_s, false);
   // Internal layouts: weights are converted to them at load, never quantized into them directly.
   set(DType::Q4_K_IL, dequantize_q4_k_il, nullptr, DType::Q8_K, vec_dot_q4_k_il_q8_k);
   set(DType::Q6_K_IL, dequantize_q6_k_il, nullptr, DType::Q8_K, vec_dot_q6_k_il_q8_k);
