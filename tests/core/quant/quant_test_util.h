@@ -39,9 +39,17 @@ inline double half_value(uint16_t h) {
 
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
+// x as one row of t: the reference quantizer, or for formats without one (IQ2_XXS, IQ2_XS: they
+// need importance) quantize_rows with an importance of 1 for every column.
 inline std::vector<uint8_t> quantize(DType t, const std::vector<float>& x) {
   std::vector<uint8_t> q(dtype_row_bytes(t, x.size()));
-  quant_traits(t).from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+  const QuantTraits& traits = quant_traits(t);
+  if (traits.from_float_ref != nullptr) {
+    traits.from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+  } else {
+    const std::vector<float> ones(x.size(), 1.0f);
+    quantize_rows(t, x.data(), q.data(), 1, static_cast<int64_t>(x.size()), traits.needs_importance ? ones.data() : nullptr);
+  }
   return q;
 }
 
@@ -53,9 +61,10 @@ inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, siz
 
 // Every weight format with a full set of references.
 inline const std::vector<DType>& weight_formats() {
-  static const std::vector<DType> v = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                                       DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,   DType::Q3_K,
-                                       DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+  static const std::vector<DType> v = {DType::F32,  DType::F16,    DType::BF16,   DType::Q4_0,   DType::Q4_1,
+                                       DType::Q5_0, DType::Q5_1,   DType::Q8_0,   DType::Q2_K,   DType::Q3_K,
+                                       DType::Q4_K, DType::Q5_K,   DType::Q6_K,   DType::IQ4_NL, DType::IQ4_XS,
+                                       DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S};
   return v;
 }
 
