@@ -92,13 +92,16 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, uint64_t index, int n_
   const int64_t n_rows = t.dims.size() > 1 ? static_cast<int64_t>(t.dims[1]) : 1;
   const uint64_t row_bytes = dtype_row_bytes(t.type, t.dims[0]);
   out->resize(row_bytes * static_cast<uint64_t>(n_rows));
-  const QuantTraits& q = quant_traits(t.type);
+  // Synthetic weights have no activations to measure an importance matrix on: the formats that
+  // need one get a uniform one (plain weighted least squares).
+  const std::vector<float> ones(quant_traits(t.type).needs_importance ? static_cast<size_t>(n_per_row) : 0, 1.0f);
   auto work = [&](int64_t r0, int64_t r1) {
     std::vector<float> row(static_cast<size_t>(n_per_row));
     for (int64_t r = r0; r < r1; ++r) {
       if (t.is_norm) std::fill(row.begin(), row.end(), 1.0f);
       else fill_gaussian_row(seed, index, static_cast<uint64_t>(r), row.data(), n_per_row);
-      q.from_float_ref(row.data(), out->data() + static_cast<uint64_t>(r) * row_bytes, n_per_row);
+      quantize_rows(t.type, row.data(), out->data() + static_cast<uint64_t>(r) * row_bytes, 1, n_per_row,
+                    ones.empty() ? nullptr : ones.data());
     }
   };
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
@@ -186,6 +189,10 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(*shape, n_layer, n_vocab);
   for (SynthTensor& t : tensors) {
     t.type = quant_tensor_type(*preset, facts, t.name, t.dims, DType::F32);
+    if (!can_quantize_to(t.type)) {
+      return error(ErrorCode::kUnsupported, strfmt("synth: %s gives tensor '%s' type %s, which this engine cannot "
+                                                   "quantize to", preset->name, t.name.c_str(), dtype_name(t.type)));
+    }
     OX_TRY(w.declare_tensor(t.name, t.dims, t.type));
   }
 
