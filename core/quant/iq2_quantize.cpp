@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/base/status.h"
@@ -330,6 +331,15 @@ void store_u32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
+// llama.cpp's error weights for a group of n: importance * sqrt(sigma2 + x^2), or without
+// importance (IQ2_S only) sigma2 / 4 + x^2; and their square roots for the neighbour search.
+void group_weights(const float* xb, const float* qw, float sigma2, int n, float* weight, float* waux) {
+  for (int i = 0; i < n; ++i) {
+    weight[i] = qw != nullptr ? qw[i] * std::sqrt(sigma2 + xb[i] * xb[i]) : 0.25f * sigma2 + xb[i] * xb[i];
+  }
+  for (int i = 0; i < n; ++i) waux[i] = std::sqrt(weight[i]);
+}
+
 // Groups of 32 (4 octets), 7-bit signs, search started from make_qp_quants' scale, |is| <= 6, every
 // octet re-rounded at the end.
 void quantize_block_iq2_xxs(const float* x, const float* qw, BlockIQ2_XXS* y) {
@@ -344,12 +354,10 @@ void quantize_block_iq2_xxs(const float* x, const float* qw, BlockIQ2_XXS* y) {
     float weight[32], waux[32], xval[32];
     int8_t L[32] = {};
     uint8_t signs[4];
-    for (int i = 0; i < 32; ++i) weight[i] = qw[32 * ib + i] * std::sqrt(sigma2 + xb[i] * xb[i]);
-    for (int i = 0; i < 32; ++i) waux[i] = std::sqrt(weight[i]);
+    group_weights(xb, qw + 32 * ib, sigma2, 32, weight, waux);
     for (int k = 0; k < 4; ++k) signs[k] = split_signs_even(xb + 8 * k, weight + 8 * k, xval + 8 * k);
     scales[ib] = 0;
-    const float max = group_max(xval, 32);
-    if (std::ldexp(max, xbl.e) < kGroupMaxEps) continue;
+    if (std::ldexp(group_max(xval, 32), xbl.e) < kGroupMaxEps) continue;
     float scale = fit_unsigned_levels(32, kMaxQ + 1, xval, weight);
     const float eff_max = scale * kMaxQ;
     if (eff_max <= 0) continue;
@@ -375,12 +383,25 @@ void quantize_block_iq2_xxs(const float* x, const float* qw, BlockIQ2_XXS* y) {
   for (int i = 0; i < kQK_K / 16; ++i) store_u32(qs + 4 * i, q2[i]);
 }
 
-// Groups of 16 (2 octets), 7-bit signs, search from max / 5 with |is| <= 9, off-codebook octets
-// re-rounded at the end.
-void quantize_block_iq2_xs(const float* x, const float* qw, BlockIQ2_XS* y) {
-  const Codebook& c = codebook_iq2_xs();
+// Octet i8's codebook index and signs into its place in the block.
+void store_octet(BlockIQ2_XS* y, int i8, int index, uint8_t signs) {
+  y->qs[i8] = static_cast<uint16_t>(index | signs << 9);
+}
+void store_octet(BlockIQ2_S* y, int i8, int index, uint8_t signs) {
+  y->qs[i8] = static_cast<uint8_t>(index & 255);
+  y->qh[i8 / 4] = static_cast<uint8_t>(y->qh[i8 / 4] | (index >> 8) << (2 * (i8 % 4)));
+  y->qs[kQK_K / 8 + i8] = signs;
+}
+
+// IQ2_XS and IQ2_S: groups of 16 (2 octets), search from max / 5 with |is| <= 9, off-codebook
+// octets re-rounded at the end. IQ2_S differs in its 1024-entry codebook, 8 stored signs, sigma2
+// twice as large, importance optional, a larger zero threshold and d stored 1.25% low.
+template <class Block>
+void quantize_block_16(const float* x, const float* qw, Block* y) {
+  constexpr bool kS = std::is_same_v<Block, BlockIQ2_S>;
+  const Codebook& c = kS ? codebook_iq2_s() : codebook_iq2_xs();
   const Normalized xbl(x);
-  const float sigma2 = xbl.sumx2 / kQK_K;
+  const float sigma2 = (kS ? 2 * xbl.sumx2 : xbl.sumx2) / kQK_K;
   std::memset(y, 0, sizeof(*y));
   float scales[kQK_K / 16];
   float max_scale = 0;
@@ -389,71 +410,28 @@ void quantize_block_iq2_xs(const float* x, const float* qw, BlockIQ2_XS* y) {
     float weight[16], waux[16], xval[16];
     int8_t L[16] = {};
     uint8_t signs[2];
-    for (int i = 0; i < 16; ++i) weight[i] = qw[16 * ib + i] * std::sqrt(sigma2 + xb[i] * xb[i]);
-    for (int i = 0; i < 16; ++i) waux[i] = std::sqrt(weight[i]);
-    for (int k = 0; k < 2; ++k) signs[k] = split_signs_even(xb + 8 * k, weight + 8 * k, xval + 8 * k);
+    group_weights(xb, qw != nullptr ? qw + 16 * ib : nullptr, sigma2, 16, weight, waux);
+    for (int k = 0; k < 2; ++k) {
+      signs[k] = kS ? split_signs(xb + 8 * k, xval + 8 * k) : split_signs_even(xb + 8 * k, weight + 8 * k, xval + 8 * k);
+    }
     scales[ib] = 0;
     const float max = group_max(xval, 16);
-    if (std::ldexp(max, xbl.e) < kGroupMaxEps) continue;
+    if (std::ldexp(max, xbl.e) < (kS ? kGroupMaxEpsIQ2S : kGroupMaxEps)) continue;
     float scale = search_scale(c, 16, xval, weight, waux, max, max / (2 * kMaxQ - 1), 9, false, L);
     if (scale < 0) {
       scale = -scale;
-      for (uint8_t& s : signs) s = static_cast<uint8_t>(~s & 127);
+      for (uint8_t& s : signs) s = static_cast<uint8_t>(~s & (kS ? 255 : 127));
     }
-    for (int k = 0; k < 2; ++k) y->qs[2 * ib + k] = static_cast<uint16_t>(codebook_index(c, L + 8 * k) | signs[k] << 9);
+    for (int k = 0; k < 2; ++k) store_octet(y, 2 * ib + k, codebook_index(c, L + 8 * k), signs[k]);
     scales[ib] = scale;
     max_scale = max_of(max_scale, scale);
   }
   if (max_scale == 0) {
-    std::memset(y->qs, 0, sizeof(y->qs));
+    if (!kS) std::memset(y->qs, 0, sizeof(y->qs));  // llama.cpp keeps IQ2_S's octets, clears IQ2_XS's
     return;
   }
   const float d = max_scale / 31;
-  y->d = fp16_saturate(std::ldexp(d, xbl.e));
-  const float id = 1 / d;
-  for (int ib = 0; ib < kQK_K / 16; ++ib) y->scales[ib / 2] |= static_cast<uint8_t>(scale_nibble(id, scales[ib]) << (4 * (ib % 2)));
-}
-
-// As IQ2_XS with 8 stored signs and a 1024-entry codebook; without importance the error weights
-// are sigma2 / 4 + x^2; d is stored 1.25% low.
-void quantize_block_iq2_s(const float* x, const float* qw, BlockIQ2_S* y) {
-  const Codebook& c = codebook_iq2_s();
-  const Normalized xbl(x);
-  const float sigma2 = 2 * xbl.sumx2 / kQK_K;
-  std::memset(y, 0, sizeof(*y));
-  float scales[kQK_K / 16];
-  float max_scale = 0;
-  for (int ib = 0; ib < kQK_K / 16; ++ib) {
-    const float* xb = xbl.v + 16 * ib;
-    float weight[16], waux[16], xval[16];
-    int8_t L[16] = {};
-    uint8_t signs[2];
-    for (int i = 0; i < 16; ++i) {
-      weight[i] = qw != nullptr ? qw[16 * ib + i] * std::sqrt(sigma2 + xb[i] * xb[i]) : 0.25f * sigma2 + xb[i] * xb[i];
-    }
-    for (int i = 0; i < 16; ++i) waux[i] = std::sqrt(weight[i]);
-    for (int k = 0; k < 2; ++k) signs[k] = split_signs(xb + 8 * k, xval + 8 * k);
-    scales[ib] = 0;
-    const float max = group_max(xval, 16);
-    if (std::ldexp(max, xbl.e) < kGroupMaxEpsIQ2S) continue;
-    float scale = search_scale(c, 16, xval, weight, waux, max, max / (2 * kMaxQ - 1), 9, false, L);
-    if (scale < 0) {
-      scale = -scale;
-      for (uint8_t& s : signs) s = static_cast<uint8_t>(~s);
-    }
-    for (int k = 0; k < 2; ++k) {
-      const int i8 = 2 * ib + k;
-      const int index = codebook_index(c, L + 8 * k);
-      y->qs[i8] = static_cast<uint8_t>(index & 255);
-      y->qh[i8 / 4] = static_cast<uint8_t>(y->qh[i8 / 4] | (index >> 8) << (2 * (i8 % 4)));
-      y->qs[kQK_K / 8 + i8] = signs[k];
-    }
-    scales[ib] = scale;
-    max_scale = max_of(max_scale, scale);
-  }
-  if (max_scale == 0) return;
-  const float d = max_scale / 31;
-  y->d = fp16_saturate(std::ldexp(d * 0.9875f, xbl.e));
+  y->d = fp16_saturate(std::ldexp(kS ? d * 0.9875f : d, xbl.e));
   const float id = 1 / d;
   for (int ib = 0; ib < kQK_K / 16; ++ib) y->scales[ib / 2] |= static_cast<uint8_t>(scale_nibble(id, scales[ib]) << (4 * (ib % 2)));
 }
@@ -480,11 +458,11 @@ void quantize_rows_iq2_xxs(const float* x, void* y, int64_t n_rows, int64_t n_pe
 
 void quantize_rows_iq2_xs(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
   OX_CHECK(importance != nullptr);
-  quantize_rows_of<BlockIQ2_XS, quantize_block_iq2_xs>(x, y, n_rows, n_per_row, importance);
+  quantize_rows_of<BlockIQ2_XS, quantize_block_16<BlockIQ2_XS>>(x, y, n_rows, n_per_row, importance);
 }
 
 void quantize_rows_iq2_s(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
-  quantize_rows_of<BlockIQ2_S, quantize_block_iq2_s>(x, y, n_rows, n_per_row, importance);
+  quantize_rows_of<BlockIQ2_S, quantize_block_16<BlockIQ2_S>>(x, y, n_rows, n_per_row, importance);
 }
 
 void quantize_iq2_s(const float* x, void* y, int64_t n) { quantize_rows_iq2_s(x, y, 1, n, nullptr); }
