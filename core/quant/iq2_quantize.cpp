@@ -23,7 +23,8 @@ namespace {
 // codebook bytes 8, 25, 43 are ~8.5 times 1, 3, 5).
 constexpr int kMaxQ = 3;
 constexpr float kGroupMaxEpsIQ2S = 1e-8f;  // IQ2_S treats smaller groups as zero (others kGroupMaxEps)
-// Every packed level vector u (2 bits per element, levels 0..2) is below 0xAAAA + 1.
+// Packed level vectors u (2 bits per element) with levels 0..2 are at most 0xAAAA (llama.cpp's
+// kmap_size is this too).
 constexpr int kMapSize = 0xAAAA + 2;
 
 // A codebook as the quantizer searches it (llama.cpp's iq2xs_init_impl). map[u] is the entry whose
@@ -89,7 +90,8 @@ Codebook build_codebook(const uint64_t* grid, int size, int n_want) {
   return c;
 }
 
-// Built on first use (thread-safe static initialisation), a few milliseconds each.
+// Built on first use (thread-safe static initialisation): 10-80 ms each (llama.cpp's
+// iq2xs_init_impl takes seconds on one thread).
 const Codebook& codebook_iq2_xxs() {
   static const Codebook c = build_codebook(kIQ2XXSGrid, 256, 2);
   return c;
