@@ -44,6 +44,17 @@ struct BlockIQ4_NL { uint16_t d; uint8_t qs[kQK4_NL / 2]; };
 // 8 sub-blocks of 32 with 6-bit scales (low 4 bits in scales_l, high 2 in scales_h); x = d * (ls - 32) * table[q].
 struct BlockIQ4_XS { uint16_t d; uint16_t scales_h; uint8_t scales_l[kQK_K / 64]; uint8_t qs[kQK_K / 2]; };
 
+// ---- IQ2 (core/quant/iq2.cpp): super-blocks of 256 in groups of 8 elements ("octets"). An octet is
+// one codebook entry of iq2_grids.h (8 magnitudes of 8, 25 or 43) plus 8 signs, times a 4-bit scale
+// ls of its 32-group (IQ2_XXS) or 16-group (IQ2_XS, IQ2_S): x = d * (0.5 + ls) / 4 * grid * sign.
+// Per 32 elements, 4 grid bytes then a u32: octet k's 7 sign bits at 7k, ls in bits 28..31.
+struct BlockIQ2_XXS { uint16_t d; uint16_t qs[kQK_K / 8]; };
+// Per octet a u16: 9-bit grid index, 7 sign bits above it; ls of 16-group i in nibble i%2 of scales[i/2].
+struct BlockIQ2_XS { uint16_t d; uint16_t qs[kQK_K / 8]; uint8_t scales[kQK_K / 32]; };
+// qs[0..31]: low 8 bits of octet k's 10-bit grid index; qs[32..63]: its 8 sign bits; bits 8..9 of
+// the index in bits 2(k%4).. of qh[k/4]; ls as in IQ2_XS.
+struct BlockIQ2_S { uint16_t d; uint8_t qs[kQK_K / 4]; uint8_t qh[kQK_K / 32]; uint8_t scales[kQK_K / 32]; };
+
 static_assert(sizeof(BlockQ4_0) == 18, "GGUF q4_0 layout");
 static_assert(sizeof(BlockQ4_1) == 20, "GGUF q4_1 layout");
 static_assert(sizeof(BlockQ5_0) == 22, "GGUF q5_0 layout");
@@ -58,6 +69,9 @@ static_assert(sizeof(BlockQ6_K) == 210, "GGUF q6_K layout");
 static_assert(sizeof(BlockQ8_K) == 292, "GGUF q8_K layout");
 static_assert(sizeof(BlockIQ4_NL) == 18, "GGUF iq4_nl layout");
 static_assert(sizeof(BlockIQ4_XS) == 136, "GGUF iq4_xs layout");
+static_assert(sizeof(BlockIQ2_XXS) == 66, "GGUF iq2_xxs layout");
+static_assert(sizeof(BlockIQ2_XS) == 74, "GGUF iq2_xs layout");
+static_assert(sizeof(BlockIQ2_S) == 82, "GGUF iq2_s layout");
 
 // The 16 non-linear levels shared by IQ4_NL and IQ4_XS.
 inline constexpr int8_t kIQ4NLValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,

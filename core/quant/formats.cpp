@@ -130,13 +130,22 @@ constexpr Table make_table() {
                        {dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k},
                        {OX_OFFSET(BlockIQ4_XS, d)}, DType::IQ4_NL);
 
+  // Codebook i-quants, paired with Q8_K; llama.cpp quantizes IQ2_XXS, IQ2_XS, IQ1_S and IQ1_M only
+  // with an importance matrix. Rows that are not a multiple of 256 fall back to IQ4_NL.
+  t.block<BlockIQ2_XXS>(DType::IQ2_XXS, Q, "IQ2_XXS", kQK_K,
+                        {dequantize_iq2_xxs, nullptr, DType::Q8_K, vec_dot_iq2_xxs_q8_k, quantize_rows_iq2_xxs, true},
+                        {OX_OFFSET(BlockIQ2_XXS, d)}, DType::IQ4_NL);
+  t.block<BlockIQ2_XS>(DType::IQ2_XS, Q, "IQ2_XS", kQK_K,
+                       {dequantize_iq2_xs, nullptr, DType::Q8_K, vec_dot_iq2_xs_q8_k, quantize_rows_iq2_xs, true},
+                       {OX_OFFSET(BlockIQ2_XS, d)}, DType::IQ4_NL);
+  t.block<BlockIQ2_S>(DType::IQ2_S, Q, "IQ2_S", kQK_K,
+                      {dequantize_iq2_s, quantize_iq2_s, DType::Q8_K, vec_dot_iq2_s_q8_k, quantize_rows_iq2_s, false},
+                      {OX_OFFSET(BlockIQ2_S, d)}, DType::IQ4_NL);
+
   // Defined by GGUF, not computed with (yet).
-  t.known(DType::IQ2_XXS, Q, "IQ2_XXS", 256, 2 + 64);
-  t.known(DType::IQ2_XS, Q, "IQ2_XS", 256, 2 + 64 + 8);
   t.known(DType::IQ3_XXS, Q, "IQ3_XXS", 256, 2 + 96);
   t.known(DType::IQ1_S, Q, "IQ1_S", 256, 2 + 32 + 16);
   t.known(DType::IQ3_S, Q, "IQ3_S", 256, 2 + 64 + 32 + 8 + 4);
-  t.known(DType::IQ2_S, Q, "IQ2_S", 256, 2 + 64 + 8 + 8);
   t.known(DType::IQ1_M, Q, "IQ1_M", 256, 32 + 16 + 8);
   t.known(DType::TQ1_0, Q, "TQ1_0", 256, 2 + 4 * 13);
   t.known(DType::TQ2_0, Q, "TQ2_0", 256, 2 + 64);

@@ -95,6 +95,20 @@ void dequantize_iq4_xs(const void* x, float* y, int64_t n);
 void quantize_iq4_xs(const float* x, void* y, int64_t n);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 
+// ---- 2-bit codebook formats (iq2.cpp, iq2_quantize.cpp); activations are Q8_K. The quantizers
+// take an importance vector (QuantizeRowsFn), required by IQ2_XXS and IQ2_XS; IQ2_S also has a
+// from_float_ref (no importance), as llama.cpp's quantize_row_iq2_s_ref.
+void dequantize_iq2_xxs(const void* x, float* y, int64_t n);
+void quantize_rows_iq2_xxs(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq2_xs(const void* x, float* y, int64_t n);
+void quantize_rows_iq2_xs(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq2_s(const void* x, float* y, int64_t n);
+void quantize_rows_iq2_s(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void quantize_iq2_s(const float* x, void* y, int64_t n);
+void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+
 // Packed 6-bit scale/min pair `j` (0..7) of Q4_K/Q5_K's 12-byte scales field.
 inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m) {
   if (j < 4) {

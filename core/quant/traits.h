@@ -26,7 +26,7 @@ using RelayoutFn = void (*)(void* blocks, int64_t n_blocks);
 
 struct QuantTraits {
   ToFloatFn to_float = nullptr;        // null if the format cannot be dequantized
-  FromFloatFn from_float_ref = nullptr;  // null if we cannot quantize to it
+  FromFloatFn from_float_ref = nullptr;  // null if no quantizer works without importance (IQ2_XXS)
   DType vec_dot_type = DType::F32;     // format the activations are converted to for vec_dot
   VecDotFn vec_dot_ref = nullptr;      // scalar reference dot product (null if unsupported)
   // Weight quantization with an optional importance matrix; null where the format has no

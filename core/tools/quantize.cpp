@@ -20,8 +20,11 @@ namespace {
 enum Ftype : uint32_t {
   kAllF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
-  kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32,
+  kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ4_NL = 25, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kBF16 = 32,
 };
+
+// The 2-bit i-quant mixes, which llama.cpp gives rules of their own.
+bool is_iq2_mix(uint32_t ft) { return ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ2_S || ft == kIQ2_M; }
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -87,19 +90,40 @@ Category category_of(std::string_view name) {
 // llama.cpp's "use more bits" layers: the first and last eighth, and every third in between.
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 
+uint32_t gqa_of(const QuantModelFacts& f) { return f.n_head_kv > 0 ? f.n_head / f.n_head_kv : 0; }
+
+// The IQ2_XXS / IQ2_XS / IQ2_S / IQ2_M rules (one branch of llama_tensor_get_type_impl, taken before
+// the per-category ones): 2-bit weights, with Q2_K (IQ3_S for IQ2_S / IQ2_M) where they hurt most.
+// ffn_down's index is its layer's, as llama.cpp's ffn_down counter is with one ffn_down per layer.
+DType apply_iq2_rules(uint32_t ft, const QuantModelFacts& f, Category cat, int i_layer, DType t) {
+  const DType more = ft == kIQ2_S || ft == kIQ2_M ? DType::IQ3_S : DType::Q2_K;
+  switch (cat) {
+    case Category::kTokenEmbd: return more;
+    case Category::kAttnV: return gqa_of(f) >= 4 || f.n_expert >= 4 ? DType::Q4_K : more;
+    case Category::kAttnK: return f.n_expert == 8 ? DType::Q4_K : t;
+    case Category::kFfnDown: return i_layer < static_cast<int>(f.n_layer) / 8 ? more : t;
+    case Category::kAttnOutput:
+      if (f.n_expert == 8) return DType::Q5_K;
+      return ft == kIQ2_S || ft == kIQ2_M ? DType::IQ3_S : t;
+    default: return t;
+  }
+}
+
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
 DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_view name, uint64_t nx, DType t) {
   const uint32_t ft = p.llama_ftype;
   const bool falcon = f.arch == "falcon";
-  const uint32_t n_gqa = f.n_head_kv > 0 ? f.n_head / f.n_head_kv : 0;
+  const uint32_t n_gqa = gqa_of(f);
   const bool is_70b = f.arch == "llama" && f.n_layer == 80 && f.n_head != f.n_head_kv;
   const Category cat = category_of(name);
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
     if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
+    if (is_iq2_mix(ft)) return DType::Q5_K;
     return t != DType::Q8_0 ? DType::Q6_K : t;
   }
   const int i_layer = layer_of(name);
   const int n_layer = static_cast<int>(f.n_layer);
+  if (is_iq2_mix(ft)) return apply_iq2_rules(ft, f, cat, i_layer, t);
   switch (cat) {
     case Category::kAttnV: {
       // i_attention_wv in llama.cpp counts attn_v tensors in layer order: the layer index.
@@ -165,7 +189,8 @@ const std::vector<QuantPreset>& quant_presets() {
       {"Q3_K_S", DType::Q3_K, kQ3_K_S},  {"Q3_K_M", DType::Q3_K, kQ3_K_M},  {"Q3_K_L", DType::Q3_K, kQ3_K_L},
       {"Q4_K_S", DType::Q4_K, kQ4_K_S},  {"Q4_K_M", DType::Q4_K, kQ4_K_M},  {"Q5_K_S", DType::Q5_K, kQ5_K_S},
       {"Q5_K_M", DType::Q5_K, kQ5_K_M},  {"Q6_K", DType::Q6_K, kQ6_K},      {"IQ4_NL", DType::IQ4_NL, kIQ4_NL},
-      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},
+      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},  {"IQ2_XXS", DType::IQ2_XXS, kIQ2_XXS}, {"IQ2_XS", DType::IQ2_XS, kIQ2_XS},
+      {"IQ2_S", DType::IQ2_XS, kIQ2_S},    {"IQ2_M", DType::IQ2_S, kIQ2_M},
   };
   return presets;
 }
@@ -189,18 +214,36 @@ DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts,
   return fallback_for_row(dims[0], t);
 }
 
+bool quant_needs_importance(std::string_view name, DType type) {
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight" || name == "output.weight") return false;
+  switch (type) {
+    case DType::IQ1_S:
+    case DType::IQ1_M:
+    case DType::IQ2_XXS:
+    case DType::IQ2_XS:
+    case DType::IQ2_S:
+    case DType::IQ3_XXS: return true;
+    default: return false;
+  }
+}
+
+bool can_quantize_to(DType type) {
+  const QuantTraits& t = quant_traits(type);
+  return t.from_float_ref != nullptr || t.quantize_rows != nullptr;
+}
+
 void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
-                  int64_t n_per_row, int n_threads) {
+                  int64_t n_per_row, int n_threads, const float* importance) {
   const QuantTraits& from = quant_traits(src_type);
-  const QuantTraits& to = quant_traits(dst_type);
-  OX_CHECK(from.to_float != nullptr && to.from_float_ref != nullptr);
+  OX_CHECK(from.to_float != nullptr && can_quantize_to(dst_type));
+  OX_CHECK(importance != nullptr || !quant_traits(dst_type).needs_importance);
   const uint64_t src_row = dtype_row_bytes(src_type, static_cast<uint64_t>(n_per_row));
   const uint64_t dst_row = dtype_row_bytes(dst_type, static_cast<uint64_t>(n_per_row));
   auto work = [&](int64_t r0, int64_t r1) {
     std::vector<float> row(static_cast<size_t>(n_per_row));
     for (int64_t r = r0; r < r1; ++r) {
       from.to_float(src + static_cast<uint64_t>(r) * src_row, row.data(), n_per_row);
-      to.from_float_ref(row.data(), dst + static_cast<uint64_t>(r) * dst_row, n_per_row);
+      quantize_rows(dst_type, row.data(), dst + static_cast<uint64_t>(r) * dst_row, 1, n_per_row, importance);
     }
   };
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
@@ -294,6 +337,17 @@ Status quantize_impl(const std::string& in_path, const std::string& out_path, co
                    strfmt("%s: tensor '%s' is %s: only F32/F16/BF16 tensors can be quantized", in_path.c_str(),
                           t.name.c_str(), dtype_name(t.type)));
     }
+    if (target != t.type && !can_quantize_to(target)) {
+      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' would be %s under %s, which this engine cannot "
+                                                   "quantize to", in_path.c_str(), t.name.c_str(), dtype_name(target),
+                                                   preset.name));
+    }
+    // No importance matrix is read yet: refuse as llama-quantize does without --imatrix.
+    if (target != t.type && (quant_needs_importance(t.name, target) || quant_traits(target).needs_importance)) {
+      return error(ErrorCode::kInvalidArgument,
+                   strfmt("%s: preset %s quantizes tensor '%s' to %s, which requires an importance matrix",
+                          in_path.c_str(), preset.name, t.name.c_str(), dtype_name(target)));
+    }
     types.push_back(target);
     OX_TRY(w.declare_tensor(t.name, t.dims, target));
   }
@@ -312,7 +366,7 @@ Status quantize_impl(const std::string& in_path, const std::string& out_path, co
     const uint64_t n_rows = t.n_elements / n_per_row;
     buffer.resize(dtype_row_bytes(types[i], n_per_row) * n_rows);
     convert_rows(t.type, t.data, types[i], buffer.data(), static_cast<int64_t>(n_rows),
-                 static_cast<int64_t>(n_per_row), n_threads);
+                 static_cast<int64_t>(n_per_row), n_threads, nullptr);
     OX_TRY(w.write_tensor_data(t.name, buffer).with_context(out_path));
   }
   OX_TRY(w.finish().with_context(out_path));

@@ -42,10 +42,20 @@ struct QuantModelFacts {
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
                         std::span<const uint64_t> dims, DType current);
 
+// True where llama-quantize refuses to quantize tensor `name` to `type` without an importance
+// matrix (llama.cpp's tensor_requires_imatrix: the 1- to 2-bit i-quants and IQ3_XXS, except for
+// token_embd / output, which a preset never gives those types).
+bool quant_needs_importance(std::string_view name, DType type);
+
+// Whether there is a quantizer for `type` (from_float_ref or quantize_rows).
+bool can_quantize_to(DType type);
+
 // Converts n_rows rows of n_per_row elements from `src_type` (F32, F16, BF16, or any type with a
-// dequantizer) to `dst_type` with the reference quantizers, rows split over n_threads threads.
+// dequantizer) to `dst_type` (can_quantize_to) with the reference quantizers, rows split over
+// n_threads threads. `importance` (n_per_row weights, or null) goes to quantize_rows(); it must be
+// set for the formats whose traits say needs_importance.
 void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
-                  int64_t n_per_row, int n_threads);
+                  int64_t n_per_row, int n_threads, const float* importance);
 
 // Reads a GGUF with F32/F16/BF16 weights and writes it quantized under `preset`: metadata copied
 // (general.file_type and general.quantization_version set, split.* dropped), tensors in input

@@ -184,6 +184,10 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(*shape, n_layer, n_vocab);
   for (SynthTensor& t : tensors) {
     t.type = quant_tensor_type(*preset, facts, t.name, t.dims, DType::F32);
+    if (!can_quantize_to(t.type)) {
+      return error(ErrorCode::kUnsupported, strfmt("synth: %s gives tensor '%s' type %s, which this engine cannot "
+                                                   "quantize to", preset->name, t.name.c_str(), dtype_name(t.type)));
+    }
     OX_TRY(w.declare_tensor(t.name, t.dims, t.type));
   }
 

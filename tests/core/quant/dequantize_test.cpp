@@ -168,6 +168,49 @@ TEST(Dequantize, KQuantsByHand) {
   }
 }
 
+// Codebook entries quoted from llama.cpp's ggml-common.h: iq2xxs_grid[1] = 0x080808080808082b,
+// iq2xs_grid[2] = 0x0808080808081919, iq2s_grid[1022] = 0x2b2b2b2b2b082b08 (element 0 in the low
+// byte; 0x08 = 8, 0x19 = 25, 0x2b = 43). x = d * (0.5 + ls) / 4 * grid * sign.
+TEST(Dequantize, IQ2ByHand) {
+  {  // IQ2_XXS, 32-group 1 (bytes 10..17): grid indices 1, 0, 0, 0, then u32 signs | ls << 28.
+    std::vector<uint8_t> b(66, 0);
+    put_u16(b, 0, 0x3C00);  // d = 1
+    b[10] = 1;
+    const uint32_t aux = 0x30000001;  // octet 0: stored signs 1 -> elements 0 and 7 (parity); ls = 3
+    std::memcpy(&b[14], &aux, 4);
+    const std::vector<float> y = run(DType::IQ2_XXS, b);
+    EXPECT_EQ(y[32], -0.875f * 43);  // db = 3.5 / 4
+    EXPECT_EQ(y[33], 0.875f * 8);
+    EXPECT_EQ(y[39], -0.875f * 8);
+    EXPECT_EQ(y[40], 0.875f * 8);   // octet 1: entry 0, no signs
+    EXPECT_EQ(y[0], 0.125f * 8);    // group 0: entry 0, ls = 0 -> db = 0.5 / 4
+  }
+  {  // IQ2_XS octet 5 (u16 at byte 12): index 2, stored signs 3; its ls is the low nibble of scales[1].
+    std::vector<uint8_t> b(74, 0);
+    put_u16(b, 0, 0x3800);  // d = 0.5
+    put_u16(b, 12, static_cast<uint16_t>(2 | 3 << 9));
+    b[66 + 1] = 0xA7;        // ls = 7 for elements 32..47, 10 for 48..63
+    const std::vector<float> y = run(DType::IQ2_XS, b);
+    EXPECT_EQ(y[40], -0.9375f * 25);  // db = 0.5 * 7.5 / 4
+    EXPECT_EQ(y[41], -0.9375f * 25);
+    EXPECT_EQ(y[42], 0.9375f * 8);
+    EXPECT_EQ(y[48], 0.5f * 10.5f / 4 * 8);
+  }
+  {  // IQ2_S octet 6: low index byte qs[6], bits 8..9 in bits 4..5 of qh[1], signs qs[38], ls high nibble of scales[1].
+    std::vector<uint8_t> b(82, 0);
+    put_u16(b, 0, 0x4000);  // d = 2
+    b[2 + 6] = 0xFE;
+    b[66 + 1] = 0x30;       // index 0x3FE = 1022
+    b[2 + 32 + 6] = 0x80;   // element 7 negative
+    b[74 + 1] = 0xF0;       // ls = 15
+    const std::vector<float> y = run(DType::IQ2_S, b);
+    EXPECT_EQ(y[48], 7.75f * 8);  // db = 2 * 15.5 / 4
+    EXPECT_EQ(y[49], 7.75f * 43);
+    EXPECT_EQ(y[50], 7.75f * 8);
+    EXPECT_EQ(y[55], -7.75f * 43);
+  }
+}
+
 // ---- float64 decoders from the layouts, checked on random blocks
 
 // Fills a block with random bytes and sane fp16 scales at the given offsets.

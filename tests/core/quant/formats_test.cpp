@@ -76,9 +76,10 @@ TEST(Formats, WeightFormatsHaveEveryReference) {
       EXPECT_NE(f.traits.quantize_rows, nullptr) << f.facts.name;
     }
   }
+  const std::vector<DType> weights = weight_formats();
   for (DType t : {DType::Q8_1, DType::Q8_K}) {
     EXPECT_EQ(format(t).role, FormatRole::kActivation);
-    EXPECT_EQ(std::count(weight_formats().begin(), weight_formats().end(), t), 0);
+    EXPECT_EQ(std::count(weights.begin(), weights.end(), t), 0);
   }
 }
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # How the golden RMSE figures in quantize_test.cpp were measured: llama.cpp's own quantizers
-# (ggml_quantize_chunk, no importance matrix, as llama-quantize calls them) and dequantizers,
-# called through ctypes on N(0, 1) data. Not run by CI (it needs llama.cpp's library):
+# (ggml_quantize_chunk, as llama-quantize calls them) and dequantizers, called through ctypes on
+# N(0, 1) data. The formats that take no importance matrix get none; the IQ2 formats get each
+# importance vector below (IQ2_S also none: llama.cpp allows that for it only). Not run by CI (it
+# needs llama.cpp's library):
 #   npm pack @node-llama-cpp/linux-x64@3.22.1 && tar xzf node-llama-cpp-linux-x64-3.22.1.tgz
 #   python3 measure_ggml_rmse.py package/bins/linux-x64/libggml-base.so      (needs python3-numpy)
+# or a llama.cpp build: build/llama.cpp/build/bin/libggml-base.so (bench/build_llama_cpp.sh).
 import ctypes as C
 import sys
 
@@ -15,6 +18,21 @@ TYPES = {  # name: (GGUF type id, block size, bytes per block, ggml function suf
     "Q3_K": (11, 256, 110, "q3_K"), "Q4_K": (12, 256, 144, "q4_K"), "Q5_K": (13, 256, 176, "q5_K"),
     "Q6_K": (14, 256, 210, "q6_K"), "IQ4_NL": (20, 32, 18, "iq4_nl"), "IQ4_XS": (23, 256, 136, "iq4_xs"),
 }
+IMPORTANCE_TYPES = {  # name: (GGUF type id, bytes per block, suffix, importance runs)
+    "IQ2_XXS": (16, 66, "iq2_xxs", ("ones", "skewed")),
+    "IQ2_XS": (17, 74, "iq2_xs", ("ones", "skewed")),
+    "IQ2_S": (22, 82, "iq2_s", ("none", "ones", "skewed")),
+}
+
+
+def importance(kind, n):
+    if kind == "none":
+        return None
+    if kind == "ones":
+        return np.ones(n, np.float32)
+    # "skewed": 2^-5 .. 2^5 by column (quantize_test.cpp's skewed_importance()).
+    return np.array([2.0 ** (((j * 7) % 11) - 5) for j in range(n)], np.float32)
+
 
 def main():
     ggml = C.CDLL(sys.argv[1])
@@ -23,13 +41,21 @@ def main():
     ptr = lambda a: a.ctypes.data_as(C.c_void_p)
     n_per_row, n_rows = 4096, 256
     x = np.random.default_rng(1).standard_normal(n_per_row * n_rows).astype(np.float32)
-    for name, (t, bs, ts, fn) in TYPES.items():
+
+    def rmse(t, bs, ts, fn, imp):
         q = np.zeros(x.size // bs * ts, np.uint8)
         ggml.ggml_quantize_init(t)
-        ggml.ggml_quantize_chunk(t, ptr(x), ptr(q), 0, n_rows, n_per_row, None)
+        ggml.ggml_quantize_chunk(t, ptr(x), ptr(q), 0, n_rows, n_per_row, None if imp is None else ptr(imp))
         y = np.zeros_like(x)
         getattr(ggml, "dequantize_row_" + fn)(ptr(q), ptr(y), C.c_int64(x.size))
-        print(f"{name:7s} rmse {np.sqrt(np.mean((y.astype(np.float64) - x) ** 2)):.6f}")
+        return np.sqrt(np.mean((y.astype(np.float64) - x) ** 2))
+
+    for name, (t, bs, ts, fn) in TYPES.items():
+        print(f"{name:7s} rmse {rmse(t, bs, ts, fn, None):.6f}")
+    for name, (t, ts, fn, kinds) in IMPORTANCE_TYPES.items():
+        for kind in kinds:
+            print(f"{name:7s} importance {kind:6s} rmse {rmse(t, 256, ts, fn, importance(kind, n_per_row)):.6f}")
+
 
 if __name__ == "__main__":
     main()

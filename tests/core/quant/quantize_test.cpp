@@ -26,6 +26,9 @@ double rmse(const std::vector<float>& a, const std::vector<float>& b) {
 // libggml-base.so as shipped in the npm package @node-llama-cpp/linux-x64 3.22.1 (ggml 0.5.0);
 // the script is measure_ggml_rmse.py beside this file. RMSE of N(0,1) data is a property of the
 // distribution, so a different Gaussian sample gives the same figure to well under 1%.
+// IQ2_XXS and IQ2_XS cannot quantize without importance: theirs is with an importance of 1 for
+// every column (what test::quantize passes), measured the same way with llama.cpp 0.5.0's
+// libggml-base.so built from source (build/llama.cpp); IQ2_S's is with none.
 struct GoldenRmse {
   DType type;
   double rmse;
@@ -34,6 +37,7 @@ constexpr GoldenRmse kLlamaCppRmse[] = {
     {DType::Q4_0, 0.085872}, {DType::Q4_1, 0.078150}, {DType::Q5_0, 0.042638},  {DType::Q5_1, 0.037793},
     {DType::Q8_0, 0.005347}, {DType::Q2_K, 0.296282}, {DType::Q3_K, 0.150759},  {DType::Q4_K, 0.071264},
     {DType::Q5_K, 0.036080}, {DType::Q6_K, 0.017725}, {DType::IQ4_NL, 0.076071}, {DType::IQ4_XS, 0.076658},
+    {DType::IQ2_XXS, 0.342902}, {DType::IQ2_XS, 0.299016}, {DType::IQ2_S, 0.264580},
 };
 
 TEST(Quantize, GaussianRmseWithinTenPercentOfLlamaCpp) {
@@ -56,6 +60,45 @@ TEST(Quantize, ScaleInvariantOnSmallWeights) {
   for (const GoldenRmse& g : kLlamaCppRmse) {
     const std::vector<float> y = test::dequantize(g.type, test::quantize(g.type, x), x.size());
     EXPECT_LE(rmse(x, y) / 0.02, 1.15 * g.rmse) << dtype_name(g.type);
+  }
+}
+
+// The importance-aware quantizers with each importance vector, against llama.cpp's figures for the
+// same vectors (measure_ggml_rmse.py): ones, none (IQ2_S only) and a skewed one. The RMSE is the
+// plain one; a skewed importance trades error on unimportant columns for the important ones.
+std::vector<float> skewed_importance(int64_t n) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) v[static_cast<size_t>(j)] = std::ldexp(1.0f, static_cast<int>((j * 7) % 11) - 5);
+  return v;
+}
+
+enum class Importance { kNone, kOnes, kSkewed };
+
+struct GoldenImportanceRmse {
+  DType type;
+  Importance importance;
+  double rmse;
+};
+constexpr GoldenImportanceRmse kLlamaCppImportanceRmse[] = {
+    {DType::IQ2_XXS, Importance::kOnes, 0.342902}, {DType::IQ2_XXS, Importance::kSkewed, 0.418123},
+    {DType::IQ2_XS, Importance::kOnes, 0.299016},  {DType::IQ2_XS, Importance::kSkewed, 0.363629},
+    {DType::IQ2_S, Importance::kNone, 0.264580},   {DType::IQ2_S, Importance::kOnes, 0.248498},
+    {DType::IQ2_S, Importance::kSkewed, 0.286950},
+};
+
+TEST(Quantize, ImportanceRmseWithinTenPercentOfLlamaCpp) {
+  const int64_t n_per_row = 4096, n_rows = 16;
+  const std::vector<float> x = test::gaussian(static_cast<size_t>(n_per_row * n_rows), 4321);
+  const std::vector<float> ones(static_cast<size_t>(n_per_row), 1.0f), skewed = skewed_importance(n_per_row);
+  for (const GoldenImportanceRmse& g : kLlamaCppImportanceRmse) {
+    const float* importance = g.importance == Importance::kNone ? nullptr
+                              : g.importance == Importance::kOnes ? ones.data() : skewed.data();
+    std::vector<uint8_t> q(dtype_row_bytes(g.type, x.size()));
+    quantize_rows(g.type, x.data(), q.data(), n_rows, n_per_row, importance);
+    const double r = rmse(x, test::dequantize(g.type, q, x.size()));
+    const int kind = static_cast<int>(g.importance);
+    EXPECT_LE(r, 1.10 * g.rmse) << dtype_name(g.type) << " importance " << kind << " rmse " << r;
+    EXPECT_GE(r, 0.90 * g.rmse) << dtype_name(g.type) << " importance " << kind << " rmse " << r;
   }
 }
 

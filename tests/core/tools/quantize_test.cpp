@@ -46,13 +46,19 @@ std::string blk(int i, const char* what) { return "blk." + std::to_string(i) + "
 TEST(QuantRules, Presets) {
   const std::pair<const char*, uint32_t> ftypes[] = {
       {"Q4_0", 2},    {"Q4_1", 3},    {"Q5_0", 8},    {"Q5_1", 9},  {"Q8_0", 7},    {"Q2_K", 10},
-      {"Q3_K_M", 12}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}, {"IQ4_NL", 25}, {"q4_k", 15}};
+      {"Q3_K_M", 12}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}, {"IQ4_NL", 25}, {"q4_k", 15},
+      {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},  {"IQ2_M", 29}};
   for (const auto& [name, ftype] : ftypes) {
     const QuantPreset* p = find_quant_preset(name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_EQ(p->llama_ftype, ftype) << name;
   }
   EXPECT_EQ(find_quant_preset("Q4_K_M")->default_type, DType::Q4_K);
+  // llama_ftype_get_default_type: the IQ2_S mix is mostly IQ2_XS, the IQ2_M mix mostly IQ2_S.
+  EXPECT_EQ(find_quant_preset("IQ2_XXS")->default_type, DType::IQ2_XXS);
+  EXPECT_EQ(find_quant_preset("IQ2_XS")->default_type, DType::IQ2_XS);
+  EXPECT_EQ(find_quant_preset("IQ2_S")->default_type, DType::IQ2_XS);
+  EXPECT_EQ(find_quant_preset("IQ2_M")->default_type, DType::IQ2_S);
   EXPECT_EQ(find_quant_preset("Q7_X"), nullptr);
 }
 
@@ -107,6 +113,55 @@ TEST(QuantRules, OtherPresetsOnLlama8B) {
   EXPECT_EQ(type_of("Q2_K", mha, blk(5, "attn_v.weight"), {4096, 4096}), DType::Q3_K);
 }
 
+// The 2-bit i-quant mixes have a branch of their own in llama_tensor_get_type_impl. (These types,
+// and every tensor's type on 16-layer models with n_gqa 1, 2 (tied embeddings) and 4, matched
+// llama-quantize --dry-run of llama.cpp 0.5.0 when written.)
+TEST(QuantRules, IQ2PresetsOnLlama8B) {
+  const QuantModelFacts f = llama8b();
+  for (const char* p : {"IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M"}) {
+    SCOPED_TRACE(p);
+    const DType base = find_quant_preset(p)->default_type;
+    const bool s_or_m = std::string(p) == "IQ2_S" || std::string(p) == "IQ2_M";
+    const DType more = s_or_m ? DType::IQ3_S : DType::Q2_K;  // the "more bits" type of the mix
+    EXPECT_EQ(type_of(p, f, "output.weight", {4096, 128256}), DType::Q5_K);
+    EXPECT_EQ(type_of(p, f, "token_embd.weight", {4096, 128256}), more);
+    EXPECT_EQ(type_of(p, f, blk(9, "attn_v.weight"), {4096, 1024}), DType::Q4_K);  // n_gqa >= 4
+    EXPECT_EQ(type_of(p, f, blk(3, "ffn_down.weight"), {14336, 4096}), more);      // below n/8 = 4
+    EXPECT_EQ(type_of(p, f, blk(4, "ffn_down.weight"), {14336, 4096}), base);
+    EXPECT_EQ(type_of(p, f, blk(4, "attn_output.weight"), {4096, 4096}), s_or_m ? DType::IQ3_S : base);
+    EXPECT_EQ(type_of(p, f, blk(4, "attn_q.weight"), {4096, 4096}), base);
+    EXPECT_EQ(type_of(p, f, blk(4, "attn_k.weight"), {4096, 1024}), base);
+    EXPECT_EQ(type_of(p, f, blk(4, "ffn_gate.weight"), {4096, 14336}), base);
+    QuantModelFacts mha = f;  // n_gqa 1: attn_v gets the mix's "more" type
+    mha.n_head_kv = 32;
+    EXPECT_EQ(type_of(p, mha, blk(9, "attn_v.weight"), {4096, 4096}), more);
+    QuantModelFacts moe = mha;  // 8 experts: attn_v by expert count, attn_k Q4_K, attn_output Q5_K
+    moe.n_expert = 8;
+    EXPECT_EQ(type_of(p, moe, blk(9, "attn_v.weight"), {4096, 4096}), DType::Q4_K);
+    EXPECT_EQ(type_of(p, moe, blk(9, "attn_k.weight"), {4096, 4096}), DType::Q4_K);
+    EXPECT_EQ(type_of(p, moe, blk(9, "attn_output.weight"), {4096, 4096}), DType::Q5_K);
+    QuantModelFacts tied = f;  // token_embd is the output: Q5_K
+    tied.has_output = false;
+    EXPECT_EQ(type_of(p, tied, "token_embd.weight", {4096, 128256}), DType::Q5_K);
+  }
+  // The 70B rule of the other mixes (attn_v Q3_K/Q4_K -> Q5_K) is not reached from this branch.
+  QuantModelFacts b70 = f;
+  b70.n_layer = 80;
+  b70.n_head = 64;
+  EXPECT_EQ(type_of("IQ2_XXS", b70, blk(9, "attn_v.weight"), {8192, 1024}), DType::Q4_K);
+}
+
+TEST(QuantRules, ImportanceRequirement) {
+  // llama.cpp's tensor_requires_imatrix: the 2-bit i-quants need one, except for token_embd / output.
+  EXPECT_TRUE(quant_needs_importance(blk(0, "attn_q.weight"), DType::IQ2_XXS));
+  EXPECT_TRUE(quant_needs_importance(blk(0, "attn_q.weight"), DType::IQ2_XS));
+  EXPECT_TRUE(quant_needs_importance(blk(0, "ffn_up.weight"), DType::IQ2_S));
+  EXPECT_FALSE(quant_needs_importance("token_embd.weight", DType::IQ2_XS));
+  EXPECT_FALSE(quant_needs_importance("output.weight", DType::IQ2_S));
+  EXPECT_FALSE(quant_needs_importance(blk(0, "attn_v.weight"), DType::Q2_K));
+  EXPECT_FALSE(quant_needs_importance(blk(0, "attn_q.weight"), DType::IQ4_XS));
+}
+
 TEST(QuantRules, RowLengthFallbacks) {
   const QuantModelFacts f = llama8b();
   EXPECT_EQ(type_of("Q4_K_M", f, blk(8, "attn_q.weight"), {288, 288}), DType::Q5_0);   // Q4_K -> Q5_0
@@ -116,12 +171,21 @@ TEST(QuantRules, RowLengthFallbacks) {
   EXPECT_EQ(type_of("Q6_K", f, blk(8, "attn_q.weight"), {100, 288}), DType::F16);      // Q8_0 does not fit either
   EXPECT_EQ(type_of("Q4_0", f, "output.weight", {288, 32000}), DType::Q8_0);           // Q6_K -> Q8_0
   EXPECT_EQ(type_of("Q4_0", f, blk(8, "ffn_down.weight"), {172, 64}), DType::F16);     // no 32-multiple: F16
+  // The i-quants fall back to IQ4_NL, the mixes' Q2_K to Q4_0, IQ3_S to IQ4_NL.
+  EXPECT_EQ(type_of("IQ2_XXS", f, blk(8, "attn_q.weight"), {288, 288}), DType::IQ4_NL);
+  EXPECT_EQ(type_of("IQ2_XS", f, blk(8, "attn_q.weight"), {288, 288}), DType::IQ4_NL);
+  EXPECT_EQ(type_of("IQ2_M", f, blk(8, "attn_q.weight"), {288, 288}), DType::IQ4_NL);   // IQ2_S
+  EXPECT_EQ(type_of("IQ2_M", f, blk(8, "attn_output.weight"), {288, 288}), DType::IQ4_NL);  // IQ3_S
+  EXPECT_EQ(type_of("IQ2_XXS", f, blk(0, "ffn_down.weight"), {288, 288}), DType::Q4_0);  // Q2_K
+  EXPECT_EQ(type_of("IQ2_XXS", f, "output.weight", {288, 32000}), DType::Q8_0);
+  EXPECT_EQ(type_of("IQ2_S", f, blk(8, "attn_q.weight"), {100, 288}), DType::F16);
 }
 
 // ---- whole files: stories260K (dim 64, ffn 172, 5 layers, 8 heads / 4 KV heads, vocab 512)
 
 struct Expect {
   DType rows64;     // 2-D tensors with rows of 64 not otherwise singled out
+  DType token_embd;
   DType output;     // output.weight
   DType attn_v;     // attn_v of layers without extra bits
   DType attn_v_more;  // attn_v of use_more_bits(i, 5) layers: 2 and 4
@@ -135,23 +199,30 @@ std::map<std::string, Expect> expected_stories260k() {
   // K-quants fall back for rows of 64: Q2_K/Q3_K -> Q4_0, Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0.
   // n_gqa = 2, so no n_gqa >= 4 rule applies.
   return {
-      {"Q4_0", {D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::Q4_0, D::F16}},
-      {"Q4_1", {D::Q4_1, D::Q8_0, D::Q4_1, D::Q4_1, D::Q4_1, D::Q4_1, D::F16}},
-      {"Q5_0", {D::Q5_0, D::Q8_0, D::Q5_0, D::Q5_0, D::Q5_0, D::Q5_0, D::F16}},
-      {"Q5_1", {D::Q5_1, D::Q8_0, D::Q5_1, D::Q5_1, D::Q5_1, D::Q5_1, D::F16}},
-      {"Q8_0", {D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::F16}},
-      {"Q2_K", {D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::Q4_0, D::F16}},  // attn_v/out Q3_K -> Q4_0
-      {"Q3_K_M", {D::Q4_0, D::Q8_0, D::Q5_0, D::Q5_0, D::Q5_1, D::Q5_0, D::F16}},
-      {"Q4_K_M", {D::Q5_0, D::Q8_0, D::Q5_0, D::Q8_0, D::Q5_0, D::Q5_0, D::F16}},
-      {"Q5_K_M", {D::Q5_1, D::Q8_0, D::Q5_1, D::Q8_0, D::Q5_1, D::Q5_1, D::F16}},
-      {"Q6_K", {D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::F16}},
-      {"IQ4_NL", {D::IQ4_NL, D::Q8_0, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::F16}},
+      {"Q4_0", {D::Q4_0, D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::Q4_0, D::F16}},
+      {"Q4_1", {D::Q4_1, D::Q4_1, D::Q8_0, D::Q4_1, D::Q4_1, D::Q4_1, D::Q4_1, D::F16}},
+      {"Q5_0", {D::Q5_0, D::Q5_0, D::Q8_0, D::Q5_0, D::Q5_0, D::Q5_0, D::Q5_0, D::F16}},
+      {"Q5_1", {D::Q5_1, D::Q5_1, D::Q8_0, D::Q5_1, D::Q5_1, D::Q5_1, D::Q5_1, D::F16}},
+      {"Q8_0", {D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::F16}},
+      {"Q2_K", {D::Q4_0, D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::Q4_0, D::F16}},  // attn_v/out Q3_K -> Q4_0
+      {"Q3_K_M", {D::Q4_0, D::Q4_0, D::Q8_0, D::Q5_0, D::Q5_0, D::Q5_1, D::Q5_0, D::F16}},
+      {"Q4_K_M", {D::Q5_0, D::Q5_0, D::Q8_0, D::Q5_0, D::Q8_0, D::Q5_0, D::Q5_0, D::F16}},
+      {"Q5_K_M", {D::Q5_1, D::Q5_1, D::Q8_0, D::Q5_1, D::Q8_0, D::Q5_1, D::Q5_1, D::F16}},
+      {"Q6_K", {D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::Q8_0, D::F16}},
+      {"IQ4_NL", {D::IQ4_NL, D::IQ4_NL, D::Q8_0, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::F16}},
+      // IQ2 mixes: IQ2_* fall back to IQ4_NL, the Q2_K of token_embd / attn_v to Q4_0, IQ3_S to IQ4_NL;
+      // output Q5_K needs rows of 256, so Q8_0. Nothing is left needing an importance matrix.
+      {"IQ2_XXS", {D::IQ4_NL, D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::IQ4_NL, D::F16}},
+      {"IQ2_XS", {D::IQ4_NL, D::Q4_0, D::Q8_0, D::Q4_0, D::Q4_0, D::Q4_0, D::IQ4_NL, D::F16}},
+      {"IQ2_S", {D::IQ4_NL, D::IQ4_NL, D::Q8_0, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::F16}},
+      {"IQ2_M", {D::IQ4_NL, D::IQ4_NL, D::Q8_0, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::IQ4_NL, D::F16}},
   };
 }
 
 DType expected_type(const Expect& e, const std::string& name) {
   if (name.find("_norm.weight") != std::string::npos) return DType::F32;
   if (name == "output.weight") return e.output;
+  if (name == "token_embd.weight") return e.token_embd;
   if (name.find("ffn_down") != std::string::npos) return e.ffn_down;
   if (name.find("attn_output") != std::string::npos) return e.attn_output;
   if (name.find("attn_v.weight") != std::string::npos) {
@@ -238,6 +309,31 @@ TEST(QuantizeGguf, Errors) {
   EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.message();
   EXPECT_FALSE(test::file_exists(out2));
   std::remove(out_path.c_str());
+}
+
+// A tensor whose rows fit IQ2_XXS needs an importance matrix, which quantize_gguf does not take
+// (yet): refused before any output is written, as llama-quantize without --imatrix refuses.
+TEST(QuantizeGguf, IQ2NeedsImportance) {
+  gguf::GgufWriter w;
+  ASSERT_TRUE(w.add_string("general.architecture", "llama").is_ok());
+  ASSERT_TRUE(w.add_u32("llama.block_count", 1).is_ok());
+  ASSERT_TRUE(w.add_u32("llama.attention.head_count", 4).is_ok());
+  const std::vector<float> values(256 * 4, 0.5f);
+  const uint64_t dims[2] = {256, 4};
+  ASSERT_TRUE(w.add_tensor("blk.0.attn_q.weight", dims, DType::F32,
+                           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4))
+                  .is_ok());
+  const std::string in_path = testing::TempDir() + "oxidize_quantize_iq2_in.gguf";
+  const std::string out_path = testing::TempDir() + "oxidize_quantize_iq2_out.gguf";
+  ASSERT_TRUE(w.write_file(in_path).is_ok());
+  for (const char* preset : {"IQ2_XXS", "IQ2_XS", "IQ2_S"}) {
+    const Status st = quantize_gguf(in_path, out_path, preset, 1);
+    EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << preset << ": " << st.message();
+    EXPECT_NE(st.message().find("importance"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("blk.0.attn_q.weight"), std::string::npos) << st.message();
+    EXPECT_FALSE(test::file_exists(out_path)) << preset;
+  }
+  std::remove(in_path.c_str());
 }
 
 }  // namespace
