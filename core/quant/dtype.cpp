@@ -32,10 +32,10 @@ constexpr std::array<DTypeFacts, kDTypeCount> make_table() {
   set(DType::Q8_K, "Q8_K", 256, 4 + 256 + 32, true);
   set(DType::IQ2_XXS, "IQ2_XXS", 256, 2 + 64, false);
   set(DType::IQ2_XS, "IQ2_XS", 256, 2 + 64 + 8, false);
-  set(DType::IQ3_XXS, "IQ3_XXS", 256, 2 + 96, false);
-  set(DType::IQ1_S, "IQ1_S", 256, 2 + 32 + 16, false);
+  set(DType::IQ3_XXS, "IQ3_XXS", 256, 2 + 96, true);
+  set(DType::IQ1_S, "IQ1_S", 256, 2 + 32 + 16, true);
   set(DType::IQ4_NL, "IQ4_NL", 32, 2 + 16, true);
-  set(DType::IQ3_S, "IQ3_S", 256, 2 + 64 + 32 + 8 + 4, false);
+  set(DType::IQ3_S, "IQ3_S", 256, 2 + 64 + 32 + 8 + 4, true);
   set(DType::IQ2_S, "IQ2_S", 256, 2 + 64 + 8 + 8, false);
   set(DType::IQ4_XS, "IQ4_XS", 256, 2 + 2 + 4 + 128, true);
   set(DType::I8, "I8", 1, 1, false);
@@ -43,7 +43,7 @@ constexpr std::array<DTypeFacts, kDTypeCount> make_table() {
   set(DType::I32, "I32", 1, 4, false);
   set(DType::I64, "I64", 1, 8, false);
   set(DType::F64, "F64", 1, 8, false);
-  set(DType::IQ1_M, "IQ1_M", 256, 32 + 16 + 8, false);
+  set(DType::IQ1_M, "IQ1_M", 256, 32 + 16 + 8, true);
   set(DType::BF16, "BF16", 1, 2, true);
   set(DType::TQ1_0, "TQ1_0", 256, 2 + 4 * 13, false);
   set(DType::TQ2_0, "TQ2_0", 256, 2 + 64, false);

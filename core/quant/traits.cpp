@@ -1,6 +1,6 @@
 // quant_traits(): the table joining each format to its scalar references and to the activation
 // format its dot product consumes (weights Q4_0/Q5_0/Q8_0/IQ4_NL -> Q8_0, Q4_1/Q5_1 -> Q8_1,
-// K-quants and IQ4_XS -> Q8_K, float formats -> themselves).
+// K-quants, IQ4_XS, IQ3_* and IQ1_* -> Q8_K, float formats -> themselves).
 #include "core/quant/traits.h"
 
 #include <array>
@@ -35,6 +35,19 @@ std::array<QuantTraits, kDTypeCount> make_table() {
   set(DType::Q6_K, dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k);
   set(DType::IQ4_NL, dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0);
   set(DType::IQ4_XS, dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k);
+  // Grid i-quants: importance-aware quantizers; IQ1_S / IQ1_M have no importance-free form.
+  auto set_rows = [&](DType type, QuantizeRowsFn rows, bool needs_importance) {
+    t[static_cast<uint32_t>(type)].quantize_rows = rows;
+    t[static_cast<uint32_t>(type)].needs_importance = needs_importance;
+  };
+  set(DType::IQ3_XXS, dequantize_iq3_xxs, quantize_iq3_xxs, DType::Q8_K, vec_dot_iq3_xxs_q8_k);
+  set_rows(DType::IQ3_XXS, quantize_rows_iq3_xxs, false);
+  set(DType::IQ3_S, dequantize_iq3_s, quantize_iq3_s, DType::Q8_K, vec_dot_iq3_s_q8_k);
+  set_rows(DType::IQ3_S, quantize_rows_iq3_s, false);
+  set(DType::IQ1_S, dequantize_iq1_s, nullptr, DType::Q8_K, vec_dot_iq1_s_q8_k);
+  set_rows(DType::IQ1_S, quantize_rows_iq1_s, true);
+  set(DType::IQ1_M, dequantize_iq1_m, nullptr, DType::Q8_K, vec_dot_iq1_m_q8_k);
+  set_rows(DType::IQ1_M, quantize_rows_iq1_m, true);
   // Internal layouts: weights are converted to them at load, never quantized into them directly.
   set(DType::Q4_K_IL, dequantize_q4_k_il, nullptr, DType::Q8_K, vec_dot_q4_k_il_q8_k);
   set(DType::Q6_K_IL, dequantize_q6_k_il, nullptr, DType::Q8_K, vec_dot_q6_k_il_q8_k);
