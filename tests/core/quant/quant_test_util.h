@@ -39,9 +39,16 @@ inline double half_value(uint16_t h) {
 
 inline uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
-inline std::vector<uint8_t> quantize(DType t, const std::vector<float>& x) {
+// One row through quantize_rows (the format's importance-aware quantizer, else from_float_ref).
+// `importance` (x.size() weights) may be null; formats that need one then get all ones.
+inline std::vector<uint8_t> quantize(DType t, const std::vector<float>& x, const float* importance = nullptr) {
   std::vector<uint8_t> q(dtype_row_bytes(t, x.size()));
-  quant_traits(t).from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+  std::vector<float> ones;
+  if (importance == nullptr && quant_traits(t).needs_importance) {
+    ones.assign(x.size(), 1.0f);
+    importance = ones.data();
+  }
+  quantize_rows(t, x.data(), q.data(), 1, static_cast<int64_t>(x.size()), importance);
   return q;
 }
 
@@ -53,9 +60,10 @@ inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, siz
 
 // Every weight format with a full set of references.
 inline const std::vector<DType>& weight_formats() {
-  static const std::vector<DType> v = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                                       DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,   DType::Q3_K,
-                                       DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+  static const std::vector<DType> v = {DType::F32,    DType::F16,   DType::BF16,   DType::Q4_0,   DType::Q4_1,
+                                       DType::Q5_0,   DType::Q5_1,  DType::Q8_0,   DType::Q2_K,   DType::Q3_K,
+                                       DType::Q4_K,   DType::Q5_K,  DType::Q6_K,   DType::IQ4_NL, DType::IQ4_XS,
+                                       DType::IQ3_XXS, DType::IQ3_S, DType::IQ1_S, DType::IQ1_M};
   return v;
 }
 

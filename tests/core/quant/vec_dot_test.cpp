@@ -92,12 +92,16 @@ TEST(Traits, ActivationFormats) {
       {DType::IQ4_NL, DType::Q8_0}, {DType::Q4_1, DType::Q8_1},   {DType::Q5_1, DType::Q8_1},
       {DType::Q2_K, DType::Q8_K},   {DType::Q3_K, DType::Q8_K},   {DType::Q4_K, DType::Q8_K},
       {DType::Q5_K, DType::Q8_K},   {DType::Q6_K, DType::Q8_K},   {DType::IQ4_XS, DType::Q8_K},
+      {DType::IQ3_XXS, DType::Q8_K}, {DType::IQ3_S, DType::Q8_K}, {DType::IQ1_S, DType::Q8_K},
+      {DType::IQ1_M, DType::Q8_K},
   };
   for (const auto& [w, a] : expect) {
     const QuantTraits& t = quant_traits(w);
     EXPECT_EQ(t.vec_dot_type, a) << dtype_name(w);
     EXPECT_NE(t.to_float, nullptr) << dtype_name(w);
-    EXPECT_NE(t.from_float_ref, nullptr) << dtype_name(w);
+    // IQ1_S / IQ1_M quantize only through quantize_rows, with an importance vector.
+    EXPECT_EQ(t.from_float_ref == nullptr, t.needs_importance) << dtype_name(w);
+    EXPECT_TRUE(t.from_float_ref != nullptr || t.quantize_rows != nullptr) << dtype_name(w);
     EXPECT_NE(t.vec_dot_ref, nullptr) << dtype_name(w);
     EXPECT_EQ(dtype_facts(w).block_size, dtype_facts(a).block_size == 1 ? 1u : dtype_facts(w).block_size)
         << dtype_name(w) << ": activation blocks must line up with weight blocks";
@@ -106,6 +110,11 @@ TEST(Traits, ActivationFormats) {
     EXPECT_NE(quant_traits(a).from_float_ref, nullptr) << dtype_name(a);
     EXPECT_NE(quant_traits(a).to_float, nullptr) << dtype_name(a);
   }
+  // llama.cpp refuses IQ1_S without importance (IQ1_M: llama-quantize does); IQ3 takes it optionally.
+  EXPECT_TRUE(quant_traits(DType::IQ1_S).needs_importance);
+  EXPECT_TRUE(quant_traits(DType::IQ1_M).needs_importance);
+  EXPECT_FALSE(quant_traits(DType::IQ3_XXS).needs_importance);
+  EXPECT_FALSE(quant_traits(DType::IQ3_S).needs_importance);
   EXPECT_EQ(quant_traits(DType::IQ2_XXS).to_float, nullptr);  // not implemented: all null
   EXPECT_EQ(quant_traits(static_cast<DType>(1000)).vec_dot_ref, nullptr);
 }
