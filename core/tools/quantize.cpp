@@ -19,7 +19,8 @@ namespace {
 enum Ftype : uint32_t {
   kAllF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
-  kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32,
+  kQ6_K = 18, kIQ3_XS = 22, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25, kIQ3_S = 26, kIQ3_M = 27, kIQ4_XS = 30,
+  kIQ1_M = 31, kBF16 = 32,
 };
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
@@ -86,6 +87,18 @@ Category category_of(std::string_view name) {
 // llama.cpp's "use more bits" layers: the first and last eighth, and every third in between.
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 
+// IQ1_S / IQ1_M: the very-low-bit branch of llama_tensor_get_type_impl (shared there with the
+// IQ2 presets). ffn_down counts tensors in llama.cpp (i_ffn_down < n_ffn_down / 8): the layer index.
+DType iq1_rules(const QuantModelFacts& f, Category cat, int i_layer, uint32_t n_gqa, DType t) {
+  switch (cat) {
+    case Category::kAttnV: return n_gqa >= 4 || f.n_expert >= 4 ? DType::Q4_K : DType::Q2_K;
+    case Category::kAttnK: return f.n_expert == 8 ? DType::Q4_K : t;
+    case Category::kFfnDown: return i_layer < static_cast<int>(f.n_layer) / 8 ? DType::Q2_K : t;
+    case Category::kAttnOutput: return f.n_expert == 8 ? DType::Q5_K : DType::IQ2_XXS;
+    default: return t;
+  }
+}
+
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
 DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_view name, uint64_t nx, DType t) {
   const uint32_t ft = p.llama_ftype;
@@ -93,17 +106,27 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
   const uint32_t n_gqa = f.n_head_kv > 0 ? f.n_head / f.n_head_kv : 0;
   const bool is_70b = f.arch == "llama" && f.n_layer == 80 && f.n_head != f.n_head_kv;
   const Category cat = category_of(name);
+  const bool iq1 = ft == kIQ1_S || ft == kIQ1_M;
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
     if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
+    if (iq1 || ft == kIQ3_XXS) return DType::Q5_K;
     return t != DType::Q8_0 ? DType::Q6_K : t;
+  }
+  if (cat == Category::kTokenEmbd) {
+    if (iq1) return DType::Q2_K;
+    return ft == kIQ3_XXS ? DType::IQ3_S : t;
   }
   const int i_layer = layer_of(name);
   const int n_layer = static_cast<int>(f.n_layer);
+  if (iq1) return iq1_rules(f, cat, i_layer, n_gqa, t);
   switch (cat) {
     case Category::kAttnV: {
       // i_attention_wv in llama.cpp counts attn_v tensors in layer order: the layer index.
       const int i = i_layer, n = static_cast<int>(f.n_attention_wv);
       if (ft == kQ2_K) t = n_gqa >= 4 ? DType::Q4_K : DType::Q3_K;
+      else if (ft == kIQ3_XXS) t = n_gqa >= 4 ? DType::Q4_K : f.has_imatrix ? DType::IQ3_XXS : DType::IQ3_S;
+      else if ((ft == kIQ3_XS || ft == kIQ3_S) && n_gqa >= 4) t = DType::Q4_K;
+      else if (ft == kIQ3_M) t = DType::Q4_K;
       else if (ft == kQ3_K_M) t = i < 2 ? DType::Q5_K : DType::Q4_K;
       else if (ft == kQ3_K_L) t = DType::Q5_K;
       else if ((ft == kIQ4_NL || ft == kIQ4_XS) && n_gqa >= 4) t = DType::Q5_K;
@@ -114,31 +137,44 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
       return t;
     }
     case Category::kAttnK:
-      return f.n_expert == 8 ? DType::Q8_0 : t;
+      if (f.n_expert == 8) return DType::Q8_0;
+      [[fallthrough]];
+    case Category::kAttnQ:
+      if (ft == kIQ3_XS) return DType::IQ3_XXS;
+      return ft == kIQ3_XXS ? DType::IQ2_S : t;
     case Category::kFfnDown: {
       const int i = i_layer, n = n_layer;
       if (ft == kQ2_K) t = DType::Q3_K;
+      else if (ft == kIQ3_XXS && !f.has_imatrix) t = i < n / 8 ? DType::Q4_K : DType::Q3_K;
       else if (ft == kQ3_K_M) t = i < n / 16 ? DType::Q5_K : (!falcon || use_more_bits(i, n)) ? DType::Q4_K : DType::Q3_K;
+      else if (ft == kIQ3_M && (i < n / 8 || (f.n_expert == 8 && use_more_bits(i, n)))) t = DType::Q4_K;
       else if (ft == kQ3_K_L) t = falcon ? DType::Q4_K : DType::Q5_K;
       else if (ft == kQ4_K_M) {
         if (falcon) t = i < n / 16 ? DType::Q6_K : use_more_bits(i, n) ? DType::Q5_K : DType::Q4_K;
         else if (use_more_bits(i, n)) t = DType::Q6_K;
-      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS)) t = DType::Q5_K;  // no imatrix here
+      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS) && !f.has_imatrix) t = DType::Q5_K;
       else if (ft == kQ5_K_M && use_more_bits(i, n)) t = DType::Q6_K;
       else if (ft == kQ4_K_S && !falcon && i < n / 8) t = DType::Q5_K;
+      else if ((ft == kQ4_0 || ft == kQ5_0) && f.has_imatrix && i < n / 8) t = ft == kQ4_0 ? DType::Q4_1 : DType::Q5_1;
       return t;
     }
     case Category::kAttnOutput:
       if (falcon) return ft == kQ3_K_L ? DType::Q4_K : t;
       if (f.n_expert == 8) {
-        const bool bump = ft == kQ2_K || ft == kQ3_K_S || ft == kQ3_K_M || ft == kIQ4_NL || ft == kQ4_K_S ||
-                          ft == kQ4_K_M || ft == kIQ4_XS;
+        const bool bump = ft == kQ2_K || ft == kIQ3_XS || ft == kIQ3_XXS || ft == kQ3_K_S || ft == kQ3_K_M ||
+                          ft == kIQ4_NL || ft == kQ4_K_S || ft == kQ4_K_M || ft == kIQ3_S || ft == kIQ3_M ||
+                          ft == kIQ4_XS;
         return bump ? DType::Q5_K : t;
       }
       if (ft == kQ2_K) return DType::Q3_K;
-      if (ft == kQ3_K_M) return DType::Q4_K;
+      if (ft == kIQ3_XXS) return DType::IQ3_S;
+      if (ft == kQ3_K_M || ft == kIQ3_M) return DType::Q4_K;
       if (ft == kQ3_K_L) return DType::Q5_K;
       return t;
+    case Category::kFfnUp:
+    case Category::kFfnGate:
+      // IQ3_XS: IQ3_XXS in the middle three quarters of the layers.
+      return ft == kIQ3_XS && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8 ? DType::IQ3_XXS : t;
     default:
       return t;
   }
@@ -152,6 +188,13 @@ DType fallback_for_row(uint64_t nx, DType t) {
   if (nx % dtype_facts(t).block_size == 0) return t;
   DType f = DType::F16;
   switch (t) {
+    case DType::IQ1_S:
+    case DType::IQ1_M:
+    case DType::IQ2_XXS:
+    case DType::IQ2_XS:
+    case DType::IQ2_S:
+    case DType::IQ3_XXS:
+    case DType::IQ3_S:
     case DType::IQ4_XS: f = DType::IQ4_NL; break;
     case DType::Q2_K:
     case DType::Q3_K: f = DType::Q4_0; break;
@@ -173,7 +216,9 @@ const std::vector<QuantPreset>& quant_presets() {
       {"Q3_K_S", DType::Q3_K, kQ3_K_S},  {"Q3_K_M", DType::Q3_K, kQ3_K_M},  {"Q3_K_L", DType::Q3_K, kQ3_K_L},
       {"Q4_K_S", DType::Q4_K, kQ4_K_S},  {"Q4_K_M", DType::Q4_K, kQ4_K_M},  {"Q5_K_S", DType::Q5_K, kQ5_K_S},
       {"Q5_K_M", DType::Q5_K, kQ5_K_M},  {"Q6_K", DType::Q6_K, kQ6_K},      {"IQ4_NL", DType::IQ4_NL, kIQ4_NL},
-      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},
+      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},  {"IQ3_XXS", DType::IQ3_XXS, kIQ3_XXS}, {"IQ3_XS", DType::IQ3_S, kIQ3_XS},
+      {"IQ3_S", DType::IQ3_S, kIQ3_S},     {"IQ3_M", DType::IQ3_S, kIQ3_M},       {"IQ1_S", DType::IQ1_S, kIQ1_S},
+      {"IQ1_M", DType::IQ1_M, kIQ1_M},
   };
   return presets;
 }
@@ -197,18 +242,32 @@ DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts,
   return fallback_for_row(dims[0], t);
 }
 
+bool quant_requires_importance(std::string_view name, DType type) {
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight" || name == "output.weight") return false;
+  switch (type) {
+    case DType::IQ3_XXS:
+    case DType::IQ2_XXS:
+    case DType::IQ2_XS:
+    case DType::IQ2_S:
+    case DType::IQ1_M:
+    case DType::IQ1_S: return true;
+    default: return false;  // (and Q2_K in a Q2_K_S file, a preset we do not offer)
+  }
+}
+
 void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
                   int64_t n_per_row, int n_threads) {
   const QuantTraits& from = quant_traits(src_type);
   const QuantTraits& to = quant_traits(dst_type);
-  OX_CHECK(from.to_float != nullptr && to.from_float_ref != nullptr);
+  OX_CHECK(from.to_float != nullptr && (to.from_float_ref != nullptr || to.quantize_rows != nullptr));
+  OX_CHECK(!to.needs_importance);  // no importance matrix here: quantize_impl refuses such types
   const uint64_t src_row = dtype_row_bytes(src_type, static_cast<uint64_t>(n_per_row));
   const uint64_t dst_row = dtype_row_bytes(dst_type, static_cast<uint64_t>(n_per_row));
   auto work = [&](int64_t r0, int64_t r1) {
     std::vector<float> row(static_cast<size_t>(n_per_row));
     for (int64_t r = r0; r < r1; ++r) {
       from.to_float(src + static_cast<uint64_t>(r) * src_row, row.data(), n_per_row);
-      to.from_float_ref(row.data(), dst + static_cast<uint64_t>(r) * dst_row, n_per_row);
+      quantize_rows(dst_type, row.data(), dst + static_cast<uint64_t>(r) * dst_row, 1, n_per_row, nullptr);
     }
   };
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
@@ -301,6 +360,16 @@ Status quantize_impl(const std::string& in_path, const std::string& out_path, co
       return error(ErrorCode::kUnsupported,
                    strfmt("%s: tensor '%s' is %s: only F32/F16/BF16 tensors can be quantized", in_path.c_str(),
                           t.name.c_str(), dtype_name(t.type)));
+    }
+    if (target != t.type && quant_requires_importance(t.name, target) && !facts.has_imatrix) {
+      return error(ErrorCode::kInvalidArgument,
+                   strfmt("%s: preset %s makes tensor '%s' %s, which needs an importance matrix (llama-quantize "
+                          "refuses it too)", in_path.c_str(), preset.name, t.name.c_str(), dtype_name(target)));
+    }
+    const QuantTraits& q = quant_traits(target);
+    if (target != t.type && q.from_float_ref == nullptr && q.quantize_rows == nullptr) {
+      return error(ErrorCode::kUnsupported, strfmt("%s: preset %s makes tensor '%s' %s, which cannot be quantized to yet",
+                                                   in_path.c_str(), preset.name, t.name.c_str(), dtype_name(target)));
     }
     types.push_back(target);
     OX_TRY(w.declare_tensor(t.name, t.dims, target));

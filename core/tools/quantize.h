@@ -34,6 +34,7 @@ struct QuantModelFacts {
   uint32_t n_expert = 0;        // {arch}.expert_count
   bool has_output = false;      // an output.weight exists (else token_embd is tied to the output)
   uint32_t n_attention_wv = 0;  // tensors named *attn_v.weight / *attn_qkv.weight / *attn_kv_b.weight
+  bool has_imatrix = false;     // an importance matrix is given (some rules differ; quantize_gguf takes none yet)
 };
 
 // The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
@@ -42,14 +43,22 @@ struct QuantModelFacts {
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
                         std::span<const uint64_t> dims, DType current);
 
+// llama.cpp's tensor_requires_imatrix: tensor `name` quantized to `type` is garbage without an
+// importance matrix (IQ1_*, IQ2_*, IQ3_XXS; token_embd and output excepted), so llama-quantize
+// refuses to write it without one, and so does quantize_gguf.
+bool quant_requires_importance(std::string_view name, DType type);
+
 // Converts n_rows rows of n_per_row elements from `src_type` (F32, F16, BF16, or any type with a
-// dequantizer) to `dst_type` with the reference quantizers, rows split over n_threads threads.
+// dequantizer) to `dst_type` with the reference quantizers (quantize_rows, without importance;
+// dst_type must not need it), rows split over n_threads threads.
 void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
                   int64_t n_per_row, int n_threads);
 
 // Reads a GGUF with F32/F16/BF16 weights and writes it quantized under `preset`: metadata copied
 // (general.file_type and general.quantization_version set, split.* dropped), tensors in input
-// order. n_threads <= 0 uses every core. On error the partial output file is removed.
+// order. n_threads <= 0 uses every core. On error the partial output file is removed. A preset that
+// gives some tensor a type needing an importance matrix (quant_requires_importance) is refused
+// (kInvalidArgument), as llama-quantize refuses it: quantize_gguf takes no importance matrix yet.
 Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
                      int n_threads);
 
