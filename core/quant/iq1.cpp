@@ -46,29 +46,6 @@ void sort_indices(const float* x, int n, int* idx) {
   }
 }
 
-// iq1_find_best_neighbour2: the candidate of least weighted error against x at `scale` with
-// values xg[level]; writes its levels. (Where every error is NaN or huge, llama.cpp scans the
-// whole grid reading past its inputs; this keeps the first candidate.)
-int best_neighbour(const IqGridSearch& gs, uint32_t key, const float* x, const float* w, float scale, const float* xg,
-                   int8_t* L) {
-  const std::span<const uint16_t> candidates = gs.neighbours(key);
-  float best_d2 = FLT_MAX;
-  int best = candidates[0];
-  for (uint16_t g : candidates) {
-    float d2 = 0.0f;
-    for (int i = 0; i < 8; ++i) {
-      const float diff = scale * xg[gs.level(g, i)] - x[i];
-      d2 += w[i] * diff * diff;
-    }
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      best = g;
-    }
-  }
-  for (int i = 0; i < 8; ++i) L[i] = static_cast<int8_t>(gs.level(best, i));
-  return best;
-}
-
 // Grid points for the groups of 8 of levels L (one value table per group); groups off the grid
 // take their best neighbour. Returns whether all were on the grid.
 bool to_grid(const IqGridSearch& gs, const float* x, const float* w, float scale, const float* const* xx, int n_groups,
@@ -79,7 +56,7 @@ bool to_grid(const IqGridSearch& gs, const float* x, const float* w, float scale
     index[k] = gs.grid_index(key);
     if (index[k] < 0) {
       all_on_grid = false;
-      index[k] = best_neighbour(gs, key, x + 8 * k, w + 8 * k, scale, xx[k], L + 8 * k);
+      index[k] = gs.best_neighbour(key, x + 8 * k, w + 8 * k, scale, xx[k], L + 8 * k);  // iq1_find_best_neighbour2
     }
   }
   return all_on_grid;
@@ -97,6 +74,17 @@ float refit_scale(const IqGridSearch& gs, const float* x, const float* w, const 
     }
   }
   return sumqx > 0 && sumq2 > 0 ? sumqx / sumq2 : scale;
+}
+
+// Error weights of the n values at s.x + offset; false if their largest magnitude, unscaled, is
+// below eps (llama.cpp's GROUP_MAX_EPS_IQ1_*: the group is left at zero). *max: the scaled one.
+bool sub_block_weights(const IqScaledBlock& s, int offset, int n, const float* importance, float eps, float* weight,
+                       float* max) {
+  const float* xb = s.x + offset;
+  iq_error_weights(xb, importance ? importance + offset : nullptr, s.sigma2, n, weight);
+  *max = std::fabs(xb[0]);
+  for (int i = 1; i < n; ++i) *max = *max > std::fabs(xb[i]) ? *max : std::fabs(xb[i]);
+  return !(std::ldexp(*max, s.e) < eps);
 }
 
 // The exhaustive split search of IQ1_S: values sorted ascending get levels 0 / 1 / 2 split at
@@ -144,13 +132,10 @@ void quantize_block_iq1_s(const float* x, BlockIQ1_S* y, const float* importance
   float max_scale = 0.0f;
   for (int ib = 0; ib < 8; ++ib) {
     const float* xb = s.x + 32 * ib;
-    float weight[32];
-    iq_error_weights(xb, importance + 32 * ib, s.sigma2, 32, weight);
-    float max = std::fabs(xb[0]);
-    for (int i = 1; i < 32; ++i) max = max > std::fabs(xb[i]) ? max : std::fabs(xb[i]);
+    float weight[32], max;
     scales[ib] = 0.0f;
     shifts[ib] = 1;
-    if (std::ldexp(max, s.e) < 1e-12f) continue;  // GROUP_MAX_EPS_IQ1_S, on the unscaled values
+    if (!sub_block_weights(s, 32 * ib, 32, importance, 1e-12f, weight, &max)) continue;
     int idx[32], shift = 0;
     int8_t L[32];
     float scale;
@@ -253,13 +238,10 @@ void quantize_block_iq1_m(const float* x, BlockIQ1_M* y, const float* importance
   float max_scale = 0.0f;
   for (int ib = 0; ib < 16; ++ib) {
     const float* xb = s.x + 16 * ib;
-    float weight[16];
-    iq_error_weights(xb, importance ? importance + 16 * ib : nullptr, s.sigma2, 16, weight);
-    float max = std::fabs(xb[0]);
-    for (int i = 1; i < 16; ++i) max = max > std::fabs(xb[i]) ? max : std::fabs(xb[i]);
+    float weight[16], max;
     scales[ib] = 0.0f;
     shifts[ib] = 0;
-    if (std::ldexp(max, s.e) < 1e-7f) continue;  // GROUP_MAX_EPS_IQ1_M, on the unscaled values
+    if (!sub_block_weights(s, 16 * ib, 16, importance, 1e-7f, weight, &max)) continue;
     int idx[16], k = -1;
     int8_t L[16];
     float scale;

@@ -2,7 +2,6 @@
 // 4 magnitudes is one codebook entry, signs stored apart; layouts in blocks.h). The quantizers
 // follow llama.cpp's quantize_row_iq3_xxs_impl / quantize_row_iq3_s_impl step for step, on each
 // super-block scaled by a power of two (exact; see scale_search.h) so that extreme inputs stay finite.
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -32,32 +31,15 @@ void store_u32(uint8_t* p, uint32_t v) {
 // 9-bit IQ3_S grid index of group l (0..7) of a sub-block whose high bits are qh.
 int iq3s_index(const uint8_t* qs, uint8_t qh, int l) { return qs[l] | (((qh >> l) & 1) << 8); }
 
-// iq3_find_best_neighbour: the candidate nearest to xval / scale (weights w); writes its levels.
-int best_neighbour(const IqGridSearch& gs, uint32_t key, const float* xval, const float* w, float scale, int8_t* L) {
-  const std::span<const uint16_t> candidates = gs.neighbours(key);
-  float best_d2 = FLT_MAX;
-  int best = candidates[0];  // kept only if every distance is NaN or huge, where llama.cpp aborts
-  for (uint16_t g : candidates) {
-    float d2 = 0.0f;
-    for (int i = 0; i < 4; ++i) {
-      const float diff = scale * static_cast<float>(2 * gs.level(g, i) + 1) - xval[i];
-      d2 += w[i] * diff * diff;
-    }
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      best = g;
-    }
-  }
-  for (int i = 0; i < 4; ++i) L[i] = static_cast<int8_t>(gs.level(best, i));
-  return best;
-}
+// The quantizers' values 2l + 1 of levels 0..7.
+constexpr float kOddValues[kMaxQ] = {1, 3, 5, 7, 9, 11, 13, 15};
 
 // Levels of a group of 4 for inverse scale id: on the grid, or its best neighbour at scale 1/id.
 bool pick_group(const IqGridSearch& gs, const float* xval, const float* waux, float id, float scale, int8_t* L) {
   for (int i = 0; i < 4; ++i) L[i] = static_cast<int8_t>(round_clamp(0.5f * (id * xval[i] - 1), 0, kMaxQ - 1));
   const uint32_t key = gs.key(L);
   if (gs.grid_index(key) >= 0) return true;
-  best_neighbour(gs, key, xval, waux, scale, L);
+  gs.best_neighbour(key, xval, waux, scale, kOddValues, L);
   return false;
 }
 
@@ -116,6 +98,30 @@ float fit_sub_block(const Iq3Search& s, const float* xval, const float* w, const
   return scale;
 }
 
+// A sub-block of 32 at s.x + 32 ib: error weights, their square roots (the neighbour search's
+// weights), magnitudes xval and, per group of 8, the sign bits (bit i: value i < 0) and the count
+// of negative values (returned in nneg).
+void split_sub_block(const IqScaledBlock& s, int ib, const float* importance, float* weight, float* waux, float* xval,
+                     uint8_t* signs, int* nneg) {
+  const float* xb = s.x + 32 * ib;
+  iq_error_weights(xb, importance ? importance + 32 * ib : nullptr, s.sigma2, 32, weight);
+  for (int i = 0; i < 32; ++i) waux[i] = std::sqrt(weight[i]);
+  for (int k = 0; k < 4; ++k) {
+    signs[k] = 0;
+    nneg[k] = 0;
+    for (int i = 0; i < 8; ++i) {
+      const float v = xb[8 * k + i];
+      if (v >= 0) {
+        xval[8 * k + i] = v;
+      } else {
+        xval[8 * k + i] = -v;
+        ++nneg[k];
+        signs[k] |= static_cast<uint8_t>(1 << i);
+      }
+    }
+  }
+}
+
 int grid_index_of(const IqGridSearch& gs, const int8_t* L) {
   const int g = gs.grid_index(gs.key(L));
   OX_CHECK(g >= 0);  // the fit only returns points of the grid
@@ -133,25 +139,13 @@ void quantize_block_iq3_xxs(const float* x, BlockIQ3_XXS* y, const float* import
   for (int ib = 0; ib < 8; ++ib) {
     const float* xb = s.x + 32 * ib;
     float weight[32], waux[32], xval[32];
-    iq_error_weights(xb, importance ? importance + 32 * ib : nullptr, s.sigma2, 32, weight);
-    for (int i = 0; i < 32; ++i) waux[i] = std::sqrt(weight[i]);
     uint8_t block_signs[4];
+    int nneg[4];
+    split_sub_block(s, ib, importance, weight, waux, xval, block_signs, nneg);
     for (int k = 0; k < 4; ++k) {
       // Only 7 signs are stored: the 8th makes the count of negatives even. With an odd count,
       // flip the sign of the value that costs least (weight * x^2) to get wrong.
-      int nflip = 0;
-      uint8_t signs = 0;
-      for (int i = 0; i < 8; ++i) {
-        const float v = xb[8 * k + i];
-        if (v >= 0) {
-          xval[8 * k + i] = v;
-        } else {
-          xval[8 * k + i] = -v;
-          ++nflip;
-          signs |= static_cast<uint8_t>(1 << i);
-        }
-      }
-      if (nflip % 2) {
+      if (nneg[k] % 2) {
         int imin = 0;
         float min = weight[8 * k] * xb[8 * k] * xb[8 * k];
         for (int i = 1; i < 8; ++i) {
@@ -162,9 +156,9 @@ void quantize_block_iq3_xxs(const float* x, BlockIQ3_XXS* y, const float* import
           }
         }
         xval[8 * k + imin] = -xval[8 * k + imin];
-        signs ^= static_cast<uint8_t>(1 << imin);
+        block_signs[k] ^= static_cast<uint8_t>(1 << imin);
       }
-      block_signs[k] = signs & 127;
+      block_signs[k] &= 127;
     }
     float max = xval[0];
     for (int i = 1; i < 32; ++i) max = max > xval[i] ? max : xval[i];  // MAX(max, xval[i])
@@ -202,24 +196,10 @@ void quantize_block_iq3_s(const float* x, BlockIQ3_S* y, const float* importance
   float scales[8];
   float max_scale = 0.0f;
   for (int ib = 0; ib < 8; ++ib) {
-    const float* xb = s.x + 32 * ib;
     float weight[32], waux[32], xval[32];
-    iq_error_weights(xb, importance ? importance + 32 * ib : nullptr, s.sigma2, 32, weight);
-    for (int i = 0; i < 32; ++i) waux[i] = std::sqrt(weight[i]);
     uint8_t block_signs[4];
-    for (int k = 0; k < 4; ++k) {
-      uint8_t signs = 0;
-      for (int i = 0; i < 8; ++i) {
-        const float v = xb[8 * k + i];
-        if (v >= 0) {
-          xval[8 * k + i] = v;
-        } else {
-          xval[8 * k + i] = -v;
-          signs |= static_cast<uint8_t>(1 << i);
-        }
-      }
-      block_signs[k] = signs;
-    }
+    int nneg[4];
+    split_sub_block(s, ib, importance, weight, waux, xval, block_signs, nneg);
     float max = xval[0];
     for (int i = 1; i < 32; ++i) max = max > xval[i] ? max : xval[i];  // MAX(max, xval[i])
     scales[ib] = 0.0f;
@@ -265,26 +245,77 @@ void quantize_rows_with(const float* x, void* vy, int64_t n_rows, int64_t n_per_
   }
 }
 
-}  // namespace
+// How each IQ3 block stores, per sub-block ib: the codebook entry of group g (0..7, 4 values), the
+// 8 signs of group l (0..3, 8 values), and the sub-block scale.
+struct Iq3XxsLayout {
+  using Block = BlockIQ3_XXS;
+  static constexpr float kDotFactor = 0.25f;  // dot_scale counts quarters of d
+  static uint32_t aux(const Block& b, int ib) { return load_u32(b.qs + kQK_K / 4 + 4 * ib); }
+  static uint32_t entry(const Block& b, int ib, int g) { return kIQ3XXSGrid[b.qs[8 * ib + g]]; }
+  static uint8_t signs(const Block& b, int ib, int l) { return kIQ3IQ1Signs[(aux(b, ib) >> (7 * l)) & 127]; }
+  static int32_t dot_scale(const Block& b, int ib) { return static_cast<int32_t>(2 * (aux(b, ib) >> 28) + 1); }
+  static float scale(float d, const Block& b, int ib) { return d * (0.5f + static_cast<float>(aux(b, ib) >> 28)) * 0.5f; }
+};
 
-void dequantize_iq3_xxs(const void* vx, float* y, int64_t n) {
+struct Iq3SLayout {
+  using Block = BlockIQ3_S;
+  static constexpr float kDotFactor = 1.0f;
+  static int nibble(const Block& b, int ib) { return (b.scales[ib / 2] >> (4 * (ib % 2))) & 0xF; }
+  static uint32_t entry(const Block& b, int ib, int g) { return kIQ3SGrid[iq3s_index(b.qs + 8 * ib, b.qh[ib], g)]; }
+  static uint8_t signs(const Block& b, int ib, int l) { return b.signs[4 * ib + l]; }
+  static int32_t dot_scale(const Block& b, int ib) { return 1 + 2 * nibble(b, ib); }
+  static float scale(float d, const Block& b, int ib) { return d * static_cast<float>(1 + 2 * nibble(b, ib)); }
+};
+
+// x = scale * grid * sign, value j of group l of sub-block ib at 32 ib + 8 l + j.
+template <typename Layout>
+void dequantize_iq3(const void* vx, float* y, int64_t n) {
   OX_CHECK(n % kQK_K == 0);
-  const BlockIQ3_XXS* x = static_cast<const BlockIQ3_XXS*>(vx);
+  const auto* x = static_cast<const typename Layout::Block*>(vx);
   for (int64_t b = 0; b < n / kQK_K; ++b, y += kQK_K) {
     const float d = fp16_to_f32(x[b].d);
     for (int ib = 0; ib < 8; ++ib) {
-      const uint32_t aux = load_u32(x[b].qs + kQK_K / 4 + 4 * ib);
-      const float db = d * (0.5f + static_cast<float>(aux >> 28)) * 0.5f;
+      const float db = Layout::scale(d, x[b], ib);
       for (int l = 0; l < 4; ++l) {
-        const uint8_t signs = kIQ3IQ1Signs[(aux >> (7 * l)) & 127];
+        const uint8_t signs = Layout::signs(x[b], ib, l);
         for (int j = 0; j < 8; ++j) {
-          const uint32_t entry = kIQ3XXSGrid[x[b].qs[8 * ib + 2 * l + j / 4]];
+          const uint32_t entry = Layout::entry(x[b], ib, 2 * l + j / 4);
           y[32 * ib + 8 * l + j] = db * static_cast<float>(iq3_grid_byte(entry, j % 4)) * grid_sign(signs, j);
         }
       }
     }
   }
 }
+
+// Per block: isum = sum_ib dot_scale_ib * sum_j grid_j * sign_j * q8_j, then (d_w * d_a) * isum;
+// the sum times kDotFactor (exact, a power of two) at the end, as llama.cpp applies IQ3_XXS's 1/4.
+template <typename Layout>
+void vec_dot_iq3(int64_t n, float* s, const void* vx, const void* vy) {
+  OX_CHECK(n % kQK_K == 0);
+  const auto* x = static_cast<const typename Layout::Block*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  float sum = 0.0f;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int32_t isum = 0;
+    for (int ib = 0; ib < 8; ++ib) {
+      int32_t sub = 0;
+      for (int l = 0; l < 4; ++l) {
+        const uint8_t signs = Layout::signs(x[b], ib, l);
+        for (int j = 0; j < 8; ++j) {
+          const uint32_t entry = Layout::entry(x[b], ib, 2 * l + j / 4);
+          sub += iq3_grid_byte(entry, j % 4) * y[b].qs[32 * ib + 8 * l + j] * grid_sign_int(signs, j);
+        }
+      }
+      isum += sub * Layout::dot_scale(x[b], ib);
+    }
+    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
+  }
+  *s = Layout::kDotFactor * sum;
+}
+
+}  // namespace
+
+void dequantize_iq3_xxs(const void* x, float* y, int64_t n) { dequantize_iq3<Iq3XxsLayout>(x, y, n); }
 
 void quantize_iq3_xxs(const float* x, void* y, int64_t n) { quantize_rows_iq3_xxs(x, y, 1, n, nullptr); }
 
@@ -292,47 +323,9 @@ void quantize_rows_iq3_xxs(const float* x, void* y, int64_t n_rows, int64_t n_pe
   quantize_rows_with<BlockIQ3_XXS, quantize_block_iq3_xxs>(x, y, n_rows, n_per_row, importance);
 }
 
-void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockIQ3_XXS* x = static_cast<const BlockIQ3_XXS*>(vx);
-  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  float sum = 0.0f;
-  for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int32_t isum = 0;  // sum_ib (2 s_ib + 1) * sum_j grid_j * sign_j * q8_j; the block's 1/4 comes last
-    for (int ib = 0; ib < 8; ++ib) {
-      const uint32_t aux = load_u32(x[b].qs + kQK_K / 4 + 4 * ib);
-      int32_t sub = 0;
-      for (int l = 0; l < 4; ++l) {
-        const uint8_t signs = kIQ3IQ1Signs[(aux >> (7 * l)) & 127];
-        for (int j = 0; j < 8; ++j) {
-          const uint32_t entry = kIQ3XXSGrid[x[b].qs[8 * ib + 2 * l + j / 4]];
-          sub += iq3_grid_byte(entry, j % 4) * y[b].qs[32 * ib + 8 * l + j] * grid_sign_int(signs, j);
-        }
-      }
-      isum += sub * static_cast<int32_t>(2 * (aux >> 28) + 1);
-    }
-    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
-  }
-  *s = 0.25f * sum;  // x = d * (2 s + 1) / 4 * grid: exact power-of-two factor, as llama.cpp applies it
-}
+void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* x, const void* y) { vec_dot_iq3<Iq3XxsLayout>(n, s, x, y); }
 
-void dequantize_iq3_s(const void* vx, float* y, int64_t n) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockIQ3_S* x = static_cast<const BlockIQ3_S*>(vx);
-  for (int64_t b = 0; b < n / kQK_K; ++b, y += kQK_K) {
-    const float d = fp16_to_f32(x[b].d);
-    for (int ib = 0; ib < 8; ++ib) {
-      const float db = d * static_cast<float>(1 + 2 * ((x[b].scales[ib / 2] >> (4 * (ib % 2))) & 0xF));
-      for (int l = 0; l < 4; ++l) {
-        const uint8_t signs = x[b].signs[4 * ib + l];
-        for (int j = 0; j < 8; ++j) {
-          const uint32_t entry = kIQ3SGrid[iq3s_index(x[b].qs + 8 * ib, x[b].qh[ib], 2 * l + j / 4)];
-          y[32 * ib + 8 * l + j] = db * static_cast<float>(iq3_grid_byte(entry, j % 4)) * grid_sign(signs, j);
-        }
-      }
-    }
-  }
-}
+void dequantize_iq3_s(const void* x, float* y, int64_t n) { dequantize_iq3<Iq3SLayout>(x, y, n); }
 
 void quantize_iq3_s(const float* x, void* y, int64_t n) { quantize_rows_iq3_s(x, y, 1, n, nullptr); }
 
@@ -340,27 +333,6 @@ void quantize_rows_iq3_s(const float* x, void* y, int64_t n_rows, int64_t n_per_
   quantize_rows_with<BlockIQ3_S, quantize_block_iq3_s>(x, y, n_rows, n_per_row, importance);
 }
 
-void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockIQ3_S* x = static_cast<const BlockIQ3_S*>(vx);
-  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  float sum = 0.0f;
-  for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int32_t isum = 0;  // sum_ib (2 s_ib + 1) * sum_j grid_j * sign_j * q8_j
-    for (int ib = 0; ib < 8; ++ib) {
-      int32_t sub = 0;
-      for (int l = 0; l < 4; ++l) {
-        const uint8_t signs = x[b].signs[4 * ib + l];
-        for (int j = 0; j < 8; ++j) {
-          const uint32_t entry = kIQ3SGrid[iq3s_index(x[b].qs + 8 * ib, x[b].qh[ib], 2 * l + j / 4)];
-          sub += iq3_grid_byte(entry, j % 4) * y[b].qs[32 * ib + 8 * l + j] * grid_sign_int(signs, j);
-        }
-      }
-      isum += sub * (1 + 2 * ((x[b].scales[ib / 2] >> (4 * (ib % 2))) & 0xF));
-    }
-    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
-  }
-  *s = sum;
-}
+void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y) { vec_dot_iq3<Iq3SLayout>(n, s, x, y); }
 
 }  // namespace ox::quant

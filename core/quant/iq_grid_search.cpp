@@ -3,6 +3,7 @@
 #include "core/quant/iq_grid_search.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -77,6 +78,26 @@ std::span<const uint16_t> IqGridSearch::neighbours(uint32_t key) const {
   OX_CHECK(key < map_.size() && map_[key] < 0 && map_[key] != kNoList);
   const size_t offset = static_cast<size_t>(-(map_[key] + 1));
   return {lists_.data() + offset + 1, lists_[offset]};
+}
+
+int IqGridSearch::best_neighbour(uint32_t key, const float* x, const float* w, float scale, const float* values,
+                                 int8_t* L) const {
+  const std::span<const uint16_t> candidates = neighbours(key);
+  float best_d2 = FLT_MAX;
+  int best = candidates[0];
+  for (uint16_t g : candidates) {
+    float d2 = 0.0f;
+    for (int i = 0; i < n_dim_; ++i) {
+      const float diff = scale * values[level(g, i)] - x[i];
+      d2 += w[i] * diff * diff;
+    }
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = g;
+    }
+  }
+  for (int i = 0; i < n_dim_; ++i) L[i] = static_cast<int8_t>(level(best, i));
+  return best;
 }
 
 void iq_scale_super_block(const float* x, IqScaledBlock* s) {

@@ -29,6 +29,11 @@ class IqGridSearch {
   int grid_index(uint32_t key) const;
   // Candidates for a key not on the grid (never empty); the key's levels must be <= max_level.
   std::span<const uint16_t> neighbours(uint32_t key) const;
+  // The candidate of `key` with the least weighted error sum_i w_i (scale * values[level_i] - x_i)^2,
+  // the first on ties (llama.cpp's iq3_find_best_neighbour / iq1_find_best_neighbour2); writes
+  // its levels to L and returns its index. Where every error is NaN or huge (llama.cpp aborts or
+  // reads past its inputs there) it keeps the first candidate.
+  int best_neighbour(uint32_t key, const float* x, const float* w, float scale, const float* values, int8_t* L) const;
 
  private:
   int n_dim_;
