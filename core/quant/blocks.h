@@ -54,6 +54,25 @@ struct BlockIQ2_XS { uint16_t d; uint16_t qs[kQK_K / 8]; uint8_t scales[kQK_K / 
 // qs[0..31]: low 8 bits of octet k's 10-bit grid index; qs[32..63]: its 8 sign bits; bits 8..9 of
 // the index in bits 2(k%4).. of qh[k/4]; ls as in IQ2_XS.
 struct BlockIQ2_S { uint16_t d; uint8_t qs[kQK_K / 4]; uint8_t qh[kQK_K / 32]; uint8_t scales[kQK_K / 32]; };
+// ---- grid i-quants: groups of 4 (IQ3) or 8 (IQ1) values are one codebook entry (core/quant/
+// iq_grids_iq3_iq1.h); super-blocks of 256 in sub-blocks of 32.
+// IQ3_XXS: qs[0..63] are 8-bit indices into kIQ3XXSGrid (4 magnitudes each); qs[64..95] hold one
+// little-endian u32 per sub-block: four 7-bit sign fields (kIQ3IQ1Signs gives the 8 signs of a
+// group of 8) in bits 0..27 and a 4-bit scale s in bits 28..31; x = d * (0.5 + s) * 0.5 * grid * sign.
+struct BlockIQ3_XXS { uint16_t d; uint8_t qs[3 * kQK_K / 8]; };
+// IQ3_S: 9-bit indices into kIQ3SGrid (low 8 bits in qs, bit 8 of group k of sub-block ib in bit k
+// of qh[ib]), one sign bit per value, 4-bit scales s (two per byte, sub-block 2i low nibble);
+// x = d * (1 + 2 s) * grid * sign.
+struct BlockIQ3_S { uint16_t d; uint8_t qs[kQK_K / 4]; uint8_t qh[kQK_K / 32]; uint8_t signs[kQK_K / 8]; uint8_t scales[kQK_K / 64]; };
+// IQ1_S: 11-bit indices into kIQ1SGrid (8 values in {-1, 0, 1}): low 8 bits in qs, 3 high bits of
+// group l of sub-block ib in bits 3l..3l+2 of qh[ib]; qh bits 12..14 hold a 3-bit scale s, bit 15
+// the delta's sign; x = d * (2 s + 1) * (grid +- kIQ1SDelta).
+struct BlockIQ1_S { uint16_t d; uint8_t qs[kQK_K / 8]; uint16_t qh[kQK_K / 32]; };
+// IQ1_M: indices as IQ1_S, the 3 high bits of group 2j / 2j+1 in bits 0..2 / 4..6 of qh[j], bits
+// 3 / 7 the sign of that group's delta; a 3-bit scale per 16 values (four per little-endian u16 of
+// scales, in bits 0..11) and the fp16 super-block scale d split over the four top nibbles
+// (bits 12..15 of u16 i hold bits 4i..4i+3 of d); x = d * (2 s + 1) * (grid +- kIQ1MDelta).
+struct BlockIQ1_M { uint8_t qs[kQK_K / 8]; uint8_t qh[kQK_K / 16]; uint8_t scales[kQK_K / 32]; };
 
 static_assert(sizeof(BlockQ4_0) == 18, "GGUF q4_0 layout");
 static_assert(sizeof(BlockQ4_1) == 20, "GGUF q4_1 layout");
@@ -72,6 +91,10 @@ static_assert(sizeof(BlockIQ4_XS) == 136, "GGUF iq4_xs layout");
 static_assert(sizeof(BlockIQ2_XXS) == 66, "GGUF iq2_xxs layout");
 static_assert(sizeof(BlockIQ2_XS) == 74, "GGUF iq2_xs layout");
 static_assert(sizeof(BlockIQ2_S) == 82, "GGUF iq2_s layout");
+static_assert(sizeof(BlockIQ3_XXS) == 98, "GGUF iq3_xxs layout");
+static_assert(sizeof(BlockIQ3_S) == 110, "GGUF iq3_s layout");
+static_assert(sizeof(BlockIQ1_S) == 50, "GGUF iq1_s layout");
+static_assert(sizeof(BlockIQ1_M) == 56, "GGUF iq1_m layout");
 
 // The 16 non-linear levels shared by IQ4_NL and IQ4_XS.
 inline constexpr int8_t kIQ4NLValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,

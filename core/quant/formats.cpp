@@ -142,11 +142,21 @@ constexpr Table make_table() {
                       {dequantize_iq2_s, quantize_iq2_s, DType::Q8_K, vec_dot_iq2_s_q8_k, quantize_rows_iq2_s, false},
                       {OX_OFFSET(BlockIQ2_S, d)}, DType::IQ4_NL);
 
+  t.block<BlockIQ3_XXS>(DType::IQ3_XXS, Q, "IQ3_XXS", kQK_K,
+                        {dequantize_iq3_xxs, quantize_iq3_xxs, DType::Q8_K, vec_dot_iq3_xxs_q8_k, quantize_rows_iq3_xxs},
+                        {OX_OFFSET(BlockIQ3_XXS, d)}, DType::IQ4_NL);
+  t.block<BlockIQ3_S>(DType::IQ3_S, Q, "IQ3_S", kQK_K,
+                      {dequantize_iq3_s, quantize_iq3_s, DType::Q8_K, vec_dot_iq3_s_q8_k, quantize_rows_iq3_s},
+                      {OX_OFFSET(BlockIQ3_S, d)}, DType::IQ4_NL);
+  t.block<BlockIQ1_S>(DType::IQ1_S, Q, "IQ1_S", kQK_K,
+                      {dequantize_iq1_s, nullptr, DType::Q8_K, vec_dot_iq1_s_q8_k, quantize_rows_iq1_s, true},
+                      {OX_OFFSET(BlockIQ1_S, d)}, DType::IQ4_NL);
+  // IQ1_M's fp16 scale is spread over the top nibbles of its scales (blocks.h): no d field.
+  t.block<BlockIQ1_M>(DType::IQ1_M, Q, "IQ1_M", kQK_K,
+                      {dequantize_iq1_m, nullptr, DType::Q8_K, vec_dot_iq1_m_q8_k, quantize_rows_iq1_m, true}, {},
+                      DType::IQ4_NL);
+
   // Defined by GGUF, not computed with (yet).
-  t.known(DType::IQ3_XXS, Q, "IQ3_XXS", 256, 2 + 96);
-  t.known(DType::IQ1_S, Q, "IQ1_S", 256, 2 + 32 + 16);
-  t.known(DType::IQ3_S, Q, "IQ3_S", 256, 2 + 64 + 32 + 8 + 4);
-  t.known(DType::IQ1_M, Q, "IQ1_M", 256, 32 + 16 + 8);
   t.known(DType::TQ1_0, Q, "TQ1_0", 256, 2 + 4 * 13);
   t.known(DType::TQ2_0, Q, "TQ2_0", 256, 2 + 64);
   t.known(DType::MXFP4, Q, "MXFP4", 32, 1 + 16);

@@ -108,6 +108,28 @@ void dequantize_iq2_s(const void* x, float* y, int64_t n);
 void quantize_rows_iq2_s(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void quantize_iq2_s(const float* x, void* y, int64_t n);
 void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+// ---- grid i-quants (iq3.cpp, iq1.cpp; codebooks in iq_grids_iq3_iq1.h); activations are Q8_K.
+// quantize_rows_* are the importance-aware quantizers (QuantizeRowsFn, llama.cpp's quantize_iq3_xxs
+// .. quantize_iq1_m); quantize_iq3_* are their importance-free one-row forms (quantize_row_*_ref).
+// IQ1_S needs importance (llama.cpp asserts it); IQ1_M takes null as llama.cpp's ggml does.
+// The dot products keep the integer contract with one extra exact step: IQ3_XXS's scales are
+// (2s + 1) / 4 and IQ1's values carry a delta of 1/8, so the integer sums count quarters (IQ3_XXS)
+// or eighths (IQ1_S, IQ1_M) and the float sum is multiplied by 0.25f / 0.125f at the end (a power
+// of two: as exact as llama.cpp's own ordering, which applies the same factors).
+void dequantize_iq3_xxs(const void* x, float* y, int64_t n);
+void quantize_iq3_xxs(const float* x, void* y, int64_t n);
+void quantize_rows_iq3_xxs(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq3_s(const void* x, float* y, int64_t n);
+void quantize_iq3_s(const float* x, void* y, int64_t n);
+void quantize_rows_iq3_s(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq1_s(const void* x, float* y, int64_t n);
+void quantize_rows_iq1_s(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_iq1_m(const void* x, float* y, int64_t n);
+void quantize_rows_iq1_m(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
+void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 // Packed 6-bit scale/min pair `j` (0..7) of Q4_K/Q5_K's 12-byte scales field.
 inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m) {

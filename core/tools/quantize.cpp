@@ -20,11 +20,15 @@ namespace {
 enum Ftype : uint32_t {
   kAllF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
-  kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ4_NL = 25, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kBF16 = 32,
+  kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XS = 22, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25, kIQ3_S = 26,
+  kIQ3_M = 27, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32,
 };
 
 // The 2-bit i-quant mixes, which llama.cpp gives rules of their own.
-bool is_iq2_mix(uint32_t ft) { return ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ2_S || ft == kIQ2_M; }
+// The 1- and 2-bit i-quant presets, which share one branch of llama_tensor_get_type_impl.
+bool is_very_low_bit(uint32_t ft) {
+  return ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ2_S || ft == kIQ2_M || ft == kIQ1_S || ft == kIQ1_M;
+}
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -92,19 +96,21 @@ bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n 
 
 uint32_t gqa_of(const QuantModelFacts& f) { return f.n_head_kv > 0 ? f.n_head / f.n_head_kv : 0; }
 
-// The IQ2_XXS / IQ2_XS / IQ2_S / IQ2_M rules (one branch of llama_tensor_get_type_impl, taken before
-// the per-category ones): 2-bit weights, with Q2_K (IQ3_S for IQ2_S / IQ2_M) where they hurt most.
-// ffn_down's index is its layer's, as llama.cpp's ffn_down counter is with one ffn_down per layer.
-DType apply_iq2_rules(uint32_t ft, const QuantModelFacts& f, Category cat, int i_layer, DType t) {
-  const DType more = ft == kIQ2_S || ft == kIQ2_M ? DType::IQ3_S : DType::Q2_K;
+// The IQ1_S / IQ1_M / IQ2_XXS / IQ2_XS / IQ2_S / IQ2_M rules (one branch of llama_tensor_get_type_impl,
+// taken after token_embd's and before the per-category ones): Q2_K (IQ3_S for IQ2_S / IQ2_M) where
+// the lowest bits hurt most. ffn_down's index is its layer's, as llama.cpp's ffn_down counter is
+// with one ffn_down per layer.
+DType very_low_bit_rules(uint32_t ft, const QuantModelFacts& f, Category cat, int i_layer, DType t) {
+  const bool iq2_s_or_m = ft == kIQ2_S || ft == kIQ2_M;
+  const DType more = iq2_s_or_m ? DType::IQ3_S : DType::Q2_K;
   switch (cat) {
-    case Category::kTokenEmbd: return more;
     case Category::kAttnV: return gqa_of(f) >= 4 || f.n_expert >= 4 ? DType::Q4_K : more;
     case Category::kAttnK: return f.n_expert == 8 ? DType::Q4_K : t;
     case Category::kFfnDown: return i_layer < static_cast<int>(f.n_layer) / 8 ? more : t;
     case Category::kAttnOutput:
       if (f.n_expert == 8) return DType::Q5_K;
-      return ft == kIQ2_S || ft == kIQ2_M ? DType::IQ3_S : t;
+      if (ft == kIQ1_S || ft == kIQ1_M) return DType::IQ2_XXS;
+      return iq2_s_or_m ? DType::IQ3_S : t;
     default: return t;
   }
 }
@@ -118,17 +124,25 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
   const Category cat = category_of(name);
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
     if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
-    if (is_iq2_mix(ft)) return DType::Q5_K;
+    if (is_very_low_bit(ft) || ft == kIQ3_XXS) return DType::Q5_K;
     return t != DType::Q8_0 ? DType::Q6_K : t;
+  }
+  if (cat == Category::kTokenEmbd) {
+    if (ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ1_S || ft == kIQ1_M) return DType::Q2_K;
+    if (ft == kIQ2_S || ft == kIQ2_M || ft == kIQ3_XXS) return DType::IQ3_S;
+    return t;
   }
   const int i_layer = layer_of(name);
   const int n_layer = static_cast<int>(f.n_layer);
-  if (is_iq2_mix(ft)) return apply_iq2_rules(ft, f, cat, i_layer, t);
+  if (is_very_low_bit(ft)) return very_low_bit_rules(ft, f, cat, i_layer, t);
   switch (cat) {
     case Category::kAttnV: {
       // i_attention_wv in llama.cpp counts attn_v tensors in layer order: the layer index.
       const int i = i_layer, n = static_cast<int>(f.n_attention_wv);
       if (ft == kQ2_K) t = n_gqa >= 4 ? DType::Q4_K : DType::Q3_K;
+      else if (ft == kIQ3_XXS) t = n_gqa >= 4 ? DType::Q4_K : f.has_imatrix ? DType::IQ3_XXS : DType::IQ3_S;
+      else if ((ft == kIQ3_XS || ft == kIQ3_S) && n_gqa >= 4) t = DType::Q4_K;
+      else if (ft == kIQ3_M) t = DType::Q4_K;
       else if (ft == kQ3_K_M) t = i < 2 ? DType::Q5_K : DType::Q4_K;
       else if (ft == kQ3_K_L) t = DType::Q5_K;
       else if ((ft == kIQ4_NL || ft == kIQ4_XS) && n_gqa >= 4) t = DType::Q5_K;
@@ -139,31 +153,44 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
       return t;
     }
     case Category::kAttnK:
-      return f.n_expert == 8 ? DType::Q8_0 : t;
+      if (f.n_expert == 8) return DType::Q8_0;
+      [[fallthrough]];
+    case Category::kAttnQ:
+      if (ft == kIQ3_XS) return DType::IQ3_XXS;
+      return ft == kIQ3_XXS ? DType::IQ2_S : t;
     case Category::kFfnDown: {
       const int i = i_layer, n = n_layer;
       if (ft == kQ2_K) t = DType::Q3_K;
+      else if (ft == kIQ3_XXS && !f.has_imatrix) t = i < n / 8 ? DType::Q4_K : DType::Q3_K;
       else if (ft == kQ3_K_M) t = i < n / 16 ? DType::Q5_K : (!falcon || use_more_bits(i, n)) ? DType::Q4_K : DType::Q3_K;
+      else if (ft == kIQ3_M && (i < n / 8 || (f.n_expert == 8 && use_more_bits(i, n)))) t = DType::Q4_K;
       else if (ft == kQ3_K_L) t = falcon ? DType::Q4_K : DType::Q5_K;
       else if (ft == kQ4_K_M) {
         if (falcon) t = i < n / 16 ? DType::Q6_K : use_more_bits(i, n) ? DType::Q5_K : DType::Q4_K;
         else if (use_more_bits(i, n)) t = DType::Q6_K;
-      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS)) t = DType::Q5_K;  // no imatrix here
+      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS) && !f.has_imatrix) t = DType::Q5_K;
       else if (ft == kQ5_K_M && use_more_bits(i, n)) t = DType::Q6_K;
       else if (ft == kQ4_K_S && !falcon && i < n / 8) t = DType::Q5_K;
+      else if ((ft == kQ4_0 || ft == kQ5_0) && f.has_imatrix && i < n / 8) t = ft == kQ4_0 ? DType::Q4_1 : DType::Q5_1;
       return t;
     }
     case Category::kAttnOutput:
       if (falcon) return ft == kQ3_K_L ? DType::Q4_K : t;
       if (f.n_expert == 8) {
-        const bool bump = ft == kQ2_K || ft == kQ3_K_S || ft == kQ3_K_M || ft == kIQ4_NL || ft == kQ4_K_S ||
-                          ft == kQ4_K_M || ft == kIQ4_XS;
+        const bool bump = ft == kQ2_K || ft == kIQ3_XS || ft == kIQ3_XXS || ft == kQ3_K_S || ft == kQ3_K_M ||
+                          ft == kIQ4_NL || ft == kQ4_K_S || ft == kQ4_K_M || ft == kIQ3_S || ft == kIQ3_M ||
+                          ft == kIQ4_XS;
         return bump ? DType::Q5_K : t;
       }
       if (ft == kQ2_K) return DType::Q3_K;
-      if (ft == kQ3_K_M) return DType::Q4_K;
+      if (ft == kIQ3_XXS) return DType::IQ3_S;
+      if (ft == kQ3_K_M || ft == kIQ3_M) return DType::Q4_K;
       if (ft == kQ3_K_L) return DType::Q5_K;
       return t;
+    case Category::kFfnUp:
+    case Category::kFfnGate:
+      // IQ3_XS: IQ3_XXS in the middle three quarters of the layers.
+      return ft == kIQ3_XS && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8 ? DType::IQ3_XXS : t;
     default:
       return t;
   }
@@ -191,6 +218,9 @@ const std::vector<QuantPreset>& quant_presets() {
       {"Q5_K_M", DType::Q5_K, kQ5_K_M},  {"Q6_K", DType::Q6_K, kQ6_K},      {"IQ4_NL", DType::IQ4_NL, kIQ4_NL},
       {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},  {"IQ2_XXS", DType::IQ2_XXS, kIQ2_XXS}, {"IQ2_XS", DType::IQ2_XS, kIQ2_XS},
       {"IQ2_S", DType::IQ2_XS, kIQ2_S},    {"IQ2_M", DType::IQ2_S, kIQ2_M},
+      {"IQ3_XXS", DType::IQ3_XXS, kIQ3_XXS}, {"IQ3_XS", DType::IQ3_S, kIQ3_XS},
+      {"IQ3_S", DType::IQ3_S, kIQ3_S},     {"IQ3_M", DType::IQ3_S, kIQ3_M},       {"IQ1_S", DType::IQ1_S, kIQ1_S},
+      {"IQ1_M", DType::IQ1_M, kIQ1_M},
   };
   return presets;
 }

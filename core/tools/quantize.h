@@ -34,6 +34,7 @@ struct QuantModelFacts {
   uint32_t n_expert = 0;        // {arch}.expert_count
   bool has_output = false;      // an output.weight exists (else token_embd is tied to the output)
   uint32_t n_attention_wv = 0;  // tensors named *attn_v.weight / *attn_qkv.weight / *attn_kv_b.weight
+  bool has_imatrix = false;     // an importance matrix is given (some rules differ; quantize_gguf takes none yet)
 };
 
 // The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
@@ -59,7 +60,9 @@ void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* d
 
 // Reads a GGUF with F32/F16/BF16 weights and writes it quantized under `preset`: metadata copied
 // (general.file_type and general.quantization_version set, split.* dropped), tensors in input
-// order. n_threads <= 0 uses every core. On error the partial output file is removed.
+// order. n_threads <= 0 uses every core. On error the partial output file is removed. A preset that
+// gives some tensor a type needing an importance matrix (quant_requires_importance) is refused
+// (kInvalidArgument), as llama-quantize refuses it: quantize_gguf takes no importance matrix yet.
 Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
                      int n_threads);
 

@@ -65,6 +65,23 @@ ScaleFields scale_fields(DType w) { return {format(w).d_offset, format(w).min_of
 
 void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 
+// A block's fp16 scale d: at d_offset, or for IQ1_M (the one format without a d field) spread over
+// the top nibbles of its four u16 scale words, nibble i holding bits 4i..4i+3 (blocks.h).
+void put_scale(uint8_t* block, DType w, const ScaleFields& f, uint16_t half) {
+  if (f.d >= 0) {
+    put_u16(block + f.d, half);
+    return;
+  }
+  if (w != DType::IQ1_M) return;
+  uint8_t* scales = block + offsetof(BlockIQ1_M, scales);
+  for (int i = 0; i < 4; ++i) {
+    uint16_t word;
+    std::memcpy(&word, scales + 2 * i, 2);
+    word = static_cast<uint16_t>((word & 0x0FFF) | (((half >> (4 * i)) & 0xF) << 12));
+    put_u16(scales + 2 * i, word);
+  }
+}
+
 class Gen {
  public:
   explicit Gen(uint32_t seed) : rng_(seed) {}
@@ -130,16 +147,16 @@ Bytes make_weights(DType w, int64_t n, Mode mode, Gen& g) {
     uint8_t* p = b.data() + blk * type_size;
     switch (mode) {
       case Mode::kRealistic:
-        put_u16(p + f.d, f32_to_fp16(g.uniform(1e-4f, 2e-2f) *
-                                     (w == DType::Q4_1 || w == DType::Q5_1 ? 1.0f : g.pick({1.0f, -1.0f}))));
+        put_scale(p, w, f, f32_to_fp16(g.uniform(1e-4f, 2e-2f) *
+                                       (w == DType::Q4_1 || w == DType::Q5_1 ? 1.0f : g.pick({1.0f, -1.0f}))));
         if (f.min >= 0) put_u16(p + f.min, f32_to_fp16(g.uniform(-0.05f, 0.05f)));
         break;
       case Mode::kUnit:
-        put_u16(p + f.d, 0x3C00);
+        put_scale(p, w, f, 0x3C00);
         if (f.min >= 0) put_u16(p + f.min, g.pick<uint16_t>({0x3C00, 0xBC00}));
         break;
       case Mode::kExtreme:
-        put_u16(p + f.d, g.pick(kExtremeHalves));
+        put_scale(p, w, f, g.pick(kExtremeHalves));
         if (f.min >= 0) put_u16(p + f.min, g.pick(kExtremeHalves));
         break;
       case Mode::kZero:
@@ -575,6 +592,19 @@ TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {
   }
 }
 
+// The formats no ISA has kernels for yet: they run the scalar reference everywhere (README's formats
+// table, scripts/formats-table). The list only shrinks: a format with kernels on some ISA must have
+// them on all, and a new format starts here until its kernels land.
+bool awaits_simd_kernels(DType w) {
+  switch (w) {
+    case DType::IQ2_XXS: case DType::IQ2_XS: case DType::IQ2_S: case DType::IQ3_XXS: case DType::IQ3_S:
+    case DType::IQ1_S: case DType::IQ1_M:
+      return true;
+    default:
+      return false;
+  }
+}
+
 TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
   const KernelTable& ref = scalar::table();
   for (DType w : kWeightFormats) ASSERT_NE(ref.vec_dot[id(w)], nullptr) << dtype_name(w);
@@ -582,6 +612,10 @@ TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
   for (DType w : kWeightFormats) {
     // The internal layouts (Q4_K_IL, Q6_K_IL) go through gemm only, on the tables that ask for them.
     if (!dtype_is_known(id(w))) continue;
+    if (awaits_simd_kernels(w)) {
+      EXPECT_EQ(table().vec_dot[id(w)], ref.vec_dot[id(w)]) << dtype_name(w) << " has kernels now: drop it from the list";
+      continue;
+    }
     EXPECT_NE(table().vec_dot[id(w)], ref.vec_dot[id(w)]) << table().isa << " leaves " << dtype_name(w) << " scalar";
   }
   for (DType a : {DType::Q8_0, DType::Q8_1, DType::Q8_K}) {

@@ -211,6 +211,62 @@ TEST(Dequantize, IQ2ByHand) {
   }
 }
 
+// The grid i-quants, with codebook entries quoted from llama.cpp's ggml-common.h (iq3xxs_grid,
+// iq3s_grid, iq1s_grid; little-endian, element k in byte k) and ksigns_iq2xs[16] = 144 (bits 4, 7).
+// Every entry and layout on random blocks: iq3_iq1_reference_test.cpp, against llama.cpp itself.
+TEST(Dequantize, GridIQuantsByHand) {
+  {  // IQ3_XXS: d = 0.5; sub-block 2 word (bytes 2 + 64 + 8): scale 5, group 1 sign field 16.
+    std::vector<uint8_t> b(98, 0);
+    put_u16(b, 0, 0x3800);
+    const uint32_t aux = (5u << 28) | (16u << 7);
+    for (int i = 0; i < 4; ++i) b[2 + 64 + 8 + i] = static_cast<uint8_t>(aux >> (8 * i));
+    b[2 + 19] = 1;    // element 76 = sub-block 2, group 1, value 4: index qs[16 + 2 + 1] -> 0x04040414
+    b[2 + 0] = 255;   // elements 0..3: iq3xxs_grid[255] = 0x3e341c04
+    const std::vector<float> y = run(DType::IQ3_XXS, b);
+    EXPECT_EQ(y[76], 0.5f * 5.5f * 0.5f * 20 * -1);   // byte 0x14, sign bit 4 of 144
+    EXPECT_EQ(y[79], 0.5f * 5.5f * 0.5f * 4 * -1);    // sign bit 7
+    EXPECT_EQ(y[72], 0.5f * 5.5f * 0.5f * 4);         // qs[18] = 0 -> 0x04040404, bit 0 clear
+    EXPECT_EQ(y[0], 0.5f * 0.5f * 0.5f * 4);           // sub-block 0: scale 0 -> d * 0.25
+    EXPECT_EQ(y[3], 0.5f * 0.5f * 0.5f * 62);
+  }
+  {  // IQ3_S: d = 0.25; element 113 = sub-block 3, group 4 (qs[28], bit 4 of qh[3]), value 1.
+    std::vector<uint8_t> b(110, 0);
+    put_u16(b, 0, 0x3400);
+    b[2 + 28] = 1;
+    b[66 + 3] = 0x10;        // index 256 + 1: iq3s_grid[257] = 0x05090705
+    b[74 + 14] = 0x02;       // signs of values 112..119: bit 1
+    b[106 + 1] = 0x60;       // sub-block 3 (odd): high nibble of scales[1] = 6 -> 1 + 12
+    const std::vector<float> y = run(DType::IQ3_S, b);
+    EXPECT_EQ(y[113], 0.25f * 13 * 7 * -1);
+    EXPECT_EQ(y[112], 0.25f * 13 * 5);
+    EXPECT_EQ(y[116], 0.25f * 13 * 1);       // group 5: qs[29] = 0 -> 0x01010101
+    EXPECT_EQ(y[0], 0.25f * 1 * 1);          // sub-block 0: scale 0 -> 1
+  }
+  {  // IQ1_S: d = 0.5; element 176 = sub-block 5, group 2 (qs[22], bits 6..8 of qh[5]).
+    std::vector<uint8_t> b(50, 0);
+    put_u16(b, 0, 0x3800);
+    b[2 + 22] = 1;                              // iq1s_grid[1] = 0xffffffffffffff01
+    put_u16(b, 34 + 2 * 5, (1u << 15) | (3u << 12));  // delta -1/8, scale 3 -> 2 * 3 + 1
+    const std::vector<float> y = run(DType::IQ1_S, b);
+    EXPECT_EQ(y[176], 0.5f * 7 * (1 - 0.125f));
+    EXPECT_EQ(y[177], 0.5f * 7 * (-1 - 0.125f));
+    EXPECT_EQ(y[0], 0.5f * 1 * (-1 + 0.125f));  // sub-block 0: grid 0 is all -1, delta +1/8
+  }
+  {  // IQ1_M: d = 0.5 = 0x3800 in the top nibbles of the scale words (0, 0, 8, 3); element 104
+     // = group 13: qs[13], high nibble of qh[6]; 16-group 6: bits 6..8 of scale word 1.
+    std::vector<uint8_t> b(56, 0);
+    b[13] = 1;            // iq1s_grid[1]
+    b[32 + 6] = 0x80;     // group 13: index bits 0, delta sign set
+    const uint16_t words[4] = {0x0000, 2u << 6, 0x8000, 0x3000};  // scale 2 -> 5; d nibbles
+    for (int i = 0; i < 4; ++i) put_u16(b, 48 + 2 * i, words[i]);
+    const std::vector<float> y = run(DType::IQ1_M, b);
+    EXPECT_EQ(y[104], 0.5f * 5 * (1 - 0.125f));
+    EXPECT_EQ(y[105], 0.5f * 5 * (-1 - 0.125f));
+    EXPECT_EQ(y[96], 0.5f * 5 * (-1 + 0.125f));   // group 12: low nibble, delta +1/8
+    EXPECT_EQ(y[0], 0.5f * 1 * (-1 + 0.125f));    // 16-group 0: scale 0 -> 1
+  }
+}
+
 // ---- float64 decoders from the layouts, checked on random blocks
 
 // Fills a block with random bytes and sane fp16 scales at the given offsets.

@@ -7,6 +7,9 @@
 #   npm pack @node-llama-cpp/linux-x64@3.22.1 && tar xzf node-llama-cpp-linux-x64-3.22.1.tgz
 #   python3 measure_ggml_rmse.py package/bins/linux-x64/libggml-base.so      (needs python3-numpy)
 # or a llama.cpp build: build/llama.cpp/build/bin/libggml-base.so (bench/build_llama_cpp.sh).
+# The grid i-quants (IQ_TYPES) were measured with llama.cpp v0.5.0's libggml-base.so, under each
+# importance vector of IMPORTANCE (a row's per-column weights, as llama-imatrix gives them): the
+# plain RMSE and the importance-weighted one, sqrt(sum_j w_j (x_j - y_j)^2 / sum_j w_j).
 import ctypes as C
 import sys
 
@@ -34,6 +37,37 @@ def importance(kind, n):
     return np.array([2.0 ** (((j * 7) % 11) - 5) for j in range(n)], np.float32)
 
 
+IQ_TYPES = {  # name: (GGUF type id, block size, bytes per block, ggml function suffix, needs importance)
+    "IQ3_XXS": (18, 256, 98, "iq3_xxs", False), "IQ3_S": (21, 256, 110, "iq3_s", False),
+    "IQ1_S": (19, 256, 50, "iq1_s", True), "IQ1_M": (29, 256, 56, "iq1_m", False),
+}
+
+# Importance vectors over a row of n; "ramp" is 0.25 + ((37 j) mod 64) / 16: 0.25 .. 4.1875,
+# exact in float, rebuilt the same way by quantize_test.cpp.
+IMPORTANCE = {
+    "none": lambda n: None,
+    "ones": lambda n: np.ones(n, np.float32),
+    "ramp": lambda n: (0.25 + ((37 * np.arange(n)) % 64) / 16).astype(np.float32),
+}
+
+
+def measure_iq(ggml, x, n_rows, n_per_row, ptr):
+    for name, (t, bs, ts, fn, needs_importance) in IQ_TYPES.items():
+        for kind, make in IMPORTANCE.items():
+            w = make(n_per_row)
+            if w is None and needs_importance:
+                continue
+            q = np.zeros(x.size // bs * ts, np.uint8)
+            ggml.ggml_quantize_init(t)
+            ggml.ggml_quantize_chunk(t, ptr(x), ptr(q), 0, n_rows, n_per_row, None if w is None else ptr(w))
+            y = np.zeros_like(x)
+            getattr(ggml, "dequantize_row_" + fn)(ptr(q), ptr(y), C.c_int64(x.size))
+            e2 = ((y.astype(np.float64) - x) ** 2).reshape(n_rows, n_per_row)
+            ww = np.ones(n_per_row) if w is None else w.astype(np.float64)
+            weighted = np.sqrt((e2 * ww).sum() / (ww.sum() * n_rows))
+            print(f"{name:7s} importance {kind:4s} rmse {np.sqrt(e2.mean()):.6f} weighted {weighted:.6f}")
+
+
 def main():
     ggml = C.CDLL(sys.argv[1])
     ggml.ggml_quantize_chunk.restype = C.c_size_t
@@ -56,6 +90,8 @@ def main():
         for kind in kinds:
             print(f"{name:7s} importance {kind:6s} rmse {rmse(t, 256, ts, fn, importance(kind, n_per_row)):.6f}")
 
+        print(f"{name:7s} rmse {np.sqrt(np.mean((y.astype(np.float64) - x) ** 2)):.6f}")
+    measure_iq(ggml, x, n_rows, n_per_row, ptr)
 
 if __name__ == "__main__":
     main()

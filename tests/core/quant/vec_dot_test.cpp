@@ -93,6 +93,8 @@ TEST(Traits, ActivationFormats) {
       {DType::Q2_K, DType::Q8_K},   {DType::Q3_K, DType::Q8_K},   {DType::Q4_K, DType::Q8_K},
       {DType::Q5_K, DType::Q8_K},   {DType::Q6_K, DType::Q8_K},   {DType::IQ4_XS, DType::Q8_K},
       {DType::IQ2_XXS, DType::Q8_K}, {DType::IQ2_XS, DType::Q8_K}, {DType::IQ2_S, DType::Q8_K},
+      {DType::IQ3_XXS, DType::Q8_K}, {DType::IQ3_S, DType::Q8_K}, {DType::IQ1_S, DType::Q8_K},
+      {DType::IQ1_M, DType::Q8_K},
   };
   for (const auto& [w, a] : expect) {
     const QuantTraits& t = quant_traits(w);
@@ -100,7 +102,7 @@ TEST(Traits, ActivationFormats) {
     EXPECT_NE(t.to_float, nullptr) << dtype_name(w);
     // llama.cpp has no importance-free quantizer for IQ2_XXS / IQ2_XS: only quantize_rows, which
     // needs importance.
-    const bool importance_only = w == DType::IQ2_XXS || w == DType::IQ2_XS;
+    const bool importance_only = w == DType::IQ2_XXS || w == DType::IQ2_XS || w == DType::IQ1_S || w == DType::IQ1_M;
     EXPECT_EQ(t.from_float_ref == nullptr, importance_only) << dtype_name(w);
     EXPECT_EQ(t.needs_importance, importance_only) << dtype_name(w);
     EXPECT_TRUE(t.from_float_ref != nullptr || t.quantize_rows != nullptr) << dtype_name(w);
@@ -113,6 +115,11 @@ TEST(Traits, ActivationFormats) {
     EXPECT_NE(quant_traits(a).to_float, nullptr) << dtype_name(a);
   }
   EXPECT_EQ(quant_traits(DType::I8).to_float, nullptr);  // integer tensors: no conversions
+  // llama.cpp refuses IQ1_S without importance (IQ1_M: llama-quantize does); IQ3 takes it optionally.
+  EXPECT_TRUE(quant_traits(DType::IQ1_S).needs_importance);
+  EXPECT_TRUE(quant_traits(DType::IQ1_M).needs_importance);
+  EXPECT_FALSE(quant_traits(DType::IQ3_XXS).needs_importance);
+  EXPECT_FALSE(quant_traits(DType::IQ3_S).needs_importance);
   EXPECT_EQ(quant_traits(static_cast<DType>(1000)).vec_dot_ref, nullptr);
 }
 
