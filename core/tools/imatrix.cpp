@@ -124,8 +124,6 @@ Result<ImatrixResult> compute_imatrix(Session& session, std::string_view text, c
   const int n_chunk_max = static_cast<int>(tokens.size() / static_cast<size_t>(n_ctx));
   result.n_chunks = options.n_chunks < 0 ? n_chunk_max : std::min(options.n_chunks, n_chunk_max);
 
-  const tok::Tokenizer& tokenizer = session.model().tokenizer();
-  const bool add_bos = tokenizer.add_bos() && tokenizer.bos_id() >= 0;
   const size_t n_vocab = static_cast<size_t>(session.model().hparams().n_vocab);
   // Scored positions [first, n_ctx - 1), each predicting the next token (llama-perplexity's rule).
   const int first = n_ctx / 2;
@@ -139,9 +137,7 @@ Result<ImatrixResult> compute_imatrix(Session& session, std::string_view text, c
   Collector collector(session.model().file(), options.process_output);
   const ObserverScope scope(session, &collector);
   for (int c = 0; c < result.n_chunks; ++c) {
-    const auto start = tokens.begin() + static_cast<std::ptrdiff_t>(c) * n_ctx;
-    std::copy(start, start + n_ctx, chunk.begin());
-    if (add_bos) chunk[0] = tokenizer.bos_id();
+    copy_chunk(tokens, c, session.model().tokenizer(), chunk);
     const auto t0 = std::chrono::steady_clock::now();
     OX_TRY(session.truncate(0));
     const std::span<const int32_t> all(chunk);
