@@ -22,7 +22,12 @@ class Collector final : public MatmulObserver {
     auto it = entries_.find(name);
     if (it == entries_.end()) {
       const gguf::TensorInfo* info = file_.find_tensor(name);
-      OX_CHECK(info != nullptr && static_cast<int64_t>(info->dims[0]) == w.cols);
+      if (info == nullptr || static_cast<int64_t>(info->dims[0]) != w.cols) {
+        status_ = error(ErrorCode::kInternal, strfmt("matmul weight '%.*s' is not a tensor of %s with rows of %lld",
+                                                     static_cast<int>(name.size()), name.data(), file_.name().c_str(),
+                                                     static_cast<long long>(w.cols)));
+        return;
+      }
       const int64_t n_mat = info->dims.size() > 2 ? static_cast<int64_t>(info->dims[2]) : 1;
       ImatrixEntry e;
       e.sums.assign(static_cast<size_t>(n_mat * w.cols), 0.0f);
