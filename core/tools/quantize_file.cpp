@@ -80,13 +80,14 @@ Result<LoadedImatrix> load_imatrix(const QuantizeOptions& o, const gguf::GgufFil
                         "another model?", o.imatrix_path.c_str(), out.file.entries.size(),
                         out.file.entries.begin()->first.c_str(), model.name().c_str()));
   }
-  for (const auto& [name, e] : out.file.entries) {
+  for (const auto& entry : out.file.entries) {
+    const std::string& name = entry.first;  // (clang 14 cannot capture a structured binding)
     auto any_in = [&](const std::vector<std::string>& parts) {
       return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return contains(name, p); });
     };
     if (any_in(o.exclude_weights)) continue;
     if (!o.include_weights.empty() && !any_in(o.include_weights)) continue;
-    out.importance.emplace(name, imatrix_importance(out.file, e));
+    out.importance.emplace(name, imatrix_importance(out.file, entry.second));
   }
   return out;
 }
