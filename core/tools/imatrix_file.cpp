@@ -268,7 +268,8 @@ Result<std::vector<uint8_t>> to_dat(const Imatrix& m) {
       return error(ErrorCode::kInvalidArgument, strfmt("imatrix entry '%s': %zu sums for %zu counts", name.c_str(),
                                                        e.sums.size(), e.counts.size()));
     }
-    if (std::all_of(e.counts.begin(), e.counts.end(), [](int64_t c) { return c == 0; })) continue;
+    const bool no_tokens = std::all_of(e.counts.begin(), e.counts.end(), [](int64_t c) { return c == 0; });
+    if (no_tokens && !m.legacy) continue;  // llama-imatrix leaves out what no token reached
     stored.emplace_back(&name, &e);
   }
   std::vector<uint8_t> out;
