@@ -103,7 +103,29 @@ const OptionDef kTemplateOptions[] = {
 };
 
 const OptionDef kQuantizeOptions[] = {
-    {{"-t", "--threads"}, "N", "threads (0: the number of physical cores)"},
+    {{"-t", "--threads"}, "N", "threads (0: the number of physical cores; also the 4th argument, as llama-quantize)"},
+    {{"--imatrix"}, "FILE", "importance matrix (GGUF or .dat, from `oxidize imatrix` or llama-imatrix) for the "
+                            "quantizers that use one"},
+    {{"--include-weights"}, "NAME", "use the imatrix only for tensors whose name contains NAME (repeatable)", true},
+    {{"--exclude-weights"}, "NAME", "do not use the imatrix for tensors whose name contains NAME (repeatable)", true},
+    {{"--allow-requantize"}, nullptr, "allow quantizing tensors that are already quantized (loses quality)"},
+    {{"--leave-output-tensor"}, nullptr, "leave output.weight as it is"},
+    {{"--output-tensor-type"}, "TYPE", "type of output.weight (q8_0, q6_k, f16, ...)"},
+    {{"--token-embedding-type"}, "TYPE", "type of token_embd.weight"},
+    {{"--pure"}, nullptr, "no per-tensor mixes: every quantized tensor gets the preset's type (row-length "
+                          "fallbacks still apply)"},
+};
+
+const OptionDef kImatrixOptions[] = {
+    {{"-f", "--file"}, "FILE", "the text to collect over (read verbatim)"},
+    {{"-o", "--output", "--output-file"}, "FILE", "output file (default imatrix.gguf)"},
+    {{"--output-format"}, "gguf|dat", "file format (default gguf; dat: llama.cpp's legacy format)"},
+    {{"--chunks"}, "N", "evaluate at most N chunks of -c tokens (default -1: every whole chunk)"},
+    {{"--chunk", "--from-chunk"}, "N", "skip the first N chunks of the text (default 0)"},
+    {{"--process-output"}, nullptr, "collect output.weight too"},
+    {{"--ppl"}, nullptr, "print the perplexity of each chunk's second half (the default)"},
+    {{"--no-ppl"}, nullptr, "do not compute the perplexity"},
+    {{"--parse-special"}, nullptr, "read special-token texts in the text as control tokens"},
 };
 
 const OptionDef kBenchOptions[] = {
@@ -154,6 +176,7 @@ const OptionGroup kQuantize{"quantize", kQuantizeOptions};
 const OptionGroup kBench{"bench", kBenchOptions};
 const OptionGroup kPerplexity{"perplexity", kPerplexityOptions};
 const OptionGroup kSynth{"synth", kSynthOptions};
+const OptionGroup kImatrix{"imatrix", kImatrixOptions};
 
 const CommandDef kCommands[] = {
     {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
@@ -167,7 +190,10 @@ const CommandDef kCommands[] = {
      {&kTokenize, &kPrompt}, cmd_tokenize},
     {"template", "(-m MODEL | --template FILE.jinja) --messages FILE.json [options]",
      "render a chat template", {&kTemplate}, cmd_template},
-    {"quantize", "IN.gguf OUT.gguf TYPE [-t N]", "convert a model's weights to TYPE", {&kQuantize}, cmd_quantize},
+    {"quantize", "[options] IN.gguf OUT.gguf TYPE [THREADS]", "convert a model's weights to TYPE", {&kQuantize},
+     cmd_quantize},
+    {"imatrix", "-m MODEL -f TEXT [-o imatrix.gguf] [-c 512] [--chunks N] [options]",
+     "importance matrix of a model over a text, as llama-imatrix computes it", {&kModel, &kImatrix}, cmd_imatrix},
     {"bench", "-m MODEL [options]", "prompt/generation t/s in llama-bench's shape", {&kBench}, cmd_bench},
     {"perplexity", "-m MODEL -f FILE [-c 512] [--chunks N] [options]",
      "perplexity of a text, as llama-perplexity computes it (here -c defaults to 512)",

@@ -115,6 +115,14 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
     total_granules += (o.w->rows + kRowGranule - 1) / kRowGranule;
   }
   if (total_granules == 0) return;  // no rows: nothing to write
+  if (ctx.observer != nullptr) {
+    for (size_t i = 0; i < outs.size(); ++i) {
+      // Row views of one fused tensor share its name (and matrix): observed once.
+      const Tensor& w = *outs[i].w;
+      if (i > 0 && std::strcmp(outs[i - 1].w->name, w.name) == 0 && outs[i - 1].w->mat == w.mat) continue;
+      ctx.observer->observe(w, x, n_tokens);
+    }
+  }
   uint64_t act_row_bytes = 0;
   const uint8_t* act = quantize_activations(ctx, act_type, x, n_tokens, cols, &act_row_bytes);
 

@@ -12,6 +12,18 @@
 
 namespace ox {
 
+// Sees the f32 activations entering matmuls (importance matrices: core/tools/imatrix.h). Called on
+// the calling thread before the product, once per weight tensor and call: the row views of one
+// fused tensor (attn_qkv's q, k and v) count as that tensor once. w.mat tells an expert's matrix.
+class MatmulObserver {
+ public:
+  // x: [n_tokens, w.cols], the input of y = x w^T.
+  virtual void observe(const Tensor& w, const float* x, int64_t n_tokens) = 0;
+
+ protected:
+  ~MatmulObserver() = default;
+};
+
 // What an op needs besides its operands: the kernels, the threads and reusable scratch memory
 // (grown on demand, never shrunk, so steady-state decode allocates nothing).
 struct OpContext {
@@ -19,6 +31,7 @@ struct OpContext {
   ThreadPool* pool = nullptr;
   std::vector<uint8_t> act_scratch;  // activations quantized for matmul
   std::vector<float> float_scratch;  // per-thread temporaries (attention scores, ...)
+  MatmulObserver* observer = nullptr;  // null (the default): matmuls pay one test of it
 };
 
 // Runs fn on the pool, or inline on the calling thread when `work` (multiply-adds or similar) is too

@@ -101,6 +101,9 @@ class Session {
   // their keys (Model::shift); tokens() follows. The logits stay those of the last token.
   Status shift(int n_keep, int n_discard);
   void reset() { (void)truncate(0); }
+  // Shows every later forward pass's matmul inputs to `observer` (null: none, the default); the
+  // observer must outlive its use. For importance matrices (core/tools/imatrix.h).
+  void set_matmul_observer(MatmulObserver* observer) { state_->ops.observer = observer; }
 
   // Saved state (the format: state_file.h): the tokens, the logits of the last position and the KV
   // cache of positions [0, n_past), for another Session of the same model and cache types.

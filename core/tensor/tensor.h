@@ -18,6 +18,7 @@ struct Tensor {
   int64_t n_mats = 1;
   uint64_t row_bytes = 0;
   const uint8_t* data = nullptr;
+  int64_t mat = 0;  // which matrix of its 3-D tensor a matrix(e) view is (0 otherwise)
 
   bool empty() const { return data == nullptr; }
   const uint8_t* row(int64_t r) const { return data + static_cast<uint64_t>(r) * row_bytes; }
@@ -25,6 +26,7 @@ struct Tensor {
   Tensor matrix(int64_t e) const {
     Tensor t = *this;
     t.n_mats = 1;
+    t.mat = e;
     t.data = data + static_cast<uint64_t>(e) * static_cast<uint64_t>(rows) * row_bytes;
     return t;
   }

@@ -27,6 +27,12 @@ double token_nll(std::span<const float> logits, int32_t token) {
   return std::log(sum_exp) - static_cast<double>(logits[static_cast<size_t>(token)] - max_logit);
 }
 
+void copy_chunk(std::span<const int32_t> tokens, int c, const tok::Tokenizer& tokenizer, std::span<int32_t> chunk) {
+  const auto start = tokens.begin() + static_cast<std::ptrdiff_t>(c) * static_cast<std::ptrdiff_t>(chunk.size());
+  std::copy(start, start + static_cast<std::ptrdiff_t>(chunk.size()), chunk.begin());
+  if (tokenizer.add_bos() && tokenizer.bos_id() >= 0) chunk[0] = tokenizer.bos_id();
+}
+
 namespace {
 
 Status check_options(const Session& session, const PerplexityOptions& options) {
@@ -77,12 +83,9 @@ Result<PerplexityResult> perplexity(Session& session, std::string_view text, con
   const size_t n_vocab = static_cast<size_t>(session.model().hparams().n_vocab);
   std::vector<float> logits(static_cast<size_t>(n_ctx - first) * n_vocab);  // [n_ctx - first][n_vocab]
   std::vector<int32_t> chunk(static_cast<size_t>(n_ctx));
-  const bool add_bos = tokenizer.add_bos() && tokenizer.bos_id() >= 0;
 
   for (int c = 0; c < result.n_chunks; ++c) {
-    const auto start = tokens.begin() + static_cast<std::ptrdiff_t>(c) * n_ctx;
-    std::copy(start, start + n_ctx, chunk.begin());
-    if (add_bos) chunk[0] = tokenizer.bos_id();
+    copy_chunk(tokens, c, tokenizer, chunk);
     const auto t0 = std::chrono::steady_clock::now();
     OX_TRY(session.truncate(0));
     const std::span<const int32_t> all(chunk);

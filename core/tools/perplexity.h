@@ -51,6 +51,10 @@ struct PerplexityResult {
 // -log softmax(logits)[token], accumulated in double as llama-perplexity does.
 double token_nll(std::span<const float> logits, int32_t token);
 
+// Chunk c (chunk.size() tokens) of `tokens` copied into `chunk`, its first token replaced by BOS
+// where the vocabulary adds one: how llama-perplexity and llama-imatrix start every chunk.
+void copy_chunk(std::span<const int32_t> tokens, int c, const tok::Tokenizer& tokenizer, std::span<int32_t> chunk);
+
 // Tokenizes `text` (BOS as the vocabulary wants, special-token texts kept as text) and scores it
 // on `session`, whose context is cleared first and holds the last chunk afterwards. Errors: n_ctx
 // out of range (below 3, where a chunk scores no token, or above the session's context), n_chunks 0

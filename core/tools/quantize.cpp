@@ -116,13 +116,15 @@ DType very_low_bit_rules(uint32_t ft, const QuantModelFacts& f, Category cat, in
 }
 
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
-DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_view name, uint64_t nx, DType t) {
+DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, const QuantTypeOptions& o, std::string_view name,
+                  uint64_t nx, DType t) {
   const uint32_t ft = p.llama_ftype;
   const bool falcon = f.arch == "falcon";
   const uint32_t n_gqa = gqa_of(f);
   const bool is_70b = f.arch == "llama" && f.n_layer == 80 && f.n_head != f.n_head_kv;
   const Category cat = category_of(name);
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
+    if (o.output_type.has_value()) return *o.output_type;  // tied embeddings take the output's type
     if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
     if (is_very_low_bit(ft) || ft == kIQ3_XXS) return DType::Q5_K;
     return t != DType::Q8_0 ? DType::Q6_K : t;
@@ -140,7 +142,7 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
       // i_attention_wv in llama.cpp counts attn_v tensors in layer order: the layer index.
       const int i = i_layer, n = static_cast<int>(f.n_attention_wv);
       if (ft == kQ2_K) t = n_gqa >= 4 ? DType::Q4_K : DType::Q3_K;
-      else if (ft == kIQ3_XXS) t = n_gqa >= 4 ? DType::Q4_K : f.has_imatrix ? DType::IQ3_XXS : DType::IQ3_S;
+      else if (ft == kIQ3_XXS) t = n_gqa >= 4 ? DType::Q4_K : o.has_imatrix ? DType::IQ3_XXS : DType::IQ3_S;
       else if ((ft == kIQ3_XS || ft == kIQ3_S) && n_gqa >= 4) t = DType::Q4_K;
       else if (ft == kIQ3_M) t = DType::Q4_K;
       else if (ft == kQ3_K_M) t = i < 2 ? DType::Q5_K : DType::Q4_K;
@@ -161,17 +163,19 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_vi
     case Category::kFfnDown: {
       const int i = i_layer, n = n_layer;
       if (ft == kQ2_K) t = DType::Q3_K;
-      else if (ft == kIQ3_XXS && !f.has_imatrix) t = i < n / 8 ? DType::Q4_K : DType::Q3_K;
+      else if (ft == kIQ3_XXS && !o.has_imatrix) t = i < n / 8 ? DType::Q4_K : DType::Q3_K;
       else if (ft == kQ3_K_M) t = i < n / 16 ? DType::Q5_K : (!falcon || use_more_bits(i, n)) ? DType::Q4_K : DType::Q3_K;
       else if (ft == kIQ3_M && (i < n / 8 || (f.n_expert == 8 && use_more_bits(i, n)))) t = DType::Q4_K;
       else if (ft == kQ3_K_L) t = falcon ? DType::Q4_K : DType::Q5_K;
       else if (ft == kQ4_K_M) {
         if (falcon) t = i < n / 16 ? DType::Q6_K : use_more_bits(i, n) ? DType::Q5_K : DType::Q4_K;
         else if (use_more_bits(i, n)) t = DType::Q6_K;
-      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS) && !f.has_imatrix) t = DType::Q5_K;
+      } else if (i < n / 8 && (ft == kIQ4_NL || ft == kIQ4_XS) && !o.has_imatrix) t = DType::Q5_K;
       else if (ft == kQ5_K_M && use_more_bits(i, n)) t = DType::Q6_K;
       else if (ft == kQ4_K_S && !falcon && i < n / 8) t = DType::Q5_K;
-      else if ((ft == kQ4_0 || ft == kQ5_0) && f.has_imatrix && i < n / 8) t = ft == kQ4_0 ? DType::Q4_1 : DType::Q5_1;
+      // With an imatrix the first eighth of Q4_0/Q5_0's ffn_down gets the _1 variant (llama.cpp
+      // guards against "craziness" there; without one it keeps the old choice).
+      else if ((ft == kQ4_0 || ft == kQ5_0) && o.has_imatrix && i < n / 8) t = ft == kQ4_0 ? DType::Q4_1 : DType::Q5_1;
       return t;
     }
     case Category::kAttnOutput:
@@ -237,10 +241,16 @@ const QuantPreset* find_quant_preset(std::string_view name) {
 }
 
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
-                        std::span<const uint64_t> dims, DType current) {
+                        std::span<const uint64_t> dims, DType current, const QuantTypeOptions& options) {
   if (!allows_quantization(name, dims)) return current;
+  if (!options.quantize_output && name == "output.weight") return current;
+  // llama_tensor_get_type: the explicit types first, as given (no fallback), even under --pure.
+  const Category cat = category_of(name);
+  if (options.token_embd_type.has_value() && cat == Category::kTokenEmbd) return *options.token_embd_type;
+  if (options.output_type.has_value() && cat == Category::kOutput) return *options.output_type;
   if (!is_quantized(preset.default_type)) return preset.default_type;
-  const DType t = apply_rules(preset, facts, name, dims[0], preset.default_type);
+  DType t = preset.default_type;
+  if (!options.pure) t = apply_rules(preset, facts, options, name, dims[0], t);
   return fallback_for_row(dims[0], t);
 }
 
@@ -255,38 +265,6 @@ bool quant_needs_importance(std::string_view name, DType type) {
     case DType::IQ3_XXS: return true;
     default: return false;
   }
-}
-
-bool can_quantize_to(DType type) {
-  const QuantTraits& t = quant_traits(type);
-  return t.from_float_ref != nullptr || t.quantize_rows != nullptr;
-}
-
-void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
-                  int64_t n_per_row, int n_threads, const float* importance) {
-  const QuantTraits& from = quant_traits(src_type);
-  OX_CHECK(from.to_float != nullptr && can_quantize_to(dst_type));
-  OX_CHECK(importance != nullptr || !quant_traits(dst_type).needs_importance);
-  const uint64_t src_row = dtype_row_bytes(src_type, static_cast<uint64_t>(n_per_row));
-  const uint64_t dst_row = dtype_row_bytes(dst_type, static_cast<uint64_t>(n_per_row));
-  auto work = [&](int64_t r0, int64_t r1) {
-    std::vector<float> row(static_cast<size_t>(n_per_row));
-    for (int64_t r = r0; r < r1; ++r) {
-      from.to_float(src + static_cast<uint64_t>(r) * src_row, row.data(), n_per_row);
-      quantize_rows(dst_type, row.data(), dst + static_cast<uint64_t>(r) * dst_row, 1, n_per_row, importance);
-    }
-  };
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-  n_threads = 1;  // the single-thread wasm build cannot start threads
-#endif
-  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int64_t n_workers = std::max<int64_t>(1, std::min<int64_t>(n_threads, n_rows));
-  std::vector<std::thread> threads;
-  for (int64_t t = 1; t < n_workers; ++t) {
-    threads.emplace_back(work, n_rows * t / n_workers, n_rows * (t + 1) / n_workers);
-  }
-  work(0, n_rows / n_workers);
-  for (std::thread& th : threads) th.join();
 }
 
 namespace {
@@ -304,7 +282,9 @@ Result<uint32_t> read_count(const gguf::GgufFile& f, const std::string& key, uin
   return f.get_u32_or(key, fallback);
 }
 
-Result<QuantModelFacts> read_facts(const gguf::GgufFile& f) {
+}  // namespace
+
+Result<QuantModelFacts> read_quant_model_facts(const gguf::GgufFile& f) {
   QuantModelFacts facts;
   OX_ASSIGN_OR_RETURN(std::string_view arch, f.get_string("general.architecture"));
   facts.arch = std::string(arch);
@@ -317,107 +297,6 @@ Result<QuantModelFacts> read_facts(const gguf::GgufFile& f) {
     if (category_of(t.name) == Category::kAttnV) ++facts.n_attention_wv;
   }
   return facts;
-}
-
-bool is_float_type(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
-
-// Closes the file on every path; removes it unless keep() was called.
-class OutputFile {
- public:
-  explicit OutputFile(std::string path) : path_(std::move(path)), f_(std::fopen(path_.c_str(), "wb")) {}
-  ~OutputFile() {
-    if (f_ != nullptr) std::fclose(f_);
-    if (!kept_) std::remove(path_.c_str());
-  }
-  FILE* get() const { return f_; }
-  Status close_and_keep() {
-    const int rc = std::fclose(f_);
-    f_ = nullptr;
-    if (rc != 0) return error(ErrorCode::kIo, strfmt("%s: close failed", path_.c_str()));
-    kept_ = true;
-    return Status::ok();
-  }
-
- private:
-  std::string path_;
-  FILE* f_;
-  bool kept_ = false;
-};
-
-Status quantize_impl(const std::string& in_path, const std::string& out_path, const QuantPreset& preset,
-                     int n_threads) {
-  OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> in, gguf::GgufFile::open(in_path));
-  OX_ASSIGN_OR_RETURN(const QuantModelFacts facts, read_facts(*in));
-
-  gguf::GgufWriter w;
-  for (const auto& [key, value] : in->metadata()) {
-    // llama.cpp drops split bookkeeping and re-appends the two quantization keys at the end.
-    if (key == "general.file_type" || key == "general.quantization_version") continue;
-    if (key == "split.no" || key == "split.count" || key == "split.tensors.count") continue;
-    OX_TRY(w.add(key, gguf::encode_value(value)).with_context(in_path));
-  }
-  OX_TRY(w.add_u32("general.quantization_version", 2));  // GGML_QNT_VERSION
-  OX_TRY(w.add_u32("general.file_type", preset.llama_ftype));
-
-  std::vector<DType> types;
-  for (const gguf::TensorInfo& t : in->tensors()) {
-    const DType target = quant_tensor_type(preset, facts, t.name, t.dims, t.type);
-    if (target != t.type && !is_float_type(t.type)) {
-      return error(ErrorCode::kUnsupported,
-                   strfmt("%s: tensor '%s' is %s: only F32/F16/BF16 tensors can be quantized", in_path.c_str(),
-                          t.name.c_str(), dtype_name(t.type)));
-    }
-    if (target != t.type && !can_quantize_to(target)) {
-      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' would be %s under %s, which this engine cannot "
-                                                   "quantize to", in_path.c_str(), t.name.c_str(), dtype_name(target),
-                                                   preset.name));
-    }
-    // No importance matrix is read yet: refuse as llama-quantize does without --imatrix.
-    if (target != t.type && (quant_needs_importance(t.name, target) || quant_traits(target).needs_importance)) {
-      return error(ErrorCode::kInvalidArgument,
-                   strfmt("%s: preset %s quantizes tensor '%s' to %s, which requires an importance matrix",
-                          in_path.c_str(), preset.name, t.name.c_str(), dtype_name(target)));
-    }
-    types.push_back(target);
-    OX_TRY(w.declare_tensor(t.name, t.dims, target));
-  }
-
-  OutputFile out(out_path);
-  if (out.get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_path.c_str()));
-  OX_TRY(w.begin(out.get()).with_context(out_path));
-  std::vector<uint8_t> buffer;
-  for (size_t i = 0; i < in->tensors().size(); ++i) {
-    const gguf::TensorInfo& t = in->tensors()[i];
-    if (types[i] == t.type) {
-      OX_TRY(w.write_tensor_data(t.name, std::span<const uint8_t>(t.data, t.n_bytes)).with_context(out_path));
-      continue;
-    }
-    const uint64_t n_per_row = t.dims[0];
-    const uint64_t n_rows = t.n_elements / n_per_row;
-    buffer.resize(dtype_row_bytes(types[i], n_per_row) * n_rows);
-    convert_rows(t.type, t.data, types[i], buffer.data(), static_cast<int64_t>(n_rows),
-                 static_cast<int64_t>(n_per_row), n_threads, nullptr);
-    OX_TRY(w.write_tensor_data(t.name, buffer).with_context(out_path));
-  }
-  OX_TRY(w.finish().with_context(out_path));
-  return out.close_and_keep();
-}
-
-}  // namespace
-
-Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
-                     int n_threads) {
-  const QuantPreset* p = find_quant_preset(preset);
-  if (p == nullptr) {
-    std::string names;
-    for (const QuantPreset& q : quant_presets()) names += std::string(names.empty() ? "" : ", ") + q.name;
-    return error(ErrorCode::kInvalidArgument, strfmt("unknown quantization preset '%.*s' (known: %s)",
-                                                     static_cast<int>(preset.size()), preset.data(), names.c_str()));
-  }
-  if (in_path == out_path) {
-    return error(ErrorCode::kInvalidArgument, strfmt("quantize: input and output are the same file %s", in_path.c_str()));
-  }
-  return quantize_impl(in_path, out_path, *p, n_threads);
 }
 
 }  // namespace ox

@@ -4,15 +4,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/base/thread_pool.h"
 #include "core/quant/dtype.h"
+#include "core/quant/traits.h"
 
 namespace ox {
+
+namespace gguf {
+class GgufFile;
+}
 
 // One preset as llama-quantize names it.
 struct QuantPreset {
@@ -34,35 +41,82 @@ struct QuantModelFacts {
   uint32_t n_expert = 0;        // {arch}.expert_count
   bool has_output = false;      // an output.weight exists (else token_embd is tied to the output)
   uint32_t n_attention_wv = 0;  // tensors named *attn_v.weight / *attn_qkv.weight / *attn_kv_b.weight
-  bool has_imatrix = false;     // an importance matrix is given (some rules differ; quantize_gguf takes none yet)
+};
+
+// The facts of a model file (arrays of per-layer counts read at layer 0).
+Result<QuantModelFacts> read_quant_model_facts(const gguf::GgufFile& file);
+
+// What llama-quantize's flags change in the type choice (llama_model_quantize_params).
+struct QuantTypeOptions {
+  bool pure = false;             // --pure: no per-tensor mixes, the preset's type for every quantized tensor
+  bool has_imatrix = false;      // an importance matrix is used (two rules differ: ffn_down of the first
+                                 // eighth of the layers under Q4_0/Q5_0 and IQ4_NL/IQ4_XS)
+  bool quantize_output = true;   // false: --leave-output-tensor
+  std::optional<DType> output_type;      // --output-tensor-type
+  std::optional<DType> token_embd_type;  // --token-embedding-type
 };
 
 // The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
 // length) under `preset`. Tensors the rules do not quantize keep `current`; a row length that
-// fits neither the type nor its fallback gets F16.
+// fits neither the type nor its fallback gets F16. The two explicit types are taken as given.
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
-                        std::span<const uint64_t> dims, DType current);
+                        std::span<const uint64_t> dims, DType current, const QuantTypeOptions& options = {});
+
+// ox::quantize_rows' signature (core/quant/traits.h): what quantize_gguf calls for each run of rows.
+using QuantizeRowsHook = void (*)(DType type, const float* x, void* y, int64_t n_rows, int64_t n_per_row,
+                                  const float* importance);
 
 // True where llama-quantize refuses to quantize tensor `name` to `type` without an importance
 // matrix (llama.cpp's tensor_requires_imatrix: the 1- to 2-bit i-quants and IQ3_XXS, except for
 // token_embd / output, which a preset never gives those types).
 bool quant_needs_importance(std::string_view name, DType type);
 
-// Whether there is a quantizer for `type` (from_float_ref or quantize_rows).
-bool can_quantize_to(DType type);
-
 // Converts n_rows rows of n_per_row elements from `src_type` (F32, F16, BF16, or any type with a
-// dequantizer) to `dst_type` (can_quantize_to) with the reference quantizers, rows split over
-// n_threads threads. `importance` (n_per_row weights, or null) goes to quantize_rows(); it must be
-// set for the formats whose traits say needs_importance.
+// dequantizer) to `dst_type`, rows split over n_threads threads. `importance`, where not null, holds
+// n_per_row weights for each run of rows_per_importance rows (one per expert matrix of a 3-D tensor).
 void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
-                  int64_t n_per_row, int n_threads, const float* importance);
+                  int64_t n_per_row, int n_threads, const float* importance = nullptr,
+                  int64_t rows_per_importance = 0, QuantizeRowsHook quantize = quantize_rows);
 
-// Reads a GGUF with F32/F16/BF16 weights and writes it quantized under `preset`: metadata copied
-// (general.file_type and general.quantization_version set, split.* dropped), tensors in input
-// order. n_threads <= 0 uses every core. On error the partial output file is removed. A preset that
-// gives some tensor a type needing an importance matrix (quant_requires_importance) is refused
-// (kInvalidArgument), as llama-quantize refuses it: quantize_gguf takes no importance matrix yet.
+struct QuantizeOptions {
+  int n_threads = 0;                          // <= 0: every core
+  std::string imatrix_path;                   // --imatrix (empty: none)
+  std::vector<std::string> include_weights;   // --include-weights: use the imatrix only for names containing one
+  std::vector<std::string> exclude_weights;   // --exclude-weights: never for names containing one
+  bool allow_requantize = false;              // without it an already quantized tensor is not converted
+  QuantTypeOptions types;                     // has_imatrix is set from the imatrix
+  // The row quantizer and the "needs an importance matrix" fact (ox::quantize_rows and
+  // quant_traits(t).needs_importance); tests substitute ones that record what they are given.
+  QuantizeRowsHook quantize = quantize_rows;
+  bool (*needs_importance)(DType type) = nullptr;  // null: quant_traits(type).needs_importance
+};
+
+// One tensor done, in llama-quantize's progress-line terms.
+struct QuantizeTensorEvent {
+  size_t index = 0;  // 0-based
+  size_t count = 0;
+  std::string_view name;
+  std::span<const uint64_t> dims;
+  DType from = DType::F32, to = DType::F32;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  bool importance = false;  // an imatrix entry was used for it
+};
+
+struct QuantizeStats {
+  uint64_t bytes_in = 0, bytes_out = 0;  // tensor data of the model before and after
+  uint64_t n_elements = 0;               // of every tensor (bits per weight = bytes * 8 / n_elements)
+  size_t n_imatrix_entries = 0;          // entries in use after --include/--exclude-weights
+};
+
+// Reads a GGUF and writes it quantized under `preset`: metadata copied (general.file_type and
+// general.quantization_version set, split.* dropped, quantize.imatrix.* added with an imatrix),
+// tensors in input order. Errors, before anything is written: an unknown preset, a tensor already
+// quantized without allow_requantize, an imatrix for another model (no entry names a tensor, or an
+// entry's size differs from its tensor's), a type that needs an importance matrix without one.
+// On error the partial output file is removed.
+Result<QuantizeStats> quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
+                                    const QuantizeOptions& options,
+                                    FunctionRef<void(const QuantizeTensorEvent&)> on_tensor);
 Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
                      int n_threads);
 

@@ -184,7 +184,8 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(*shape, n_layer, n_vocab);
   for (SynthTensor& t : tensors) {
     t.type = quant_tensor_type(*preset, facts, t.name, t.dims, DType::F32);
-    if (!can_quantize_to(t.type)) {
+    const QuantTraits& q = quant_traits(t.type);
+    if (q.from_float_ref == nullptr && q.quantize_rows == nullptr) {
       return error(ErrorCode::kUnsupported, strfmt("synth: %s gives tensor '%s' type %s, which this engine cannot "
                                                    "quantize to", preset->name, t.name.c_str(), dtype_name(t.type)));
     }

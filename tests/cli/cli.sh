@@ -85,6 +85,53 @@ check "perplexity -c above the training context -> exit 1 naming both" \
 "$cli" perplexity -m "$model" -f "$story" -c 128 --chunks 0 > /dev/null 2> "$tmp/err"; rc=$?
 check "perplexity --chunks 0 -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'chunk count 0 is invalid' '$tmp/err'"
 
+# imatrix against llama-imatrix's run (tests/data/imatrix/make_reference.sh), and quantize --imatrix.
+imx_ref=tests/data/imatrix/stories260K.c128.f32.ref
+"$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt -c 128 -b 128 -t 2 -ctk f32 -ctv f32 -o "$tmp/im.gguf" \
+  > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "imatrix -c 128 (f32 cache): exit 0, llama-imatrix's Final estimate to the printed digits" \
+  bash -c "[ $rc -eq 0 ] && [ -s '$tmp/im.gguf' ] && [ \"\$(grep -o 'PPL = .*' '$tmp/out')\" = \"\$(grep -o 'PPL = .*' '$imx_ref')\" ]"
+check "  ... stderr names the 35 entries saved" has "$tmp/err" "saved 35 entries to $tmp/im.gguf (gguf)"
+"$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt -c 128 --chunks 3 --no-ppl --output-format dat \
+  -o "$tmp/im.dat" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "imatrix --output-format dat --no-ppl --chunks 3: exit 0, no perplexity line" \
+  bash -c "[ $rc -eq 0 ] && [ -s '$tmp/im.dat' ] && ! grep -q 'PPL' '$tmp/out' && grep -q '3 chunks of 128' '$tmp/err'"
+"$cli" imatrix -m "$model" -c 128 > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix without -f -> exit 1 asking for it" bash -c "[ $rc -eq 1 ] && grep -q 'pass -f FILE' '$tmp/err'"
+"$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt --output-format xml > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix --output-format xml -> exit 1 naming the flag" bash -c "[ $rc -eq 1 ] && grep -q -- \"--output-format: 'xml'\" '$tmp/err'"
+"$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt --in-file "$tmp/im.gguf" > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix --in-file (llama-imatrix's, not supported) -> rejected by name" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"'--in-file'\" '$tmp/err'"
+"$cli" quantize --imatrix "$tmp/im.gguf" "$model" "$tmp/q.gguf" Q4_0 2 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "quantize --imatrix (ours) Q4_0 2: exit 0, a progress line per tensor (48)" \
+  bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^\[ *[0-9]*/  48\] ' '$tmp/err') -eq 48 ]"
+check "  ... llama-quantize's line shape, the imatrix marked where used" \
+  has "$tmp/err" "blk.0.attn_q.weight *- \[    64,     64,      1,      1\], type =    F32, converting to Q4_0 (imatrix) .. size =     0.02 MiB ->     0.00 MiB"
+check "  ... and the sizes before and after" \
+  bash -c "grep -q 'model size  =     1.12 MiB (32.00 BPW)' '$tmp/err' && grep -q 'quant size  = .* MiB' '$tmp/err'"
+"$cli" inspect "$tmp/q.gguf" > "$tmp/out" 2>&1
+check "  ... the output records quantize.imatrix.entries_count 35" bash -c "grep -q 'quantize.imatrix.entries_count *UINT32 *35' '$tmp/out'"
+"$cli" quantize --imatrix "$tmp/im.dat" "$model" "$tmp/q.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --imatrix FILE.dat (legacy format): exit 0" rc_is $rc 0
+rm -f "$tmp/q.gguf"
+"$cli" quantize --imatrix tests/data/imatrix/mixtral-moe.c64.f32.imatrix.gguf "$model" "$tmp/q.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --imatrix of another model -> exit 1 naming the tensor and both sizes" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"entry 'blk.0.attn_q.weight' has 128 values but the tensor has 64 columns\" '$tmp/err' && [ ! -e '$tmp/q.gguf' ]"
+"$cli" quantize "$model" "$tmp/q8.gguf" Q8_0 > /dev/null 2>&1
+"$cli" quantize "$tmp/q8.gguf" "$tmp/q4.gguf" Q4_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize of a Q8_0 model -> exit 1 pointing at --allow-requantize" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'already Q8_0: requantizing is disabled (--allow-requantize' '$tmp/err'"
+"$cli" quantize --allow-requantize "$tmp/q8.gguf" "$tmp/q4.gguf" Q4_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "  ... with --allow-requantize: exit 0" rc_is $rc 0
+"$cli" quantize --pure --output-tensor-type q8_0 --token-embedding-type f16 "$model" "$tmp/p.gguf" Q4_K_M > /dev/null 2>&1
+"$cli" inspect "$tmp/p.gguf" > "$tmp/out" 2>&1
+check "quantize --pure --output-tensor-type q8_0 --token-embedding-type f16 Q4_K_M: those types, Q5_0 for attn_v" \
+  bash -c "grep -q '^  output.weight *Q8_0' '$tmp/out' && grep -q '^  token_embd.weight *F16' '$tmp/out' && grep -q '^  blk.2.attn_v.weight *Q5_0' '$tmp/out'"
+"$cli" quantize --output-tensor-type q9_9 "$model" "$tmp/p.gguf" Q4_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --output-tensor-type q9_9 -> exit 1 naming the flag" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- \"--output-tensor-type: 'q9_9' is not a GGUF type name\" '$tmp/err'"
+
 # Context shift against llama-completion --context-shift (tests/data/context_shift/make_reference.sh):
 # 700 greedy tokens in a 256-token context shift it 3-4 times; the text must be llama.cpp's, word for word.
 for keep in 0 3; do
@@ -107,7 +154,7 @@ check "run: a prompt longer than -c is cut after the kept tokens (as llama-serve
   bash -c "[ $rc -eq 0 ] && grep -q 'generation: 4 tokens' '$tmp/err' && grep -q 'left out' '$tmp/err'"
 
 # --help for every command, --version.
-for c in run chat logits inspect tokenize template quantize bench synth perplexity; do
+for c in run chat logits inspect tokenize template quantize bench synth perplexity imatrix; do
   "$cli" $c --help > "$tmp/out" 2>&1; rc=$?
   check "$c --help -> exit 0 with its usage" bash -c "[ $rc -eq 0 ] && grep -q 'usage: oxidize $c' '$tmp/out'"
 done

@@ -1,7 +1,8 @@
 // Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): tiny GGUF models built with
 // GgufWriter (one per tensor layout family, each checked to load), short texts for every tokenizer
-// vocabulary, Jinja snippets plus the built-in chat templates, chat-message arrays, and saved states
-// of the shared stories260K model (computed by a session, the one data file read). Everything is
+// vocabulary, Jinja snippets plus the built-in chat templates, chat-message arrays, saved states
+// of the shared stories260K model (computed by a session, the one data file read), and importance
+// matrices in both formats. Everything is
 // generated here, nothing is copied from data files; rerun after changing a target's input format:
 //   build/asan/bin/fuzz_make_seeds tests/fuzz/corpus
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "core/gguf/writer.h"
 #include "core/quant/traits.h"
 #include "core/session/session.h"
+#include "core/tools/imatrix_file.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -419,6 +421,36 @@ bool write_state_seeds(const fs::path& dir) {
   return must(s.truncate(2), "truncate") && save("no_logits.state");  // the logits' position is gone
 }
 
+// ---- importance matrices: both formats, from imatrix_file's own writer ----
+
+bool write_imatrix_seeds(const fs::path& dir) {
+  Imatrix m;
+  m.datasets = {"story.txt"};
+  m.chunk_count = 2;
+  m.chunk_size = 4;
+  m.entries["blk.0.attn_q.weight"] = ImatrixEntry{{1.5f, 0.25f, 4, 0}, {8}};
+  m.entries["blk.0.ffn_up_exps.weight"] = ImatrixEntry{{1, 2, 0, 0, 3, 4}, {3, 0, 5}};  // an expert no token reached
+  for (const auto& [name, format] : {std::pair{"dense_moe.imatrix.gguf", ImatrixFormat::kGguf},
+                                     std::pair{"dense_moe.imatrix.dat", ImatrixFormat::kDat}}) {
+    Result<std::vector<uint8_t>> bytes = imatrix_to_bytes(m, format);
+    if (!must(bytes.status(), name) ||
+        !write_file(dir / name, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()))) {
+      return false;
+    }
+  }
+  // A .dat of older llama.cpp versions: the entries only, no chunk count or dataset after them.
+  std::string old;
+  auto put = [&](const void* p, size_t n) { old.append(static_cast<const char*>(p), n); };
+  const int32_t header[] = {1, 4};
+  put(header, sizeof(header));
+  put("blk.", 4);
+  const int32_t counts[] = {3, 2};
+  const float values[] = {0.5f, 7};
+  put(counts, sizeof(counts));
+  put(values, sizeof(values));
+  return write_file(dir / "old.imatrix.dat", old);
+}
+
 }  // namespace
 }  // namespace ox
 
@@ -434,7 +466,8 @@ int main(int argc, char** argv) {
                             {"tokenizer", ox::write_tokenizer_seeds},
                             {"jinja", ox::write_jinja_seeds},
                             {"chat_json", ox::write_chat_json_seeds},
-                            {"state", ox::write_state_seeds}};
+                            {"state", ox::write_state_seeds},
+                            {"imatrix", ox::write_imatrix_seeds}};
   for (const Target& t : targets) {
     std::error_code ec;
     fs::remove_all(root / t.dir, ec);  // stale seeds of an older format go

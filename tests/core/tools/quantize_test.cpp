@@ -178,9 +178,15 @@ TEST(QuantRules, IQ3PresetsOnLlama8B) {
   mha.n_head_kv = 32;
   EXPECT_EQ(type_of("IQ3_XXS", mha, blk(5, "attn_v.weight"), {4096, 4096}), DType::IQ3_S);
   // With an importance matrix: attn_v (n_gqa < 4) and ffn_down stay IQ3_XXS.
-  mha.has_imatrix = true;
-  EXPECT_EQ(type_of("IQ3_XXS", mha, blk(5, "attn_v.weight"), {4096, 4096}), DType::IQ3_XXS);
-  EXPECT_EQ(type_of("IQ3_XXS", mha, blk(3, "ffn_down.weight"), {14336, 4096}), DType::IQ3_XXS);
+  QuantTypeOptions with_imatrix;
+  with_imatrix.has_imatrix = true;
+  const QuantPreset& iq3_xxs = *find_quant_preset("IQ3_XXS");
+  EXPECT_EQ(quant_tensor_type(iq3_xxs, mha, blk(5, "attn_v.weight"), std::vector<uint64_t>{4096, 4096}, DType::F16,
+                              with_imatrix),
+            DType::IQ3_XXS);
+  EXPECT_EQ(quant_tensor_type(iq3_xxs, mha, blk(3, "ffn_down.weight"), std::vector<uint64_t>{14336, 4096},
+                              DType::F16, with_imatrix),
+            DType::IQ3_XXS);
   // IQ3_XS: IQ3_S base; attn_q/attn_k IQ3_XXS; ffn_up/ffn_gate IQ3_XXS for layers 4..27.
   EXPECT_EQ(type_of("IQ3_XS", f, blk(5, "attn_v.weight"), {4096, 1024}), DType::Q4_K);
   EXPECT_EQ(type_of("IQ3_XS", f, blk(5, "attn_q.weight"), {4096, 4096}), DType::IQ3_XXS);
@@ -487,13 +493,94 @@ TEST(QuantizeGguf, Errors) {
   st = quantize_gguf(testing::TempDir() + "does_not_exist.gguf", out_path, "Q8_0", 1);
   EXPECT_FALSE(st.is_ok());
   EXPECT_FALSE(test::file_exists(out_path));
-  // A quantized input cannot be requantized to another type.
+  // A quantized input is not requantized to another type unless allowed (llama-quantize's
+  // "requantizing from type q8_0 is disabled").
   ASSERT_TRUE(quantize_gguf(in_path, out_path, "Q8_0", 1).is_ok());
   const std::string out2 = testing::TempDir() + "oxidize_quantize_err2.gguf";
   st = quantize_gguf(out_path, out2, "Q4_0", 1);
-  EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.message();
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.message();
+  EXPECT_NE(st.message().find("tensor 'token_embd.weight' is already Q8_0"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("--allow-requantize"), std::string::npos) << st.message();
   EXPECT_FALSE(test::file_exists(out2));
+  QuantizeOptions allow;
+  allow.allow_requantize = true;
+  auto ignore = [](const QuantizeTensorEvent&) {};
+  const Result<QuantizeStats> r = quantize_gguf(out_path, out2, "Q4_0", allow, ignore);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  auto requantized = gguf::GgufFile::open(out2);
+  ASSERT_TRUE(requantized.ok());
+  EXPECT_EQ((*requantized)->find_tensor("blk.0.attn_q.weight")->type, DType::Q4_0);
+  EXPECT_EQ((*requantized)->find_tensor("output.weight")->type, DType::Q8_0);  // already the rules' type: copied
+  // An explicit type whose block does not divide the rows is refused by name, not crashed on.
+  QuantizeOptions k;
+  k.types.output_type = DType::Q4_K;
+  st = quantize_gguf(in_path, out2, "Q4_0", k, ignore).status();
+  EXPECT_NE(st.message().find("tensor 'output.weight': its rows of 64 are not a multiple of Q4_K's block of 256"),
+            std::string::npos) << st.message();
   std::remove(out_path.c_str());
+  std::remove(out2.c_str());
+}
+
+// ---- llama-quantize's flags. Checked against llama-quantize (llama.cpp de3ff81) on stories260K:
+// --pure Q4_K_M, --output-tensor-type q4_1 --token-embedding-type q5_0 Q4_K_M and
+// --leave-output-tensor Q4_K_M gave these types for all 48 tensors.
+
+TEST(QuantRules, PureSkipsTheMixesButNotTheFallbacks) {
+  const QuantModelFacts f = llama8b();
+  QuantTypeOptions pure;
+  pure.pure = true;
+  const QuantPreset& q4km = *find_quant_preset("Q4_K_M");
+  auto type = [&](const std::string& name, std::vector<uint64_t> dims, const QuantTypeOptions& o) {
+    return quant_tensor_type(q4km, f, name, dims, DType::F16, o);
+  };
+  EXPECT_EQ(type(blk(0, "attn_v.weight"), {4096, 1024}, pure), DType::Q4_K);  // Q6_K without --pure
+  EXPECT_EQ(type(blk(0, "ffn_down.weight"), {14336, 4096}, pure), DType::Q4_K);
+  EXPECT_EQ(type("output.weight", {4096, 128256}, pure), DType::Q4_K);         // Q6_K without --pure
+  EXPECT_EQ(type(blk(0, "attn_q.weight"), {288, 288}, pure), DType::Q5_0);     // the fallback still applies
+  EXPECT_EQ(type("blk.0.attn_norm.weight", {4096}, pure), DType::F16);
+}
+
+TEST(QuantRules, ExplicitOutputAndEmbeddingTypes) {
+  const QuantModelFacts f = llama8b();
+  const QuantPreset& q4km = *find_quant_preset("Q4_K_M");
+  QuantTypeOptions o;
+  o.output_type = DType::Q4_1;
+  o.token_embd_type = DType::Q5_0;
+  EXPECT_EQ(quant_tensor_type(q4km, f, "output.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, o), DType::Q4_1);
+  EXPECT_EQ(quant_tensor_type(q4km, f, "token_embd.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, o),
+            DType::Q5_0);
+  o.pure = true;  // taken before --pure is looked at
+  EXPECT_EQ(quant_tensor_type(q4km, f, "output.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, o), DType::Q4_1);
+  // Tied embeddings: token_embd is the output, so --output-tensor-type gives its type.
+  QuantModelFacts tied = f;
+  tied.has_output = false;
+  QuantTypeOptions out_only;
+  out_only.output_type = DType::Q8_0;
+  EXPECT_EQ(quant_tensor_type(q4km, tied, "token_embd.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, out_only),
+            DType::Q8_0);
+  // --leave-output-tensor: output.weight keeps its type.
+  QuantTypeOptions leave;
+  leave.quantize_output = false;
+  EXPECT_EQ(quant_tensor_type(q4km, f, "output.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, leave), DType::F16);
+}
+
+TEST(QuantRules, WithAnImatrixTheFirstEighthOfFfnDown) {
+  // llama_tensor_get_type_impl: with an imatrix, Q4_0/Q5_0 give the ffn_down of layers below
+  // n_layer / 8 (= 4 here) Q4_1/Q5_1, and IQ4_NL/IQ4_XS keep their type there instead of Q5_K.
+  const QuantModelFacts f = llama8b();
+  QuantTypeOptions im;
+  im.has_imatrix = true;
+  auto type = [&](const char* preset, int layer, const QuantTypeOptions& o) {
+    return quant_tensor_type(*find_quant_preset(preset), f, blk(layer, "ffn_down.weight"),
+                             std::vector<uint64_t>{14336, 4096}, DType::F16, o);
+  };
+  EXPECT_EQ(type("Q4_0", 3, im), DType::Q4_1);
+  EXPECT_EQ(type("Q4_0", 4, im), DType::Q4_0);
+  EXPECT_EQ(type("Q4_0", 3, {}), DType::Q4_0);
+  EXPECT_EQ(type("Q5_0", 0, im), DType::Q5_1);
+  EXPECT_EQ(type("IQ4_NL", 3, im), DType::IQ4_NL);
+  EXPECT_EQ(type("IQ4_NL", 3, {}), DType::Q5_K);
+  EXPECT_EQ(type("IQ4_XS", 2, im), DType::IQ4_XS);
 }
 
 // A tensor whose rows fit IQ2_XXS needs an importance matrix, which quantize_gguf does not take

@@ -1,0 +1,301 @@
+// quantize_gguf: a model file in, its quantized copy out, as llama_model_quantize_impl does it: each
+// tensor's type from quantize.cpp's rules, an importance matrix checked against the model and handed
+// to the quantizer per tensor (per expert), every refusal made before the output is written.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "core/gguf/gguf.h"
+#include "core/gguf/writer.h"
+#include "core/tools/imatrix_file.h"
+#include "core/tools/quantize.h"
+
+namespace ox {
+
+void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* dst, int64_t n_rows,
+                  int64_t n_per_row, int n_threads, const float* importance, int64_t rows_per_importance,
+                  QuantizeRowsHook quantize) {
+  const QuantTraits& from = quant_traits(src_type);
+  OX_CHECK(from.to_float != nullptr && quantize != nullptr);
+  const uint64_t src_row = dtype_row_bytes(src_type, static_cast<uint64_t>(n_per_row));
+  const uint64_t dst_row = dtype_row_bytes(dst_type, static_cast<uint64_t>(n_per_row));
+  if (rows_per_importance <= 0) rows_per_importance = n_rows;
+  // Rows [r0, r1) in runs of up to kRun rows that never cross from one importance vector to the next.
+  auto work = [&](int64_t r0, int64_t r1) {
+    constexpr int64_t kRun = 16;
+    std::vector<float> rows(static_cast<size_t>(kRun * n_per_row));  // [kRun][n_per_row]
+    for (int64_t r = r0; r < r1;) {
+      const int64_t group = r / rows_per_importance;
+      const int64_t n = std::min({kRun, r1 - r, (group + 1) * rows_per_importance - r});
+      for (int64_t i = 0; i < n; ++i) {
+        from.to_float(src + static_cast<uint64_t>(r + i) * src_row, rows.data() + i * n_per_row, n_per_row);
+      }
+      const float* imp = importance != nullptr ? importance + group * n_per_row : nullptr;
+      quantize(dst_type, rows.data(), dst + static_cast<uint64_t>(r) * dst_row, n, n_per_row, imp);
+      r += n;
+    }
+  };
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  n_threads = 1;  // the single-thread wasm build cannot start threads
+#endif
+  if (n_threads <= 0) n_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t n_workers = std::max<int64_t>(1, std::min<int64_t>(n_threads, n_rows));
+  std::vector<std::thread> threads;
+  for (int64_t t = 1; t < n_workers; ++t) {
+    threads.emplace_back(work, n_rows * t / n_workers, n_rows * (t + 1) / n_workers);
+  }
+  work(0, n_rows / n_workers);
+  for (std::thread& th : threads) th.join();
+}
+
+namespace {
+
+bool is_float_type(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+bool is_quantized(DType t) { return dtype_facts(t).block_size > 1; }
+bool can_quantize_to(DType t) {
+  const QuantTraits& tr = quant_traits(t);
+  return dtype_facts(t).known && (tr.from_float_ref != nullptr || tr.quantize_rows != nullptr);
+}
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool is_token_embd(std::string_view n) { return n == "token_embd.weight" || n == "per_layer_token_embd.weight"; }
+uint64_t n_matrices(const gguf::TensorInfo& t) { return t.dims.size() > 2 ? t.dims[2] : 1; }
+
+// The imatrix as the quantizer takes it: importance per tensor name, after the model check and the
+// --include/--exclude-weights filters (llama-quantize's prepare_imatrix).
+struct LoadedImatrix {
+  Imatrix file;
+  std::map<std::string, std::vector<float>, std::less<>> importance;
+};
+
+Result<LoadedImatrix> load_imatrix(const QuantizeOptions& o, const gguf::GgufFile& model) {
+  LoadedImatrix out;
+  OX_ASSIGN_OR_RETURN(out.file, read_imatrix(o.imatrix_path));
+  size_t matching = 0;
+  for (const auto& [name, e] : out.file.entries) matching += model.find_tensor(name) != nullptr ? 1 : 0;
+  if (matching == 0) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("imatrix %s: none of its %zu entries (the first: '%s') names a tensor of %s; is it for "
+                        "another model?", o.imatrix_path.c_str(), out.file.entries.size(),
+                        out.file.entries.begin()->first.c_str(), model.name().c_str()));
+  }
+  for (const auto& entry : out.file.entries) {
+    const std::string& name = entry.first;  // (clang 14 cannot capture a structured binding)
+    auto any_in = [&](const std::vector<std::string>& parts) {
+      return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return contains(name, p); });
+    };
+    if (any_in(o.exclude_weights)) continue;
+    if (!o.include_weights.empty() && !any_in(o.include_weights)) continue;
+    out.importance.emplace(name, imatrix_importance(out.file, entry.second));
+  }
+  return out;
+}
+
+// One tensor's conversion, decided before anything is written.
+struct TensorPlan {
+  DType type = DType::F32;
+  const std::vector<float>* importance = nullptr;
+};
+
+Status check_conversion(const std::string& file, const gguf::TensorInfo& t, DType target, const QuantizeOptions& o) {
+  if (!can_quantize_to(target)) {
+    return error(ErrorCode::kUnsupported, strfmt("tensor '%s': oxidize cannot quantize to %s", t.name.c_str(),
+                                                 dtype_name(target)));
+  }
+  if (t.dims[0] % dtype_facts(target).block_size != 0) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("tensor '%s': its rows of %llu are not a multiple of %s's block of %u", t.name.c_str(),
+                        static_cast<unsigned long long>(t.dims[0]), dtype_name(target),
+                        dtype_facts(target).block_size));
+  }
+  if (is_quantized(t.type) && !o.allow_requantize) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("%s: tensor '%s' is already %s: requantizing is disabled (--allow-requantize allows it, at a "
+                        "cost in quality)", file.c_str(), t.name.c_str(), dtype_name(t.type)));
+  }
+  if (quant_traits(t.type).to_float == nullptr || (!is_float_type(t.type) && !is_quantized(t.type))) {
+    return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' is %s, which cannot be converted", file.c_str(),
+                                                 t.name.c_str(), dtype_name(t.type)));
+  }
+  return Status::ok();
+}
+
+// The importance vector for one converted tensor, checked against its shape, and the refusal of a
+// type that needs one when there is none (llama.cpp exempts token_embd and output from both).
+Result<const std::vector<float>*> importance_for(const gguf::TensorInfo& t, DType target, const QuantizeOptions& o,
+                                                  const QuantPreset& preset, const LoadedImatrix* imatrix) {
+  const std::vector<float>* imp = nullptr;
+  if (imatrix != nullptr) {
+    const auto it = imatrix->importance.find(t.name);
+    if (it != imatrix->importance.end()) {
+      const uint64_t want = t.dims[0] * n_matrices(t);
+      if (it->second.size() == want) {
+        imp = &it->second;
+      } else if (!is_token_embd(t.name)) {  // llama-quantize ignores a token_embd mismatch
+        return error(ErrorCode::kInvalidArgument,
+                     strfmt("imatrix %s: entry '%s' has %zu values but the tensor has %llu columns x %llu matrices "
+                            "= %llu; is the imatrix for another model?", o.imatrix_path.c_str(), t.name.c_str(),
+                            it->second.size(), static_cast<unsigned long long>(t.dims[0]),
+                            static_cast<unsigned long long>(n_matrices(t)), static_cast<unsigned long long>(want)));
+      }
+    }
+  }
+  if (!is_quantized(target)) return nullptr;  // F16/BF16/F32 take no importance
+  // The format's own requirement, and llama-quantize's per-tensor one (tensor_requires_imatrix).
+  const bool needs = o.needs_importance != nullptr
+                         ? o.needs_importance(target)
+                         : quant_traits(target).needs_importance || quant_needs_importance(t.name, target);
+  if (needs && imp == nullptr && !is_token_embd(t.name) && t.name != "output.weight") {
+    if (imatrix == nullptr || imatrix->importance.empty()) {
+      return error(ErrorCode::kInvalidArgument,
+                   strfmt("%s needs an importance matrix (--imatrix FILE, from `oxidize imatrix`): tensor '%s' would "
+                          "be %s", preset.name, t.name.c_str(), dtype_name(target)));
+    }
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("imatrix %s has no entry for tensor '%s', which %s needs", o.imatrix_path.c_str(),
+                        t.name.c_str(), dtype_name(target)));
+  }
+  return imp;
+}
+
+// Closes the file on every path; removes it unless close_and_keep() was called.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)), f_(std::fopen(path_.c_str(), "wb")) {}
+  ~OutputFile() {
+    if (f_ != nullptr) std::fclose(f_);
+    if (!kept_) std::remove(path_.c_str());
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  FILE* get() const { return f_; }
+  Status close_and_keep() {
+    const int rc = std::fclose(f_);
+    f_ = nullptr;
+    if (rc != 0) return error(ErrorCode::kIo, strfmt("%s: close failed", path_.c_str()));
+    kept_ = true;
+    return Status::ok();
+  }
+
+ private:
+  std::string path_;
+  FILE* f_;
+  bool kept_ = false;
+};
+
+bool is_imatrix_key(std::string_view key) { return key.substr(0, 17) == "quantize.imatrix."; }
+
+// Input metadata (split bookkeeping dropped, the keys set below re-appended at the end, as llama.cpp).
+Status write_metadata(const gguf::GgufFile& in, const QuantPreset& preset, const QuantizeOptions& o,
+                      const LoadedImatrix* imatrix, gguf::GgufWriter& w) {
+  for (const auto& [key, value] : in.metadata()) {
+    if (key == "general.file_type" || key == "general.quantization_version") continue;
+    if (key == "split.no" || key == "split.count" || key == "split.tensors.count") continue;
+    if (imatrix != nullptr && is_imatrix_key(key)) continue;
+    OX_TRY(w.add(key, gguf::encode_value(value)).with_context(in.name()));
+  }
+  OX_TRY(w.add_u32("general.quantization_version", 2));  // GGML_QNT_VERSION
+  OX_TRY(w.add_u32("general.file_type", preset.llama_ftype));
+  if (imatrix == nullptr) return Status::ok();
+  // llama-quantize's overrides: strings cut to 127 bytes, counts as u32.
+  OX_TRY(w.add_string("quantize.imatrix.file", std::string_view(o.imatrix_path).substr(0, 127)));
+  if (!imatrix->file.datasets.empty()) {
+    OX_TRY(w.add_string("quantize.imatrix.dataset", std::string_view(imatrix->file.datasets[0]).substr(0, 127)));
+  }
+  OX_TRY(w.add_u32("quantize.imatrix.entries_count", static_cast<uint32_t>(imatrix->importance.size())));
+  if (imatrix->file.chunk_count > 0) OX_TRY(w.add_u32("quantize.imatrix.chunks_count", imatrix->file.chunk_count));
+  return Status::ok();
+}
+
+Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::string& out_path, const QuantPreset& preset,
+                                    const QuantizeOptions& o, FunctionRef<void(const QuantizeTensorEvent&)> on_tensor) {
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> in, gguf::GgufFile::open(in_path));
+  OX_ASSIGN_OR_RETURN(const QuantModelFacts facts, read_quant_model_facts(*in));
+  std::unique_ptr<LoadedImatrix> imatrix;
+  if (!o.imatrix_path.empty()) {
+    OX_ASSIGN_OR_RETURN(LoadedImatrix loaded, load_imatrix(o, *in));
+    imatrix = std::make_unique<LoadedImatrix>(std::move(loaded));
+  }
+  QuantTypeOptions types = o.types;
+  types.has_imatrix = imatrix != nullptr && !imatrix->importance.empty();
+
+  gguf::GgufWriter w;
+  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, w));
+  std::vector<TensorPlan> plans;
+  for (const gguf::TensorInfo& t : in->tensors()) {
+    TensorPlan p;
+    p.type = quant_tensor_type(preset, facts, t.name, t.dims, t.type, types);
+    if (p.type != t.type) {
+      OX_TRY(check_conversion(in_path, t, p.type, o));
+      OX_ASSIGN_OR_RETURN(p.importance, importance_for(t, p.type, o, preset, types.has_imatrix ? imatrix.get() : nullptr));
+    }
+    plans.push_back(p);
+    OX_TRY(w.declare_tensor(t.name, t.dims, p.type));
+  }
+
+  OutputFile out(out_path);
+  if (out.get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_path.c_str()));
+  OX_TRY(w.begin(out.get()).with_context(out_path));
+  QuantizeStats stats;
+  stats.n_imatrix_entries = types.has_imatrix ? imatrix->importance.size() : 0;
+  std::vector<uint8_t> buffer;
+  for (size_t i = 0; i < in->tensors().size(); ++i) {
+    const gguf::TensorInfo& t = in->tensors()[i];
+    const TensorPlan& p = plans[i];
+    std::span<const uint8_t> data(t.data, t.n_bytes);
+    if (p.type != t.type) {
+      const uint64_t n_per_row = t.dims[0];
+      const uint64_t n_rows = t.n_elements / n_per_row;
+      buffer.resize(dtype_row_bytes(p.type, n_per_row) * n_rows);
+      const int64_t rows_per_matrix = static_cast<int64_t>(n_rows / n_matrices(t));
+      convert_rows(t.type, t.data, p.type, buffer.data(), static_cast<int64_t>(n_rows), static_cast<int64_t>(n_per_row),
+                   o.n_threads, p.importance != nullptr ? p.importance->data() : nullptr, rows_per_matrix, o.quantize);
+      data = buffer;
+    }
+    OX_TRY(w.write_tensor_data(t.name, data).with_context(out_path));
+    stats.bytes_in += t.n_bytes;
+    stats.bytes_out += data.size();
+    stats.n_elements += t.n_elements;
+    on_tensor(QuantizeTensorEvent{i, in->tensors().size(), t.name, t.dims, t.type, p.type, t.n_bytes, data.size(),
+                                  p.importance != nullptr});
+  }
+  OX_TRY(w.finish().with_context(out_path));
+  OX_TRY(out.close_and_keep());
+  return stats;
+}
+
+}  // namespace
+
+Result<QuantizeStats> quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
+                                    const QuantizeOptions& options,
+                                    FunctionRef<void(const QuantizeTensorEvent&)> on_tensor) {
+  const QuantPreset* p = find_quant_preset(preset);
+  if (p == nullptr) {
+    std::string names;
+    for (const QuantPreset& q : quant_presets()) names += std::string(names.empty() ? "" : ", ") + q.name;
+    return error(ErrorCode::kInvalidArgument, strfmt("unknown quantization preset '%.*s' (known: %s)",
+                                                     static_cast<int>(preset.size()), preset.data(), names.c_str()));
+  }
+  if (in_path == out_path) {
+    return error(ErrorCode::kInvalidArgument, strfmt("quantize: input and output are the same file %s", in_path.c_str()));
+  }
+  if (!options.include_weights.empty() && !options.exclude_weights.empty()) {
+    return error(ErrorCode::kInvalidArgument, "--include-weights and --exclude-weights cannot be used together");
+  }
+  if (options.imatrix_path.empty() && (!options.include_weights.empty() || !options.exclude_weights.empty())) {
+    return error(ErrorCode::kInvalidArgument, "--include-weights and --exclude-weights need --imatrix FILE");
+  }
+  return quantize_impl(in_path, out_path, *p, options, on_tensor);
+}
+
+Status quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
+                     int n_threads) {
+  QuantizeOptions options;
+  options.n_threads = n_threads;
+  auto ignore = [](const QuantizeTensorEvent&) {};
+  const Result<QuantizeStats> r = quantize_gguf(in_path, out_path, preset, options, ignore);
+  return r.ok() ? Status::ok() : r.status();
+}
+
+}  // namespace ox
