@@ -45,9 +45,9 @@ constexpr std::array<DTypeFacts, kDTypeCount> make_table() {
   set(DType::F64, "F64", 1, 8, false);
   set(DType::IQ1_M, "IQ1_M", 256, 32 + 16 + 8, false);
   set(DType::BF16, "BF16", 1, 2, true);
-  set(DType::TQ1_0, "TQ1_0", 256, 2 + 4 * 13, false);
-  set(DType::TQ2_0, "TQ2_0", 256, 2 + 64, false);
-  set(DType::MXFP4, "MXFP4", 32, 1 + 16, false);
+  set(DType::TQ1_0, "TQ1_0", 256, 48 + 4 + 2, true);
+  set(DType::TQ2_0, "TQ2_0", 256, 64 + 2, true);
+  set(DType::MXFP4, "MXFP4", 32, 1 + 16, true);
   // Internal layouts: not GGUF types (known = false: no file may name them), but computed with.
   t[static_cast<uint32_t>(DType::Q4_K_IL)] = DTypeFacts{"Q4_K_IL", 256, 2 + 2 + 12 + 128, false, true};
   t[static_cast<uint32_t>(DType::Q6_K_IL)] = DTypeFacts{"Q6_K_IL", 256, 128 + 64 + 16 + 2, false, true};

@@ -1,6 +1,8 @@
 // quant_traits(): the table joining each format to its scalar references and to the activation
-// format its dot product consumes (weights Q4_0/Q5_0/Q8_0/IQ4_NL -> Q8_0, Q4_1/Q5_1 -> Q8_1,
-// K-quants and IQ4_XS -> Q8_K, float formats -> themselves).
+// format its dot product consumes (weights Q4_0/Q5_0/Q8_0/IQ4_NL/MXFP4 -> Q8_0, Q4_1/Q5_1 -> Q8_1,
+// K-quants, IQ4_XS, TQ1_0 and TQ2_0 -> Q8_K, float formats -> themselves). None of MXFP4, TQ1_0
+// and TQ2_0 has an importance-aware quantizer: llama.cpp's quantize_mxfp4 / quantize_tq1_0 /
+// quantize_tq2_0 ignore quant_weights, so quantize_rows stays null for them.
 #include "core/quant/traits.h"
 
 #include <array>
@@ -35,6 +37,9 @@ std::array<QuantTraits, kDTypeCount> make_table() {
   set(DType::Q6_K, dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k);
   set(DType::IQ4_NL, dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0);
   set(DType::IQ4_XS, dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k);
+  set(DType::MXFP4, dequantize_mxfp4, quantize_mxfp4, DType::Q8_0, vec_dot_mxfp4_q8_0);
+  set(DType::TQ1_0, dequantize_tq1_0, quantize_tq1_0, DType::Q8_K, vec_dot_tq1_0_q8_k);
+  set(DType::TQ2_0, dequantize_tq2_0, quantize_tq2_0, DType::Q8_K, vec_dot_tq2_0_q8_k);
   // Internal layouts: weights are converted to them at load, never quantized into them directly.
   set(DType::Q4_K_IL, dequantize_q4_k_il, nullptr, DType::Q8_K, vec_dot_q4_k_il_q8_k);
   set(DType::Q6_K_IL, dequantize_q6_k_il, nullptr, DType::Q8_K, vec_dot_q6_k_il_q8_k);

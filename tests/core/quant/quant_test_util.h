@@ -53,9 +53,10 @@ inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, siz
 
 // Every weight format with a full set of references.
 inline const std::vector<DType>& weight_formats() {
-  static const std::vector<DType> v = {DType::F32,  DType::F16,  DType::BF16, DType::Q4_0,   DType::Q4_1,
-                                       DType::Q5_0, DType::Q5_1, DType::Q8_0, DType::Q2_K,   DType::Q3_K,
-                                       DType::Q4_K, DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS};
+  static const std::vector<DType> v = {DType::F32,    DType::F16,   DType::BF16,  DType::Q4_0,   DType::Q4_1,
+                                       DType::Q5_0,   DType::Q5_1,  DType::Q8_0,  DType::Q2_K,   DType::Q3_K,
+                                       DType::Q4_K,   DType::Q5_K,  DType::Q6_K,  DType::IQ4_NL, DType::IQ4_XS,
+                                       DType::MXFP4,  DType::TQ1_0, DType::TQ2_0};
   return v;
 }
 

@@ -92,6 +92,7 @@ TEST(Traits, ActivationFormats) {
       {DType::IQ4_NL, DType::Q8_0}, {DType::Q4_1, DType::Q8_1},   {DType::Q5_1, DType::Q8_1},
       {DType::Q2_K, DType::Q8_K},   {DType::Q3_K, DType::Q8_K},   {DType::Q4_K, DType::Q8_K},
       {DType::Q5_K, DType::Q8_K},   {DType::Q6_K, DType::Q8_K},   {DType::IQ4_XS, DType::Q8_K},
+      {DType::MXFP4, DType::Q8_0},  {DType::TQ1_0, DType::Q8_K},  {DType::TQ2_0, DType::Q8_K},
   };
   for (const auto& [w, a] : expect) {
     const QuantTraits& t = quant_traits(w);

@@ -1,0 +1,166 @@
+// Scalar references of the ternary formats TQ1_0 (1.6875 bits per weight: five trits per byte,
+// base 3) and TQ2_0 (2.0625: four 2-bit codes per byte), super-blocks of 256 with one fp16 scale,
+// x = d * t for t in {-1, 0, 1}; their dot products pair with Q8_K. The quantizers are llama.cpp's
+// quantize_row_tq1_0_ref / quantize_row_tq2_0_ref: d = amax, t = round(x / amax) (half away from
+// zero), made for weights already ternary (BitNet b1.58, TriLMs) rather than for general ones.
+#include <cfloat>
+#include <cmath>
+
+#include "core/base/status.h"
+#include "core/quant/blocks.h"
+#include "core/quant/reference.h"
+
+namespace ox::quant {
+namespace {
+
+constexpr int kTQ1QsFirst = 32;   // bytes of qs holding 5 trits of elements 32 apart (0..159)
+constexpr int kTQ1QsSecond = 16;  // then bytes holding 5 trits of elements 16 apart (160..239)
+constexpr int kTQ1Qh = kQK_K / 64;  // then 4 trits per byte, elements 4 apart (240..255)
+
+// Trit k (0 = most significant) of a TQ1_0 byte, 0..2. The byte is a fraction of 256 scaled from
+// the base-3 number: multiplying by 3^k (mod 256) drops the k leading trits, and 3 times what is
+// left, over 256, is the next one.
+int tq1_trit(uint8_t byte, int k) {
+  static constexpr uint8_t kPow3[5] = {1, 3, 9, 27, 81};
+  const uint8_t shifted = static_cast<uint8_t>(byte * kPow3[k]);
+  return (shifted * 3) >> 8;
+}
+
+// Trits t0..t(count-1), most significant first (padded with zero trits up to five), packed as
+// ceil(256 * value / 243): the smallest byte whose fraction of 256 is at least value / 3^5.
+uint8_t tq1_pack(const int* trits, int count) {
+  int value = 0;
+  for (int k = 0; k < 5; ++k) value = value * 3 + (k < count ? trits[k] : 0);
+  return static_cast<uint8_t>((value * 256 + 242) / 243);
+}
+
+// lroundf(v) + 1 for |v| <= 1 (v = x / amax): -1, 0, 1 -> 0, 1, 2, halves rounded away from zero.
+// NaN gives the zero trit.
+int ternary_code(float v) { return v >= 0.5f ? 2 : (v <= -0.5f ? 0 : 1); }
+
+// d = amax of a super-block, and 1/d (0 where 1/d would overflow; the fp16 d is 0 there anyway).
+float ternary_scale(const float* x, float* id) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQK_K; ++j) amax = std::fmax(amax, std::fabs(x[j]));
+  *id = amax >= FLT_MIN ? 1.0f / amax : 0.0f;
+  return amax;
+}
+
+// The 256 trits of a TQ1_0 block in element order (0..2).
+void tq1_trits(const BlockTQ1_0& b, int* t) {
+  for (int k = 0; k < 5; ++k) {
+    for (int m = 0; m < kTQ1QsFirst; ++m) t[32 * k + m] = tq1_trit(b.qs[m], k);
+    for (int m = 0; m < kTQ1QsSecond; ++m) t[160 + 16 * k + m] = tq1_trit(b.qs[kTQ1QsFirst + m], k);
+  }
+  for (int k = 0; k < 4; ++k) {
+    for (int m = 0; m < kTQ1Qh; ++m) t[240 + 4 * k + m] = tq1_trit(b.qh[m], k);
+  }
+}
+
+// The 256 codes of a TQ2_0 block in element order (0..3).
+void tq2_codes(const BlockTQ2_0& b, int* q) {
+  for (int j = 0; j < 2; ++j) {
+    for (int l = 0; l < 4; ++l) {
+      for (int m = 0; m < 32; ++m) q[128 * j + 32 * l + m] = (b.qs[32 * j + m] >> (2 * l)) & 3;
+    }
+  }
+}
+
+}  // namespace
+
+void dequantize_tq1_0(const void* vx, float* y, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int t[kQK_K];
+    tq1_trits(x[b], t);
+    const float d = fp16_to_f32(x[b].d);
+    for (int j = 0; j < kQK_K; ++j) y[b * kQK_K + j] = static_cast<float>(t[j] - 1) * d;
+  }
+}
+
+void quantize_tq1_0(const float* x, void* vy, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  BlockTQ1_0* y = static_cast<BlockTQ1_0*>(vy);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    const float* xb = x + b * kQK_K;
+    float id;
+    y[b].d = fp16_saturate(ternary_scale(xb, &id));
+    int t[kQK_K];
+    for (int j = 0; j < kQK_K; ++j) t[j] = ternary_code(xb[j] * id);
+    // Each byte gathers its trits from the element-order positions tq1_trits reads them back from.
+    int group[5];
+    for (int m = 0; m < kTQ1QsFirst; ++m) {
+      for (int k = 0; k < 5; ++k) group[k] = t[32 * k + m];
+      y[b].qs[m] = tq1_pack(group, 5);
+    }
+    for (int m = 0; m < kTQ1QsSecond; ++m) {
+      for (int k = 0; k < 5; ++k) group[k] = t[160 + 16 * k + m];
+      y[b].qs[kTQ1QsFirst + m] = tq1_pack(group, 5);
+    }
+    for (int m = 0; m < kTQ1Qh; ++m) {
+      for (int k = 0; k < 4; ++k) group[k] = t[240 + 4 * k + m];
+      y[b].qh[m] = tq1_pack(group, 4);
+    }
+  }
+}
+
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  float sum = 0.0f;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int t[kQK_K];
+    tq1_trits(x[b], t);
+    int32_t isum = 0;
+    for (int j = 0; j < kQK_K; ++j) isum += (t[j] - 1) * y[b].qs[j];
+    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
+  }
+  *s = sum;
+}
+
+void dequantize_tq2_0(const void* vx, float* y, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int q[kQK_K];
+    tq2_codes(x[b], q);
+    const float d = fp16_to_f32(x[b].d);
+    for (int j = 0; j < kQK_K; ++j) y[b * kQK_K + j] = static_cast<float>(q[j] - 1) * d;
+  }
+}
+
+void quantize_tq2_0(const float* x, void* vy, int64_t n) {
+  OX_CHECK(n % kQK_K == 0);
+  BlockTQ2_0* y = static_cast<BlockTQ2_0*>(vy);
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    const float* xb = x + b * kQK_K;
+    float id;
+    y[b].d = fp16_saturate(ternary_scale(xb, &id));
+    for (int j = 0; j < 2; ++j) {
+      for (int m = 0; m < 32; ++m) {
+        int byte = 0;
+        for (int l = 0; l < 4; ++l) byte |= ternary_code(xb[128 * j + 32 * l + m] * id) << (2 * l);
+        y[b].qs[32 * j + m] = static_cast<uint8_t>(byte);
+      }
+    }
+  }
+}
+
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  OX_CHECK(n % kQK_K == 0);
+  const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  float sum = 0.0f;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int q[kQK_K];
+    tq2_codes(x[b], q);
+    int32_t isum = 0;
+    for (int j = 0; j < kQK_K; ++j) isum += (q[j] - 1) * y[b].qs[j];
+    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
+  }
+  *s = sum;
+}
+
+}  // namespace ox::quant
