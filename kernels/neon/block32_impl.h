@@ -1,5 +1,5 @@
 // Bodies of the NEON dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0, IQ4_NL) against Q8_0 / Q8_1, templated on the int8 dot primitive: neon/block32_dot.cpp
+// Q8_0, IQ4_NL, MXFP4) against Q8_0 / Q8_1, templated on the int8 dot primitive: neon/block32_dot.cpp
 // instantiates them with DotNeon, neon/dotprod/block32_dot.cpp with SDOT.
 // Reference: quant_traits(W).vec_dot_ref; integer block sums exact, float order differs.
 #pragma once
@@ -141,6 +141,20 @@ void iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
     const int8x16_t lo = vqtbl1q_s8(table, vandq_u8(q, m4));
     const int8x16_t hi = vqtbl1q_s8(table, vshrq_n_u8(q, 4));
     return scaled(acc, block_dot<Dot>(lo, hi, y[i].qs), fp16(x[i].d) * fp16(y[i].d));
+  });
+}
+
+template <typename Dot>
+void mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockMXFP4* x = static_cast<const BlockMXFP4*>(vx);
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  const int8x16_t table = vld1q_s8(kMXFP4Values);
+  const uint8x16_t m4 = vdupq_n_u8(0x0F);
+  *s = sum_blocks(n / kQKMXFP4, [&](int64_t i, float32x4_t acc) {
+    const uint8x16_t q = vld1q_u8(x[i].qs);
+    const int8x16_t lo = vqtbl1q_s8(table, vandq_u8(q, m4));
+    const int8x16_t hi = vqtbl1q_s8(table, vshrq_n_u8(q, 4));
+    return scaled(acc, block_dot<Dot>(lo, hi, y[i].qs), mxfp4_scale(x[i].e) * fp16(y[i].d));
   });
 }
 
