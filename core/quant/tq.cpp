@@ -66,18 +66,39 @@ void tq2_codes(const BlockTQ2_0& b, int* q) {
   }
 }
 
-}  // namespace
-
-void dequantize_tq1_0(const void* vx, float* y, int64_t n) {
+// x = d * (code - 1) over super-blocks whose codes (element order) `codes(block, out)` decodes.
+template <typename Block, typename Codes>
+void dequantize_ternary(const void* vx, float* y, int64_t n, Codes codes) {
   OX_CHECK(n % kQK_K == 0);
-  const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
+  const Block* x = static_cast<const Block*>(vx);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int t[kQK_K];
-    tq1_trits(x[b], t);
+    int c[kQK_K];
+    codes(x[b], c);
     const float d = fp16_to_f32(x[b].d);
-    for (int j = 0; j < kQK_K; ++j) y[b * kQK_K + j] = static_cast<float>(t[j] - 1) * d;
+    for (int j = 0; j < kQK_K; ++j) y[b * kQK_K + j] = static_cast<float>(c[j] - 1) * d;
   }
 }
+
+// sum over blocks of (d * d_a) * sum_j (code_j - 1) * a_j, against Q8_K activations.
+template <typename Block, typename Codes>
+float dot_ternary(int64_t n, const void* vx, const void* vy, Codes codes) {
+  OX_CHECK(n % kQK_K == 0);
+  const Block* x = static_cast<const Block*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  float sum = 0.0f;
+  for (int64_t b = 0; b < n / kQK_K; ++b) {
+    int c[kQK_K];
+    codes(x[b], c);
+    int32_t isum = 0;
+    for (int j = 0; j < kQK_K; ++j) isum += (c[j] - 1) * y[b].qs[j];
+    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
+  }
+  return sum;
+}
+
+}  // namespace
+
+void dequantize_tq1_0(const void* x, float* y, int64_t n) { dequantize_ternary<BlockTQ1_0>(x, y, n, tq1_trits); }
 
 void quantize_tq1_0(const float* x, void* vy, int64_t n) {
   OX_CHECK(n % kQK_K == 0);
@@ -105,31 +126,11 @@ void quantize_tq1_0(const float* x, void* vy, int64_t n) {
   }
 }
 
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
-  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  float sum = 0.0f;
-  for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int t[kQK_K];
-    tq1_trits(x[b], t);
-    int32_t isum = 0;
-    for (int j = 0; j < kQK_K; ++j) isum += (t[j] - 1) * y[b].qs[j];
-    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
-  }
-  *s = sum;
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+  *s = dot_ternary<BlockTQ1_0>(n, x, y, tq1_trits);
 }
 
-void dequantize_tq2_0(const void* vx, float* y, int64_t n) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
-  for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int q[kQK_K];
-    tq2_codes(x[b], q);
-    const float d = fp16_to_f32(x[b].d);
-    for (int j = 0; j < kQK_K; ++j) y[b * kQK_K + j] = static_cast<float>(q[j] - 1) * d;
-  }
-}
+void dequantize_tq2_0(const void* x, float* y, int64_t n) { dequantize_ternary<BlockTQ2_0>(x, y, n, tq2_codes); }
 
 void quantize_tq2_0(const float* x, void* vy, int64_t n) {
   OX_CHECK(n % kQK_K == 0);
@@ -148,19 +149,8 @@ void quantize_tq2_0(const float* x, void* vy, int64_t n) {
   }
 }
 
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  OX_CHECK(n % kQK_K == 0);
-  const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
-  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  float sum = 0.0f;
-  for (int64_t b = 0; b < n / kQK_K; ++b) {
-    int q[kQK_K];
-    tq2_codes(x[b], q);
-    int32_t isum = 0;
-    for (int j = 0; j < kQK_K; ++j) isum += (q[j] - 1) * y[b].qs[j];
-    sum += (fp16_to_f32(x[b].d) * y[b].d) * static_cast<float>(isum);
-  }
-  *s = sum;
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+  *s = dot_ternary<BlockTQ2_0>(n, x, y, tq2_codes);
 }
 
 }  // namespace ox::quant

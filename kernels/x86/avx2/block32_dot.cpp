@@ -33,6 +33,16 @@ inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
   return hsum(_mm256_add_ps(acc0, acc1));
 }
 
+// The formats whose nibbles index a 16-entry codebook of signed bytes (IQ4_NL, MXFP4) against Q8_0.
+template <typename Block>
+inline float codebook_dot(int64_t nb, const Block* x, const BlockQ8_0* y, const int8_t* values) {
+  const __m256i table = _mm256_broadcastsi128_si256(load128(values));
+  return sum_blocks(nb, x, y, [&](int64_t i) {
+    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));
+    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
+  });
+}
+
 inline uint32_t load_u32(const uint8_t* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
@@ -95,23 +105,11 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
 }
 
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
-  *s = sum_blocks(n / kQK4_NL, x, y, [&](int64_t i) {
-    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));  // -127..113
-    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
-  });
+  *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy), kIQ4NLValues);
 }
 
 void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockMXFP4* x = static_cast<const BlockMXFP4*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const __m256i table = _mm256_broadcastsi128_si256(load128(kMXFP4Values));
-  *s = sum_blocks(n / kQKMXFP4, x, y, [&](int64_t i) {
-    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));  // -12..12
-    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
-  });
+  *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy), kMXFP4Values);
 }
 
 }  // namespace ox::kernels::avx2

@@ -40,6 +40,21 @@ inline float sum_pairs(int64_t nb, Pair pair, VecDotFn single, const Block* x, c
   return sum;
 }
 
+// The formats whose nibbles index a 16-entry codebook of signed bytes (IQ4_NL, MXFP4) against
+// Q8_0: the table shifted by +128 is unsigned, so vpdpbusd applies; 128 * sum(a) comes off.
+template <typename Block>
+inline float codebook_dot(int64_t nb, const Block* x, const BlockQ8_0* y, const int8_t* values, VecDotFn single) {
+  const __m512i table =
+      _mm512_broadcast_i32x4(_mm_xor_si128(load128(values), _mm_set1_epi8(static_cast<char>(0x80))));
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  auto pair = [&](int64_t i) {
+    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
+  };
+  return sum_pairs(nb, pair, single, x, y);
+}
+
 inline uint64_t qh_pair(const uint8_t* qh0, const uint8_t* qh1) {
   uint32_t a, b;
   std::memcpy(&a, qh0, 4);
@@ -121,35 +136,13 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
 }
 
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const int64_t nb = n / kQK4_NL;
-  // The table shifted by +128 (1..241) is unsigned, so vpdpbusd applies; 128 * sum(a) comes off.
-  const __m512i table =
-      _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
-  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  auto pair = [&](int64_t i) {
-    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
-    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
-  };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_iq4_nl_q8_0, x, y);
+  *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy),
+                    kIQ4NLValues, avx2::vec_dot_iq4_nl_q8_0);
 }
 
 void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockMXFP4* x = static_cast<const BlockMXFP4*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const int64_t nb = n / kQKMXFP4;
-  // As IQ4_NL: the table + 128 (116..140) is unsigned for vpdpbusd, and 128 * sum(a) comes off.
-  const __m512i table =
-      _mm512_broadcast_i32x4(_mm_xor_si128(load128(kMXFP4Values), _mm_set1_epi8(static_cast<char>(0x80))));
-  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  auto pair = [&](int64_t i) {
-    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
-    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
-  };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_mxfp4_q8_0, x, y);
+  *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy),
+                    kMXFP4Values, avx2::vec_dot_mxfp4_q8_0);
 }
 
 }  // namespace ox::kernels::avx512
