@@ -27,7 +27,7 @@ constexpr int64_t kCols = 4096;
 constexpr int64_t kGranule = 16;
 constexpr DType kFormats[] = {DType::F32,  DType::F16,  DType::Q4_0, DType::Q4_1, DType::Q5_0,   DType::Q8_0,
                               DType::IQ4_NL, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K, DType::Q6_K,
-                              DType::IQ4_XS};
+                              DType::IQ4_XS, DType::MXFP4, DType::TQ1_0, DType::TQ2_0};
 
 uint32_t id(DType t) { return static_cast<uint32_t>(t); }
 

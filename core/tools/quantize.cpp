@@ -19,7 +19,7 @@ namespace {
 enum Ftype : uint32_t {
   kAllF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
-  kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32,
+  kQ6_K = 18, kIQ4_NL = 25, kIQ4_XS = 30, kBF16 = 32, kTQ1_0 = 36, kTQ2_0 = 37, kMXFP4_MOE = 38,
 };
 
 bool equals_ignore_case(std::string_view a, std::string_view b) {
@@ -86,17 +86,29 @@ Category category_of(std::string_view name) {
 // llama.cpp's "use more bits" layers: the first and last eighth, and every third in between.
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
 
+// MXFP4_MOE: the experts' 3-D tensors (a third dimension over the experts) in MXFP4, every other
+// quantized tensor in Q8_0. BailingMoE3's MLA projections are 3-D too: there only the FFN ones.
+DType mxfp4_moe_type(const QuantModelFacts& f, Category cat, std::span<const uint64_t> dims) {
+  const bool experts = dims.size() > 2 && dims[2] > 1;
+  const bool ffn = cat == Category::kFfnUp || cat == Category::kFfnGate || cat == Category::kFfnDown;
+  return experts && (f.arch != "bailingmoe3" || ffn) ? DType::MXFP4 : DType::Q8_0;
+}
+
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
-DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_view name, uint64_t nx, DType t) {
+DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, std::string_view name, std::span<const uint64_t> dims,
+                  DType t) {
   const uint32_t ft = p.llama_ftype;
+  const uint64_t nx = dims[0];
   const bool falcon = f.arch == "falcon";
   const uint32_t n_gqa = f.n_head_kv > 0 ? f.n_head / f.n_head_kv : 0;
   const bool is_70b = f.arch == "llama" && f.n_layer == 80 && f.n_head != f.n_head_kv;
   const Category cat = category_of(name);
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
-    if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
+    if (ft == kMXFP4_MOE || falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
     return t != DType::Q8_0 ? DType::Q6_K : t;
   }
+  if (ft == kMXFP4_MOE) return mxfp4_moe_type(f, cat, dims);
+  if (cat == Category::kTokenEmbd) return ft == kTQ1_0 || ft == kTQ2_0 ? DType::Q4_K : t;
   const int i_layer = layer_of(name);
   const int n_layer = static_cast<int>(f.n_layer);
   switch (cat) {
@@ -154,7 +166,9 @@ DType fallback_for_row(uint64_t nx, DType t) {
   switch (t) {
     case DType::IQ4_XS: f = DType::IQ4_NL; break;
     case DType::Q2_K:
-    case DType::Q3_K: f = DType::Q4_0; break;
+    case DType::Q3_K:
+    case DType::TQ1_0:
+    case DType::TQ2_0: f = DType::Q4_0; break;
     case DType::Q4_K: f = DType::Q5_0; break;
     case DType::Q5_K: f = DType::Q5_1; break;
     case DType::Q6_K: f = DType::Q8_0; break;
@@ -173,7 +187,8 @@ const std::vector<QuantPreset>& quant_presets() {
       {"Q3_K_S", DType::Q3_K, kQ3_K_S},  {"Q3_K_M", DType::Q3_K, kQ3_K_M},  {"Q3_K_L", DType::Q3_K, kQ3_K_L},
       {"Q4_K_S", DType::Q4_K, kQ4_K_S},  {"Q4_K_M", DType::Q4_K, kQ4_K_M},  {"Q5_K_S", DType::Q5_K, kQ5_K_S},
       {"Q5_K_M", DType::Q5_K, kQ5_K_M},  {"Q6_K", DType::Q6_K, kQ6_K},      {"IQ4_NL", DType::IQ4_NL, kIQ4_NL},
-      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},
+      {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},  {"TQ1_0", DType::TQ1_0, kTQ1_0},   {"TQ2_0", DType::TQ2_0, kTQ2_0},
+      {"MXFP4_MOE", DType::MXFP4, kMXFP4_MOE},
   };
   return presets;
 }
@@ -193,7 +208,7 @@ DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts,
                         std::span<const uint64_t> dims, DType current) {
   if (!allows_quantization(name, dims)) return current;
   if (!is_quantized(preset.default_type)) return preset.default_type;
-  const DType t = apply_rules(preset, facts, name, dims[0], preset.default_type);
+  const DType t = apply_rules(preset, facts, name, dims, preset.default_type);
   return fallback_for_row(dims[0], t);
 }
 

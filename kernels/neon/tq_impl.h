@@ -1,7 +1,8 @@
 // Bodies of the NEON dot products of the ternary formats TQ1_0 and TQ2_0 against Q8_K, templated
 // on the int8 dot primitive (DotNeon in neon/tq_dot.cpp, SDOT in neon/dotprod/tq_dot.cpp). The
 // weights t - 1 (-1..1; TQ2_0's code 3 gives 2) go to the dot as signed bytes, so no sum(a) term.
-// Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref; integer sums exact, float order differs.
+// Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref, bit for bit: one int per block, its float
+// term added in block order (see kernels/x86/avx2/tq.cpp).
 #pragma once
 
 #include "core/quant/blocks.h"
@@ -26,7 +27,7 @@ void tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   // qh's four bytes repeated; byte 4k + m is element 240 + 4k + m, trit k of qh[m].
   static constexpr uint8_t kPow3Qh[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
   const uint8x16_t pow3_qh = vld1q_u8(kPow3Qh);
-  float32x4_t acc = vdupq_n_f32(0.0f);
+  float sum = 0.0f;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     const int8_t* a = y[i].qs;
     const uint8x16_t b0 = vld1q_u8(x[i].qs), b1 = vld1q_u8(x[i].qs + 16), b2 = vld1q_u8(x[i].qs + 32);
@@ -42,9 +43,9 @@ void tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     std::memcpy(&qh, x[i].qh, 4);
     const uint8x16_t bh = vreinterpretq_u8_u32(vdupq_n_u32(qh));
     sumi = Dot::dot(sumi, trit_weights(vmulq_u8(bh, pow3_qh)), vld1q_s8(a + 240));
-    acc = vfmaq_n_f32(acc, vcvtq_f32_s32(sumi), y[i].d * fp16(x[i].d));
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(vaddvq_s32(sumi));
   }
-  *s = vaddvq_f32(acc);
+  *s = sum;
 }
 
 template <typename Dot>
@@ -53,7 +54,7 @@ void tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const uint8x16_t m2 = vdupq_n_u8(3);
   const int8x16_t one = vdupq_n_s8(1);
-  float32x4_t acc = vdupq_n_f32(0.0f);
+  float sum = 0.0f;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     int32x4_t sumi = vdupq_n_s32(0);
     // qs[32j + m] holds elements 128j + 32l + m at bits 2l..2l+1; 16 bytes (m = 16h..16h+15) at a time.
@@ -67,9 +68,9 @@ void tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
         sumi = Dot::dot(sumi, vsubq_s8(vreinterpretq_s8_u8(codes[l]), one), vld1q_s8(a + 32 * l));
       }
     }
-    acc = vfmaq_n_f32(acc, vcvtq_f32_s32(sumi), y[i].d * fp16(x[i].d));
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(vaddvq_s32(sumi));
   }
-  *s = vaddvq_f32(acc);
+  *s = sum;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SIMD128 dot products of the ternary formats TQ1_0 and TQ2_0 against Q8_K: the weights t - 1
 // (-1..1; TQ2_0's code 3 gives 2) as signed bytes, widened to even / odd i16 with the activations
-// and summed by dot_i16x8, so no sum(a) term. Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref;
-// integer sums exact, float order differs.
+// and summed by dot_i16x8, so no sum(a) term. Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref,
+// bit for bit: one int per block, its float term added in block order (see kernels/x86/avx2/tq.cpp).
 #include "core/quant/blocks.h"
 #include "kernels/simd128/simd128.h"
 #include "kernels/simd128/util.h"
@@ -32,7 +32,7 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   static constexpr int16_t kPow3[5] = {1, 3, 9, 27, 81};
   // qh's four bytes repeated: byte 4k + m (u16 lane 2k or 2k + 1) is element 240 + 4k + m, trit k.
   const v128_t pow3_qh = wasm_i16x8_make(1, 1, 3, 3, 9, 9, 27, 27);
-  v128_t acc = wasm_f32x4_splat(0.0f);
+  float sum = 0.0f;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     const int8_t* a = y[i].qs;
     const v128_t b0 = load(x[i].qs), b1 = load(x[i].qs + 16), b2 = load(x[i].qs + 32);
@@ -47,16 +47,16 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     uint32_t qh;
     std::memcpy(&qh, x[i].qh, 4);
     sumi = wasm_i32x4_add(sumi, dot_s8(trit_weights(wasm_i32x4_splat(static_cast<int32_t>(qh)), pow3_qh), a + 240));
-    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
   }
-  *s = hsum_f32(acc);
+  *s = sum;
 }
 
 void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const v128_t m2 = wasm_i8x16_splat(3), one = wasm_i8x16_splat(1);
-  v128_t acc = wasm_f32x4_splat(0.0f);
+  float sum = 0.0f;
   for (int64_t i = 0; i < n / kQK_K; ++i) {
     v128_t sumi = wasm_i32x4_splat(0);
     // qs[32j + m] holds elements 128j + 32l + m at bits 2l..2l+1; 16 bytes (m = 16h..16h+15) at a
@@ -70,9 +70,9 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
         sumi = wasm_i32x4_add(sumi, dot_s8(wasm_i8x16_sub(codes, one), a + 32 * l));
       }
     }
-    acc = mul_add(acc, sumi, y[i].d * fp16(x[i].d));
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
   }
-  *s = hsum_f32(acc);
+  *s = sum;
 }
 
 }  // namespace ox::kernels::simd128

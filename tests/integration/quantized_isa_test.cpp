@@ -149,7 +149,8 @@ TEST_P(QuantizedIsaParity, SameGreedyTokensFor64StepsOnEveryIsa) {
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedIsaParity,
                          ::testing::Values(DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                                            DType::Q5_1, DType::Q8_0, DType::Q2_K, DType::Q3_K, DType::Q4_K,
-                                           DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS),
+                                           DType::Q5_K, DType::Q6_K, DType::IQ4_NL, DType::IQ4_XS, DType::MXFP4,
+                                           DType::TQ1_0, DType::TQ2_0),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 // The interleaved layouts (core/quant/interleave.h) that some tables have Q4_K / Q6_K weights

@@ -353,6 +353,27 @@ TEST_P(KernelTableTest, VecDotIsBitExactWithUnitScales) {
   EXPECT_GE(exact_checks, 350) << "of 522";  // most cases fit (423 here): the exact path is not vacuous
 }
 
+// The ternary kernels reduce each block to one integer and add its float term in block order, as
+// the reference does: the same bits on random and extreme rows, not only within rounding.
+TEST_P(KernelTableTest, TernaryVecDotGivesTheReferenceBits) {
+  Gen g(31);
+  for (DType w : {DType::TQ1_0, DType::TQ2_0}) {
+    for (int64_t n : row_lengths(w)) {
+      for (Mode mode : {Mode::kRealistic, Mode::kExtreme}) {
+        const Bytes wb = make_weights(w, n, mode, g);
+        const Bytes ab = make_activations(DType::Q8_K, n, mode, g);
+        const float want = run_dot(scalar::table(), w, n, wb, ab);
+        const float got = run_dot(table(), w, n, wb, ab);
+        uint32_t want_bits, got_bits;
+        std::memcpy(&want_bits, &want, 4);
+        std::memcpy(&got_bits, &got, 4);
+        ASSERT_EQ(got_bits, want_bits) << label(table(), w, n, mode == Mode::kExtreme ? "extreme" : "random")
+                                       << ": " << got << " vs " << want;
+      }
+    }
+  }
+}
+
 TEST_P(KernelTableTest, VecDotOfZeroRowsIsZero) {
   Gen g(5);
   for (DType w : kWeightFormats) {

@@ -1,7 +1,9 @@
 // AVX2 dot products of the ternary formats TQ1_0 and TQ2_0 against Q8_K. Both sum t * a with the
 // codes t in 0..2 (TQ2_0: 0..3) as unsigned bytes, then take sum(a) off (the weights are t - 1),
-// read from the activations' bsums. Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref; integer
-// sums exact, float accumulation order differs.
+// read from the activations' bsums. Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref, bit for
+// bit: each block's integer sum is reduced to one int and its float term added in block order, as
+// the reference does (one horizontal sum per 256 elements costs little, and a model then gives the
+// same logits on every ISA).
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/util.h"
@@ -37,7 +39,7 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const __m256i pow3_01 = pow3_lanes(1, 3), pow3_23 = pow3_lanes(9, 27);
   // qh's bytes m = 0..3 repeat over the high lane; byte 4k + m there is element 240 + 4k + m, trit k.
   const __m256i pow3_4_qh = _mm256_setr_epi16(81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27);
-  __m256 acc = _mm256_setzero_ps();
+  float sum = 0.0f;
   for (int64_t i = 0; i < nb; ++i) {
     const int8_t* a = y[i].qs;
     // Bytes 0..31: trit k is element 32k + m. Each maddubs lane pair is at most 2 * 2 * 127, so the
@@ -57,9 +59,9 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     sum16 = _mm256_add_epi16(sum16, mul_u8s8(trits(q1, pow3_23), load256(a + 192)));
     sum16 = _mm256_add_epi16(sum16, mul_u8s8(trits(q1_qh, pow3_4_qh), load256(a + 224)));
     const __m256i sumi = _mm256_sub_epi32(sum_pairs_i16(sum16), activation_sums(y[i]));  // sum (t - 1) * a
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * fp16(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
   }
-  *s = hsum(acc);
+  *s = sum;
 }
 
 void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
@@ -67,7 +69,7 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
   const __m256i m2 = _mm256_set1_epi8(3);
-  __m256 acc = _mm256_setzero_ps();
+  float sum = 0.0f;
   for (int64_t i = 0; i < nb; ++i) {
     // qs[32j + m] holds elements 128j + 32l + m at bits 2l..2l+1: each shift gives 32 consecutive.
     // maddubs pairs are at most 2 * 3 * 127; eight of them fit i16.
@@ -81,9 +83,9 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
       sum16 = _mm256_add_epi16(sum16, mul_u8s8(_mm256_and_si256(_mm256_srli_epi16(q, 6), m2), load256(a + 96)));
     }
     const __m256i sumi = _mm256_sub_epi32(sum_pairs_i16(sum16), activation_sums(y[i]));  // sum (q - 1) * a
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * fp16(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
   }
-  *s = hsum(acc);
+  *s = sum;
 }
 
 }  // namespace ox::kernels::avx2

@@ -1,7 +1,8 @@
 // AVX-512 VNNI dot products of the ternary formats TQ1_0 and TQ2_0 against Q8_K: the codes as
 // unsigned bytes (t in 0..2, TQ2_0's q in 0..3) through vpdpbusd, 64 elements per step, and
 // sum(a) taken off once per block from the bsums (the weights are t - 1). Reference:
-// quant_traits(TQ1_0 / TQ2_0).vec_dot_ref; integer sums exact, float accumulation order differs.
+// quant_traits(TQ1_0 / TQ2_0).vec_dot_ref, bit for bit: one int per block, its float term added in
+// block order (as avx2/tq.cpp).
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
@@ -31,6 +32,10 @@ inline __m512i minus_activation_sum(const BlockQ8_K& y) {
   return _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_sub_epi32(_mm256_setzero_si256(), sums), 0);
 }
 
+inline int32_t hsum512_i32(__m512i v) {
+  return avx2::hsum_i32(_mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1)));
+}
+
 }  // namespace
 
 void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
@@ -47,7 +52,7 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
       pow3_lanes(splat(81), splat(81), splat(1), splat(3)),
       pow3_lanes(splat(9), splat(27), splat(81), _mm_setr_epi16(1, 1, 3, 3, 9, 9, 27, 27)),
   };
-  __m512 acc = _mm512_setzero_ps();
+  float sum = 0.0f;
   for (int64_t i = 0; i < nb; ++i) {
     const __m256i q0 = load256(x[i].qs);
     const __m128i q1 = load128(x[i].qs + 32);
@@ -63,9 +68,9 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     for (int step = 0; step < 4; ++step) {
       sumi = _mm512_dpbusd_epi32(sumi, trits(v[step], pow[step]), load512(y[i].qs + 64 * step));
     }
-    acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * fp16(x[i].d)), _mm512_cvtepi32_ps(sumi), acc);
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum512_i32(sumi));
   }
-  *s = hsum512(acc);
+  *s = sum;
 }
 
 void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
@@ -73,7 +78,7 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
   const __m512i m2 = _mm512_set1_epi8(3);
-  __m512 acc = _mm512_setzero_ps();
+  float sum = 0.0f;
   for (int64_t i = 0; i < nb; ++i) {
     // All 64 qs bytes at once: bits 2l..2l+1 of bytes 0..31 are elements 32l + m, of bytes 32..63
     // elements 128 + 32l + m.
@@ -83,9 +88,9 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
       const __m512i codes = _mm512_and_si512(_mm512_srli_epi16(q, static_cast<unsigned>(2 * l)), m2);
       sumi = _mm512_dpbusd_epi32(sumi, codes, load_pair(y[i].qs + 32 * l, y[i].qs + 128 + 32 * l));
     }
-    acc = _mm512_fmadd_ps(_mm512_set1_ps(y[i].d * fp16(x[i].d)), _mm512_cvtepi32_ps(sumi), acc);
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum512_i32(sumi));
   }
-  *s = hsum512(acc);
+  *s = sum;
 }
 
 }  // namespace ox::kernels::avx512
