@@ -38,12 +38,14 @@ uint8_t tq1_pack(const int* trits, int count) {
 // NaN gives the zero trit.
 int ternary_code(float v) { return v >= 0.5f ? 2 : (v <= -0.5f ? 0 : 1); }
 
-// d = amax of a super-block, and 1/d (0 where 1/d would overflow; the fp16 d is 0 there anyway).
-float ternary_scale(const float* x, float* id) {
+// One super-block's codes round(x / amax) + 1 (element order) into `codes`; returns d = amax as
+// fp16. 1/amax is taken as 0 where it would overflow (the fp16 d is 0 there anyway).
+uint16_t ternary_codes(const float* x, int* codes) {
   float amax = 0.0f;
   for (int j = 0; j < kQK_K; ++j) amax = std::fmax(amax, std::fabs(x[j]));
-  *id = amax >= FLT_MIN ? 1.0f / amax : 0.0f;
-  return amax;
+  const float id = amax >= FLT_MIN ? 1.0f / amax : 0.0f;
+  for (int j = 0; j < kQK_K; ++j) codes[j] = ternary_code(x[j] * id);
+  return fp16_saturate(amax);
 }
 
 // The 256 trits of a TQ1_0 block in element order (0..2).
@@ -104,11 +106,8 @@ void quantize_tq1_0(const float* x, void* vy, int64_t n) {
   OX_CHECK(n % kQK_K == 0);
   BlockTQ1_0* y = static_cast<BlockTQ1_0*>(vy);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
-    const float* xb = x + b * kQK_K;
-    float id;
-    y[b].d = fp16_saturate(ternary_scale(xb, &id));
     int t[kQK_K];
-    for (int j = 0; j < kQK_K; ++j) t[j] = ternary_code(xb[j] * id);
+    y[b].d = ternary_codes(x + b * kQK_K, t);
     // Each byte gathers its trits from the element-order positions tq1_trits reads them back from.
     int group[5];
     for (int m = 0; m < kTQ1QsFirst; ++m) {
@@ -136,13 +135,12 @@ void quantize_tq2_0(const float* x, void* vy, int64_t n) {
   OX_CHECK(n % kQK_K == 0);
   BlockTQ2_0* y = static_cast<BlockTQ2_0*>(vy);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
-    const float* xb = x + b * kQK_K;
-    float id;
-    y[b].d = fp16_saturate(ternary_scale(xb, &id));
-    for (int j = 0; j < 2; ++j) {
+    int q[kQK_K];
+    y[b].d = ternary_codes(x + b * kQK_K, q);
+    for (int j = 0; j < 2; ++j) {  // the positions tq2_codes reads back
       for (int m = 0; m < 32; ++m) {
         int byte = 0;
-        for (int l = 0; l < 4; ++l) byte |= ternary_code(xb[128 * j + 32 * l + m] * id) << (2 * l);
+        for (int l = 0; l < 4; ++l) byte |= q[128 * j + 32 * l + m] << (2 * l);
         y[b].qs[32 * j + m] = static_cast<uint8_t>(byte);
       }
     }
