@@ -15,6 +15,7 @@ inline constexpr int kQK8_1 = 32;
 inline constexpr int kQK_K = 256;     // super-block size of the K-quants and IQ4_XS
 inline constexpr int kKScaleSize = 12;  // packed 6-bit scales/mins of Q4_K/Q5_K
 inline constexpr int kQK4_NL = 32;
+inline constexpr int kQKMXFP4 = 32;
 
 // x[i] = d * (q[i] - 8); low nibbles hold elements 0..15, high nibbles 16..31.
 struct BlockQ4_0 { uint16_t d; uint8_t qs[kQK4_0 / 2]; };
@@ -73,6 +74,21 @@ struct BlockIQ1_S { uint16_t d; uint8_t qs[kQK_K / 8]; uint16_t qh[kQK_K / 32]; 
 // scales, in bits 0..11) and the fp16 super-block scale d split over the four top nibbles
 // (bits 12..15 of u16 i hold bits 4i..4i+3 of d); x = d * (2 s + 1) * (grid +- kIQ1MDelta).
 struct BlockIQ1_M { uint8_t qs[kQK_K / 8]; uint8_t qh[kQK_K / 16]; uint8_t scales[kQK_K / 32]; };
+// ---- MXFP4 (OCP microscaling FP4) and the ternary formats TQ1_0 / TQ2_0 (BitNet b1.58, TriLMs)
+
+// 4-bit E2M1 codes with one shared power-of-two scale: x[i] = 2^(e - 128) * kMXFP4Values[q[i]]
+// (the table holds twice the E2M1 value, hence 128 rather than E8M0's bias 127). e is E8M0: a
+// biased exponent, no sign, no mantissa. Nibbles as Q4_0: low = elements 0..15, high = 16..31.
+struct BlockMXFP4 { uint8_t e; uint8_t qs[kQKMXFP4 / 2]; };
+// Trits t in {0, 1, 2} standing for t - 1, packed base 3 as fixed-point fractions of a byte: a byte
+// holding trits t0..t4 is ceil(256 * (t0 t1 t2 t3 t4)_3 / 243), so trit k is the integer part of
+// 3 * (byte * 3^k mod 256) / 256. qs: bytes 0..31 carry elements 0..159 (element 32k + m is trit k
+// of byte m), bytes 32..47 elements 160..239 (160 + 16k + m, trit k of byte 32 + m); qh: four trits
+// per byte (the fifth 0), element 240 + 4k + m is trit k of qh[m]. x = d * (t - 1).
+struct BlockTQ1_0 { uint8_t qs[(kQK_K - 4 * kQK_K / 64) / 5]; uint8_t qh[kQK_K / 64]; uint16_t d; };
+// 2-bit codes q standing for q - 1 (the code 3, never written by the quantizer, decodes as 2):
+// element 128j + 32l + m sits at bits 2l..2l+1 of qs[32j + m]. x = d * (q - 1).
+struct BlockTQ2_0 { uint8_t qs[kQK_K / 4]; uint16_t d; };
 
 static_assert(sizeof(BlockQ4_0) == 18, "GGUF q4_0 layout");
 static_assert(sizeof(BlockQ4_1) == 20, "GGUF q4_1 layout");
@@ -95,9 +111,26 @@ static_assert(sizeof(BlockIQ3_XXS) == 98, "GGUF iq3_xxs layout");
 static_assert(sizeof(BlockIQ3_S) == 110, "GGUF iq3_s layout");
 static_assert(sizeof(BlockIQ1_S) == 50, "GGUF iq1_s layout");
 static_assert(sizeof(BlockIQ1_M) == 56, "GGUF iq1_m layout");
+static_assert(sizeof(BlockMXFP4) == 17, "GGUF mxfp4 layout");
+static_assert(sizeof(BlockTQ1_0) == 54, "GGUF tq1_0 layout");
+static_assert(sizeof(BlockTQ2_0) == 66, "GGUF tq2_0 layout");
 
 // The 16 non-linear levels shared by IQ4_NL and IQ4_XS.
 inline constexpr int8_t kIQ4NLValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                             1,    13,   25,  38,  53,  69,  89,  113};
+
+// The 16 E2M1 codes of MXFP4, doubled to integers: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+inline constexpr int8_t kMXFP4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// MXFP4's block scale 2^(e - 128) as a float, built from its bits: exact for every e (e = 0 and 1
+// give the subnormals 2^-128 and 2^-127; e = 255, E8M0's NaN, gives 2^127 as in llama.cpp).
+// `static`: the SIMD folders include this header under their own -m flags, and an inline
+// function's one shared copy could come from any of them.
+static inline float mxfp4_scale(uint8_t e) {
+  const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
 
 }  // namespace ox

@@ -130,6 +130,15 @@ constexpr Table make_table() {
                        {dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k},
                        {OX_OFFSET(BlockIQ4_XS, d)}, DType::IQ4_NL);
 
+  // OCP MXFP4: E2M1 codes under one E8M0 exponent byte (no fp16 scale), paired with Q8_0.
+  t.block<BlockMXFP4>(DType::MXFP4, Q, "MXFP4", kQKMXFP4, {dequantize_mxfp4, quantize_mxfp4, DType::Q8_0, vec_dot_mxfp4_q8_0},
+                      {});
+  // Ternary (BitNet b1.58) formats, paired with Q8_K; rows that are not a multiple of 256 take Q4_0.
+  t.block<BlockTQ1_0>(DType::TQ1_0, Q, "TQ1_0", kQK_K, {dequantize_tq1_0, quantize_tq1_0, DType::Q8_K, vec_dot_tq1_0_q8_k},
+                      {OX_OFFSET(BlockTQ1_0, d)}, DType::Q4_0);
+  t.block<BlockTQ2_0>(DType::TQ2_0, Q, "TQ2_0", kQK_K, {dequantize_tq2_0, quantize_tq2_0, DType::Q8_K, vec_dot_tq2_0_q8_k},
+                      {OX_OFFSET(BlockTQ2_0, d)}, DType::Q4_0);
+
   // Codebook i-quants, paired with Q8_K; llama.cpp quantizes IQ2_XXS, IQ2_XS, IQ1_S and IQ1_M only
   // with an importance matrix. Rows that are not a multiple of 256 fall back to IQ4_NL.
   t.block<BlockIQ2_XXS>(DType::IQ2_XXS, Q, "IQ2_XXS", kQK_K,
@@ -157,9 +166,6 @@ constexpr Table make_table() {
                       DType::IQ4_NL);
 
   // Defined by GGUF, not computed with (yet).
-  t.known(DType::TQ1_0, Q, "TQ1_0", 256, 2 + 4 * 13);
-  t.known(DType::TQ2_0, Q, "TQ2_0", 256, 2 + 64);
-  t.known(DType::MXFP4, Q, "MXFP4", 32, 1 + 16);
   t.known(DType::NVFP4, Q, "NVFP4", 64, 4 + 32);
   t.known(DType::Q1_0, Q, "Q1_0", 128, 2 + 16);
   t.known(DType::Q2_0, Q, "Q2_0", 64, 2 + 16);

@@ -130,6 +130,16 @@ void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
 void dequantize_iq1_m(const void* x, float* y, int64_t n);
 void quantize_rows_iq1_m(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
+// ---- MXFP4 (mxfp4.cpp), activations Q8_0; ternary TQ1_0 / TQ2_0 (tq.cpp), activations Q8_K
+void dequantize_mxfp4(const void* x, float* y, int64_t n);
+void quantize_mxfp4(const float* x, void* y, int64_t n);
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y);
+void dequantize_tq1_0(const void* x, float* y, int64_t n);
+void quantize_tq1_0(const float* x, void* y, int64_t n);
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
+void dequantize_tq2_0(const void* x, float* y, int64_t n);
+void quantize_tq2_0(const float* x, void* y, int64_t n);
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 // Packed 6-bit scale/min pair `j` (0..7) of Q4_K/Q5_K's 12-byte scales field.
 inline void unpack_scale_min_k4(int j, const uint8_t* q, uint8_t* sc, uint8_t* m) {

@@ -21,7 +21,8 @@ enum Ftype : uint32_t {
   kAllF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ8_0 = 7, kQ5_0 = 8, kQ5_1 = 9, kQ2_K = 10,
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
   kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XS = 22, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25, kIQ3_S = 26,
-  kIQ3_M = 27, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32,
+  kIQ3_M = 27, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32, kTQ1_0 = 36, kTQ2_0 = 37,
+  kMXFP4_MOE = 38,
 };
 
 // The 2-bit i-quant mixes, which llama.cpp gives rules of their own.
@@ -115,23 +116,34 @@ DType very_low_bit_rules(uint32_t ft, const QuantModelFacts& f, Category cat, in
   }
 }
 
+// MXFP4_MOE: the experts' 3-D tensors (a third dimension over the experts) in MXFP4, every other
+// quantized tensor in Q8_0. BailingMoE3's MLA projections are 3-D too: there only the FFN ones.
+DType mxfp4_moe_type(const QuantModelFacts& f, Category cat, std::span<const uint64_t> dims) {
+  const bool experts = dims.size() > 2 && dims[2] > 1;
+  const bool ffn = cat == Category::kFfnUp || cat == Category::kFfnGate || cat == Category::kFfnDown;
+  return experts && (f.arch != "bailingmoe3" || ffn) ? DType::MXFP4 : DType::Q8_0;
+}
+
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
 DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, const QuantTypeOptions& o, std::string_view name,
-                  uint64_t nx, DType t) {
+                  std::span<const uint64_t> dims, DType t) {
   const uint32_t ft = p.llama_ftype;
+  const uint64_t nx = dims[0];
   const bool falcon = f.arch == "falcon";
   const uint32_t n_gqa = gqa_of(f);
   const bool is_70b = f.arch == "llama" && f.n_layer == 80 && f.n_head != f.n_head_kv;
   const Category cat = category_of(name);
   if (cat == Category::kOutput || (!f.has_output && cat == Category::kTokenEmbd)) {
     if (o.output_type.has_value()) return *o.output_type;  // tied embeddings take the output's type
-    if (falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
+    if (ft == kMXFP4_MOE || falcon || nx % dtype_facts(t).block_size != 0) return DType::Q8_0;
     if (is_very_low_bit(ft) || ft == kIQ3_XXS) return DType::Q5_K;
     return t != DType::Q8_0 ? DType::Q6_K : t;
   }
+  if (ft == kMXFP4_MOE) return mxfp4_moe_type(f, cat, dims);
   if (cat == Category::kTokenEmbd) {
     if (ft == kIQ2_XXS || ft == kIQ2_XS || ft == kIQ1_S || ft == kIQ1_M) return DType::Q2_K;
     if (ft == kIQ2_S || ft == kIQ2_M || ft == kIQ3_XXS) return DType::IQ3_S;
+    if (ft == kTQ1_0 || ft == kTQ2_0) return DType::Q4_K;
     return t;
   }
   const int i_layer = layer_of(name);
@@ -222,6 +234,7 @@ const std::vector<QuantPreset>& quant_presets() {
       {"Q5_K_M", DType::Q5_K, kQ5_K_M},  {"Q6_K", DType::Q6_K, kQ6_K},      {"IQ4_NL", DType::IQ4_NL, kIQ4_NL},
       {"IQ4_XS", DType::IQ4_XS, kIQ4_XS},  {"IQ2_XXS", DType::IQ2_XXS, kIQ2_XXS}, {"IQ2_XS", DType::IQ2_XS, kIQ2_XS},
       {"IQ2_S", DType::IQ2_XS, kIQ2_S},    {"IQ2_M", DType::IQ2_S, kIQ2_M},
+      {"TQ1_0", DType::TQ1_0, kTQ1_0},     {"TQ2_0", DType::TQ2_0, kTQ2_0},       {"MXFP4_MOE", DType::MXFP4, kMXFP4_MOE},
       {"IQ3_XXS", DType::IQ3_XXS, kIQ3_XXS}, {"IQ3_XS", DType::IQ3_S, kIQ3_XS},
       {"IQ3_S", DType::IQ3_S, kIQ3_S},     {"IQ3_M", DType::IQ3_S, kIQ3_M},       {"IQ1_S", DType::IQ1_S, kIQ1_S},
       {"IQ1_M", DType::IQ1_M, kIQ1_M},
@@ -250,7 +263,7 @@ DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts,
   if (options.output_type.has_value() && cat == Category::kOutput) return *options.output_type;
   if (!is_quantized(preset.default_type)) return preset.default_type;
   DType t = preset.default_type;
-  if (!options.pure) t = apply_rules(preset, facts, options, name, dims[0], t);
+  if (!options.pure) t = apply_rules(preset, facts, options, name, dims, t);
   return fallback_for_row(dims[0], t);
 }
 

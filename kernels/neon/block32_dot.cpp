@@ -25,4 +25,8 @@ void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y) {
   neon_common::iq4_nl_q8_0<DotNeon>(n, s, x, y);
 }
 
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::mxfp4_q8_0<DotNeon>(n, s, x, y);
+}
+
 }  // namespace ox::kernels::neon

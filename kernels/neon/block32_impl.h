@@ -1,5 +1,5 @@
 // Bodies of the NEON dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0, IQ4_NL) against Q8_0 / Q8_1, templated on the int8 dot primitive: neon/block32_dot.cpp
+// Q8_0, IQ4_NL, MXFP4) against Q8_0 / Q8_1, templated on the int8 dot primitive: neon/block32_dot.cpp
 // instantiates them with DotNeon, neon/dotprod/block32_dot.cpp with SDOT.
 // Reference: quant_traits(W).vec_dot_ref; integer block sums exact, float order differs.
 #pragma once
@@ -130,18 +130,30 @@ void q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   });
 }
 
-template <typename Dot>
-void iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const int8x16_t table = vld1q_s8(kIQ4NLValues);
+// The formats whose nibbles index a 16-entry codebook of signed bytes (IQ4_NL, MXFP4) against
+// Q8_0; `weight_scale(block)` is the block's float scale.
+template <typename Dot, typename Block, typename Scale>
+inline float codebook_q8_0(int64_t n, const Block* x, const BlockQ8_0* y, const int8_t* values, Scale weight_scale) {
+  const int8x16_t table = vld1q_s8(values);
   const uint8x16_t m4 = vdupq_n_u8(0x0F);
-  *s = sum_blocks(n / kQK4_NL, [&](int64_t i, float32x4_t acc) {
+  return sum_blocks(n / kQK8_0, [&](int64_t i, float32x4_t acc) {
     const uint8x16_t q = vld1q_u8(x[i].qs);
     const int8x16_t lo = vqtbl1q_s8(table, vandq_u8(q, m4));
     const int8x16_t hi = vqtbl1q_s8(table, vshrq_n_u8(q, 4));
-    return scaled(acc, block_dot<Dot>(lo, hi, y[i].qs), fp16(x[i].d) * fp16(y[i].d));
+    return scaled(acc, block_dot<Dot>(lo, hi, y[i].qs), weight_scale(x[i]) * fp16(y[i].d));
   });
+}
+
+template <typename Dot>
+void iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  *s = codebook_q8_0<Dot>(n, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy), kIQ4NLValues,
+                          [](const BlockIQ4_NL& b) { return fp16(b.d); });
+}
+
+template <typename Dot>
+void mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  *s = codebook_q8_0<Dot>(n, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy), kMXFP4Values,
+                          [](const BlockMXFP4& b) { return mxfp4_scale(b.e); });
 }
 
 }  // namespace

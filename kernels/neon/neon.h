@@ -21,6 +21,7 @@ void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y);
 
 void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
@@ -28,6 +29,8 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 // Tile kernels (KernelTable::gemm): rows x tokens, the GemmFn contract of kernels/kernels.h.
 void gemm_q4_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,

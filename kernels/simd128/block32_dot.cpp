@@ -1,4 +1,4 @@
-// SIMD128 dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL)
+// SIMD128 dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4)
 // against Q8_0 / Q8_1, each activation block split as it is read. The row loops live in
 // block32_impl.h (shared with the gemm per-row path). Reference: quant_traits(W).vec_dot_ref.
 #include "kernels/simd128/block32_impl.h"
@@ -36,6 +36,11 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   *s = block32::dot_iq4_nl(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), y, SplitOnTheFly<BlockQ8_0>{y});
+}
+
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
+  *s = block32::dot_mxfp4(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), y, SplitOnTheFly<BlockQ8_0>{y});
 }
 
 }  // namespace ox::kernels::simd128

@@ -1,4 +1,4 @@
-// Row dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL),
+// Row dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4),
 // written over an activation source so that vec_dot (which splits each activation block as it
 // goes) and the gemm per-row path (which reads blocks split once per call) share them.
 // Reference: quant_traits(W).vec_dot_ref; integer block sums exact (for any activation byte:
@@ -98,20 +98,36 @@ inline v128_t block_dot(const Halves& w, const Halves& a) {
 
 // sum_i (dx_i * dy_i) * isum(i) over nb blocks, `isum(i)` giving block i's integer dot as
 // i32x4 partial sums. Four blocks per step: their totals transposed into one vector and their
-// eight fp16 scales converted in two vector conversions (scalar fp16 decoding would cost as
-// much as the dot itself here).
+// eight fp16 scales converted in two vector conversions by block_scales4 (scalar fp16 decoding
+// would cost as much as the dot itself here); block_scale for the tail.
+template <typename Block, typename Act>
+inline v128_t block_scales4(const Block* x, const Act* y) {
+  const v128_t dx = fp16x4_to_f32(gather_halves4(&x[0].d, &x[1].d, &x[2].d, &x[3].d));
+  const v128_t dy = fp16x4_to_f32(gather_halves4(&y[0].d, &y[1].d, &y[2].d, &y[3].d));
+  return wasm_f32x4_mul(dx, dy);
+}
+// MXFP4's weight scales are exponent bytes, not fp16.
+inline v128_t block_scales4(const BlockMXFP4* x, const BlockQ8_0* y) {
+  const v128_t dx = wasm_f32x4_make(mxfp4_scale(x[0].e), mxfp4_scale(x[1].e), mxfp4_scale(x[2].e), mxfp4_scale(x[3].e));
+  const v128_t dy = fp16x4_to_f32(gather_halves4(&y[0].d, &y[1].d, &y[2].d, &y[3].d));
+  return wasm_f32x4_mul(dx, dy);
+}
+template <typename Block, typename Act>
+inline float block_scale(const Block& x, const Act& y) {
+  return fp16(x.d) * fp16(y.d);
+}
+inline float block_scale(const BlockMXFP4& x, const BlockQ8_0& y) { return mxfp4_scale(x.e) * fp16(y.d); }
+
 template <typename Block, typename Act, typename ISum>
 inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
   v128_t acc = wasm_f32x4_splat(0.0f);
   int64_t i = 0;
   for (; i + 3 < nb; i += 4) {
     const v128_t tot = hsum4x4_i32(isum(i), isum(i + 1), isum(i + 2), isum(i + 3));
-    const v128_t dx = fp16x4_to_f32(gather_halves4(&x[i].d, &x[i + 1].d, &x[i + 2].d, &x[i + 3].d));
-    const v128_t dy = fp16x4_to_f32(gather_halves4(&y[i].d, &y[i + 1].d, &y[i + 2].d, &y[i + 3].d));
-    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, dy)));
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), block_scales4(x + i, y + i)));
   }
   float sum = hsum_f32(acc);
-  for (; i < nb; ++i) sum += static_cast<float>(hsum_i32(isum(i))) * (fp16(x[i].d) * fp16(y[i].d));
+  for (; i < nb; ++i) sum += static_cast<float>(hsum_i32(isum(i))) * block_scale(x[i], y[i]);
   return sum;
 }
 
@@ -151,12 +167,14 @@ inline Halves weights_q5_1(const BlockQ5_1& b, const Consts& c) {
 inline Halves weights_q8_0(const BlockQ8_0& b, const Consts&) {
   return {split_s8(load(b.qs)), split_s8(load(b.qs + 16))};
 }
-inline Halves weights_iq4_nl(const BlockIQ4_NL& b, const Consts& c) {
-  const v128_t q = load(b.qs);
-  const v128_t lo = wasm_i8x16_swizzle(c.iq4_nl_values, wasm_v128_and(q, c.nibble8));                     // 0..15
-  const v128_t hi = wasm_i8x16_swizzle(c.iq4_nl_values, wasm_v128_and(wasm_u16x8_shr(q, 4), c.nibble8));  // 16..31
+// A block of 16 packed nibbles looked up in a 16-entry codebook (IQ4_NL, MXFP4).
+inline Halves codebook_weights(const uint8_t* qs, v128_t table, const Consts& c) {
+  const v128_t q = load(qs);
+  const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, c.nibble8));                     // 0..15
+  const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), c.nibble8));  // 16..31
   return {split_s8(lo), split_s8(hi)};
 }
+inline Halves weights_iq4_nl(const BlockIQ4_NL& b, const Consts& c) { return codebook_weights(b.qs, c.iq4_nl_values, c); }
 
 // One row: sum_i dx_i * dy_i * (w_i . a_i) (+ sum_i m_i * s_i for the formats with a min).
 template <typename Block, typename ActBlock, typename Weights, typename Act>
@@ -193,6 +211,13 @@ template <typename Act>
 inline float dot_iq4_nl(int64_t nb, const BlockIQ4_NL* x, const BlockQ8_0* y, Act act) {
   const Consts c = inline_consts();
   return dot_row(nb, x, y, [&c](const auto& b) { return weights_iq4_nl(b, c); }, act);
+}
+
+template <typename Act>
+inline float dot_mxfp4(int64_t nb, const BlockMXFP4* x, const BlockQ8_0* y, Act act) {
+  const Consts c = inline_consts();
+  const v128_t table = load(kMXFP4Values);
+  return dot_row(nb, x, y, [&](const BlockMXFP4& b) { return codebook_weights(b.qs, table, c); }, act);
 }
 
 }  // namespace ox::kernels::simd128::block32

@@ -40,6 +40,15 @@ struct I16 {
 struct U16x16 {
   uint16_t v[16];
 };
+struct U16x32 {
+  uint16_t v[32];
+};
+inline simde__m512i mulhi_epu16(simde__m512i a, simde__m512i b) {
+  const U16x32 x = bits<U16x32>(a), y = bits<U16x32>(b);
+  U16x32 out;
+  for (int i = 0; i < 32; ++i) out.v[i] = static_cast<uint16_t>((static_cast<uint32_t>(x.v[i]) * y.v[i]) >> 16);
+  return bits<simde__m512i>(out);
+}
 inline simde__m512 cvtepi32_ps(simde__m512i a) {
   const I16 in = bits<I16>(a);
   F16 out;
@@ -75,6 +84,7 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 }  // namespace ox::kernels::emu
 
 #define _mm512_cvtepi32_ps(a) ox::kernels::emu::cvtepi32_ps(a)
+#define _mm512_mulhi_epu16(a, b) ox::kernels::emu::mulhi_epu16(a, b)
 #define _mm512_cvtepu16_epi32(a) ox::kernels::emu::cvtepu16_epi32(a)
 #define _mm512_cvtph_ps(a) ox::kernels::emu::cvtph_ps(a)
 #define _mm512_maskz_loadu_ps(k, p) ox::kernels::emu::maskz_loadu_ps(k, p)
@@ -93,6 +103,7 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 #include "kernels/x86/avx512/q2_q3_k.cpp"
 #include "kernels/x86/avx512/q4_q5_k.cpp"
 #include "kernels/x86/avx512/q6_k_iq4_xs.cpp"
+#include "kernels/x86/avx512/tq.cpp"
 #undef avx512
 
 #include <vector>

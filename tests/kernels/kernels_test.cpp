@@ -103,6 +103,23 @@ class Gen {
 constexpr std::initializer_list<uint16_t> kExtremeHalves = {0x7BFF, 0xFBFF, 0x0001, 0x03FF, 0x0400,
                                                             0x0000, 0x8000, 0x3C00, 0x1400};
 
+// MXFP4's exponent byte e (scale 2^(e - 128)) in `mode`: realistic scales 2^-13..2^-6; 1 for unit;
+// the subnormal scales (e = 0, 1) up to 2^72 for extreme, where 12 * 127 * 32 times the largest
+// activation scale, 65504, still leaves room before f32 overflow.
+uint8_t mxfp4_exponent(Mode mode, Gen& g) {
+  switch (mode) {
+    case Mode::kRealistic:
+      return static_cast<uint8_t>(g.range(115, 122));
+    case Mode::kUnit:
+      return 128;
+    case Mode::kExtreme:
+      return g.pick<uint8_t>({0, 1, 2, 60, 127, 128, 150, 200});
+    case Mode::kZero:
+      return 0;
+  }
+  return 0;
+}
+
 // One float value for a row of float format `t` in `mode`. Extreme values stay finite in `t`
 // (and their products in f32): subnormals, the largest values, signed zeros.
 float float_value(DType t, Mode mode, Gen& g) {
@@ -146,6 +163,10 @@ Bytes make_weights(DType w, int64_t n, Mode mode, Gen& g) {
   const uint32_t type_size = dtype_facts(w).type_size;
   for (int64_t blk = 0; blk < n / block_size(w); ++blk) {
     uint8_t* p = b.data() + blk * type_size;
+    if (w == DType::MXFP4) {
+      p[offsetof(BlockMXFP4, e)] = mxfp4_exponent(mode, g);
+      continue;
+    }
     switch (mode) {
       case Mode::kRealistic:
         put_scale(p, w, f, f32_to_fp16(g.uniform(1e-4f, 2e-2f) *
@@ -312,7 +333,28 @@ TEST_P(KernelTableTest, VecDotIsBitExactWithUnitScales) {
       }
     }
   }
-  EXPECT_GE(exact_checks, 300) << "of 402";  // most cases fit (333 here): the exact path is not vacuous
+  EXPECT_GE(exact_checks, 350) << "of 522";  // most cases fit (423 here): the exact path is not vacuous
+}
+
+// The ternary kernels reduce each block to one integer and add its float term in block order, as
+// the reference does: the same bits on random and extreme rows, not only within rounding.
+TEST_P(KernelTableTest, TernaryVecDotGivesTheReferenceBits) {
+  Gen g(31);
+  for (DType w : {DType::TQ1_0, DType::TQ2_0}) {
+    for (int64_t n : row_lengths(w)) {
+      for (Mode mode : {Mode::kRealistic, Mode::kExtreme}) {
+        const Bytes wb = make_weights(w, n, mode, g);
+        const Bytes ab = make_activations(DType::Q8_K, n, mode, g);
+        const float want = run_dot(scalar::table(), w, n, wb, ab);
+        const float got = run_dot(table(), w, n, wb, ab);
+        uint32_t want_bits, got_bits;
+        std::memcpy(&want_bits, &want, 4);
+        std::memcpy(&got_bits, &got, 4);
+        ASSERT_EQ(got_bits, want_bits) << label(table(), w, n, mode == Mode::kExtreme ? "extreme" : "random")
+                                       << ": " << got << " vs " << want;
+      }
+    }
+  }
 }
 
 TEST_P(KernelTableTest, VecDotOfZeroRowsIsZero) {

@@ -1,5 +1,5 @@
-// AVX2 dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL)
-// against their Q8_0 / Q8_1 activations.
+// AVX2 dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL,
+// MXFP4) against their Q8_0 / Q8_1 activations.
 // Reference: quant_traits(W).vec_dot_ref. Integer block sums are exact; the float
 // accumulation (8 lanes x 2 accumulators, FMA) differs from the scalar order only by rounding.
 #include <cstring>
@@ -28,9 +28,19 @@ inline float sum_blocks(int64_t nb, const Block* x, const Act* y, ISum isum) {
     }
   }
   for (; i < nb; ++i) {
-    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum(i)), _mm256_set1_ps(fp16(x[i].d) * fp16(y[i].d)), acc0);
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum(i)), _mm256_set1_ps(block_scale(x[i], y[i])), acc0);
   }
   return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+// The formats whose nibbles index a 16-entry codebook of signed bytes (IQ4_NL, MXFP4) against Q8_0.
+template <typename Block>
+inline float codebook_dot(int64_t nb, const Block* x, const BlockQ8_0* y, const int8_t* values) {
+  const __m256i table = _mm256_broadcastsi128_si256(load128(values));
+  return sum_blocks(nb, x, y, [&](int64_t i) {
+    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));
+    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
+  });
 }
 
 inline uint32_t load_u32(const uint8_t* p) {
@@ -95,13 +105,11 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
 }
 
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
-  *s = sum_blocks(n / kQK4_NL, x, y, [&](int64_t i) {
-    const __m256i w = _mm256_shuffle_epi8(table, unpack_nibbles(x[i].qs));  // -127..113
-    return sum_pairs_i16(mul_s8s8(w, load256(y[i].qs)));
-  });
+  *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy), kIQ4NLValues);
+}
+
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy), kMXFP4Values);
 }
 
 }  // namespace ox::kernels::avx2

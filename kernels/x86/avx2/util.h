@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/quant/blocks.h"
 #include "core/quant/traits.h"
 
 namespace ox::kernels::avx2 {
@@ -60,6 +61,31 @@ static inline __m256 scale8(const X* x, const Y* y) {
                      static_cast<int16_t>(y[6].d), static_cast<int16_t>(y[7].d));
   return _mm256_mul_ps(_mm256_cvtph_ps(hx), _mm256_cvtph_ps(hy));
 }
+
+// MXFP4's scales 2^(e - 128) of 8 blocks, e in the i32 lanes: the float bits (e - 1) << 23, or
+// for e < 2 the subnormals 0x200000 << e, exactly mxfp4_scale (core/quant/blocks.h).
+static inline __m256 mxfp4_scales(__m256i e) {
+  const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+  const __m256i subnormal = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
+  return _mm256_castsi256_ps(_mm256_blendv_epi8(normal, subnormal, _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e)));
+}
+
+// scale8 for MXFP4 weights, whose scale is the exponent byte e rather than an fp16 d.
+static inline __m256 scale8(const BlockMXFP4* x, const BlockQ8_0* y) {
+  const __m256i e = _mm256_setr_epi32(x[0].e, x[1].e, x[2].e, x[3].e, x[4].e, x[5].e, x[6].e, x[7].e);
+  const __m128i hy =
+      _mm_setr_epi16(static_cast<int16_t>(y[0].d), static_cast<int16_t>(y[1].d), static_cast<int16_t>(y[2].d),
+                     static_cast<int16_t>(y[3].d), static_cast<int16_t>(y[4].d), static_cast<int16_t>(y[5].d),
+                     static_cast<int16_t>(y[6].d), static_cast<int16_t>(y[7].d));
+  return _mm256_mul_ps(mxfp4_scales(e), _mm256_cvtph_ps(hy));
+}
+
+// dx * dy of one block (the tails of the loops that use scale8).
+template <typename X, typename Y>
+static inline float block_scale(const X& x, const Y& y) {
+  return fp16(x.d) * fp16(y.d);
+}
+static inline float block_scale(const BlockMXFP4& x, const BlockQ8_0& y) { return mxfp4_scale(x.e) * fp16(y.d); }
 
 // sum_i m_i * s_i of Q4_1 / Q5_1 blocks against Q8_1 (x = d*q + m, and s = dy * sum(a) is
 // stored): eight blocks per vector step, so no serial chain of scalar adds.

@@ -1,5 +1,5 @@
 // AVX-512 VNNI dot products of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// IQ4_NL) against Q8_0 / Q8_1: two blocks per 512-bit vector, vpdpbusd for u8 x s8 sums.
+// IQ4_NL, MXFP4) against Q8_0 / Q8_1: two blocks per 512-bit vector, vpdpbusd for u8 x s8 sums.
 // Reference: quant_traits(W).vec_dot_ref; integer block sums exact (for any activation byte),
 // float accumulation order differs. An odd last block goes through the AVX2 kernel.
 #include <cstring>
@@ -29,7 +29,7 @@ inline float sum_pairs(int64_t nb, Pair pair, VecDotFn single, const Block* x, c
     acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i + 6)), _mm512_permutexvar_ps(spread[3], d), acc1);
   }
   for (; i + 1 < nb; i += 2) {
-    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i)), scale_pair(x[i].d, y[i].d, x[i + 1].d, y[i + 1].d), acc0);
+    acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pair(i)), block_pair_scales(x + i, y + i), acc0);
   }
   float sum = hsum512(_mm512_add_ps(acc0, acc1));
   if (i < nb) {
@@ -38,6 +38,21 @@ inline float sum_pairs(int64_t nb, Pair pair, VecDotFn single, const Block* x, c
     sum += tail;
   }
   return sum;
+}
+
+// The formats whose nibbles index a 16-entry codebook of signed bytes (IQ4_NL, MXFP4) against
+// Q8_0: the table shifted by +128 is unsigned, so vpdpbusd applies; 128 * sum(a) comes off.
+template <typename Block>
+inline float codebook_dot(int64_t nb, const Block* x, const BlockQ8_0* y, const int8_t* values, VecDotFn single) {
+  const __m512i table =
+      _mm512_broadcast_i32x4(_mm_xor_si128(load128(values), _mm_set1_epi8(static_cast<char>(0x80))));
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  auto pair = [&](int64_t i) {
+    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
+    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
+    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
+  };
+  return sum_pairs(nb, pair, single, x, y);
 }
 
 inline uint64_t qh_pair(const uint8_t* qh0, const uint8_t* qh1) {
@@ -121,19 +136,13 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
 }
 
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
-  const BlockIQ4_NL* x = static_cast<const BlockIQ4_NL*>(vx);
-  const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
-  const int64_t nb = n / kQK4_NL;
-  // The table shifted by +128 (1..241) is unsigned, so vpdpbusd applies; 128 * sum(a) comes off.
-  const __m512i table =
-      _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
-  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
-  auto pair = [&](int64_t i) {
-    const __m512i w = _mm512_shuffle_epi8(table, unpack_nibbles_x2(x[i].qs, x[i + 1].qs));
-    const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
-    return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
-  };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_iq4_nl_q8_0, x, y);
+  *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy),
+                    kIQ4NLValues, avx2::vec_dot_iq4_nl_q8_0);
+}
+
+void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+  *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy),
+                    kMXFP4Values, avx2::vec_dot_mxfp4_q8_0);
 }
 
 }  // namespace ox::kernels::avx512

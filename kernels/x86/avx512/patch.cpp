@@ -24,6 +24,9 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  dot(DType::MXFP4, vec_dot_mxfp4_q8_0);
+  dot(DType::TQ1_0, vec_dot_tq1_0_q8_k);
+  dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
   gemm(DType::Q4_0, gemm_q4_0);
   gemm(DType::Q4_1, gemm_q4_1);
   gemm(DType::Q5_0, gemm_q5_0);

@@ -57,6 +57,18 @@ static inline __m512 scale_pair(uint16_t dx0, uint16_t dy0, uint16_t dx1, uint16
                                _mm512_castps128_ps512(d));
 }
 
+// scale_pair of blocks x[0], x[1] against y[0], y[1]: fp16 scales through scale_pair, MXFP4's
+// exponent bytes through avx2::block_scale.
+template <typename X, typename Y>
+static inline __m512 block_pair_scales(const X* x, const Y* y) {
+  return scale_pair(x[0].d, y[0].d, x[1].d, y[1].d);
+}
+static inline __m512 block_pair_scales(const BlockMXFP4* x, const BlockQ8_0* y) {
+  const __m128 d = _mm_setr_ps(avx2::block_scale(x[0], y[0]), avx2::block_scale(x[1], y[1]), 0.0f, 0.0f);
+  return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+                               _mm512_castps128_ps512(d));
+}
+
 // permutexvar index: element k over lanes 0-7 and element k+1 over lanes 8-15.
 static inline __m512i lane_halves_index(int k) {
   return _mm512_inserti64x4(_mm512_set1_epi32(k), _mm256_set1_epi32(k + 1), 1);

@@ -267,6 +267,56 @@ TEST(Dequantize, GridIQuantsByHand) {
   }
 }
 
+TEST(Dequantize, MXFP4ByHand) {
+  std::vector<uint8_t> b(2 * 17, 0);
+  b[0] = 130;     // e: d = 2^(130 - 128) = 4
+  b[1 + 3] = 0xD6;  // element 3: code 6 (4.0 in E2M1, table 8); element 19: code 13 (-3.0, table -6)
+  b[1 + 0] = 0x87;  // element 0: code 7 (6.0, table 12); element 16: code 8 (-0)
+  b[17] = 0;        // second block: e = 0, d = 2^-128 (a subnormal float)
+  b[17 + 1 + 5] = 0x01;
+  const std::vector<float> y = run(DType::MXFP4, b);
+  EXPECT_EQ(y[3], 32.0f);
+  EXPECT_EQ(y[19], -24.0f);
+  EXPECT_EQ(y[0], 48.0f);
+  EXPECT_EQ(y[16], 0.0f);
+  EXPECT_FALSE(std::signbit(y[16]));  // the table's -0 entry is the integer 0: +0.0f, as llama.cpp
+  EXPECT_EQ(y[32 + 5], std::ldexp(1.0f, -128));
+  EXPECT_EQ(y[32 + 21], 0.0f);
+}
+
+TEST(Dequantize, TQ2_0ByHand) {
+  std::vector<uint8_t> b(66, 0);
+  put_u16(b, 64, 0x3800);  // d = 0.5
+  // Element 128j + 32l + m sits at bits 2l..2l+1 of qs[32j + m]: elements 197 (l = 2) and 229
+  // (l = 3) share qs[37].
+  b[37] = 0x20 | 0xC0;  // 197: code 2 -> +1; 229: code 3 -> +2 (never written, but decodable)
+  const std::vector<float> y = run(DType::TQ2_0, b);
+  EXPECT_EQ(y[197], 0.5f);
+  EXPECT_EQ(y[229], 1.0f);
+  EXPECT_EQ(y[165], -0.5f);  // l = 1 of the same byte: code 0 -> -1
+  EXPECT_EQ(y[0], -0.5f);    // zero bytes are all -1, not 0
+}
+
+TEST(Dequantize, TQ1_0ByHand) {
+  std::vector<uint8_t> b(54, 0);
+  put_u16(b, 52, 0x4000);  // d = 2
+  // Trits (2, 0, 1, 2, 1) = 178 in base 3, stored as ceil(256 * 178 / 243) = 188; byte 7 of the
+  // first 32 holds elements 7, 39, 71, 103, 135.
+  b[7] = 188;
+  // qh[2]: trits (0, 2, 1, 0) and a zero pad = 63, ceil(256 * 63 / 243) = 67: elements 242, 246, 250, 254.
+  b[48 + 2] = 67;
+  // 255 reads as all 2s: elements 160 + 16k + 4 of byte 36.
+  b[36] = 255;
+  const std::vector<float> y = run(DType::TQ1_0, b);
+  const int first[5] = {7, 39, 71, 103, 135};
+  const float first_want[5] = {2.0f, -2.0f, 0.0f, 2.0f, 0.0f};
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(y[first[k]], first_want[k]) << k;
+  const float qh_want[4] = {-2.0f, 2.0f, 0.0f, -2.0f};
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(y[242 + 4 * k], qh_want[k]) << k;
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(y[164 + 16 * k], 2.0f) << k;
+  EXPECT_EQ(y[0], -2.0f);  // a zero byte is all zero trits, -1 each
+}
+
 // ---- float64 decoders from the layouts, checked on random blocks
 
 // Fills a block with random bytes and sane fp16 scales at the given offsets.
@@ -425,6 +475,63 @@ std::vector<double> decode_legacy(DType t, const uint8_t* p, int nb) {
   return y;
 }
 
+std::vector<double> decode_mxfp4(const uint8_t* p, int nb) {
+  constexpr int kE2M1Doubled[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+  std::vector<double> y;
+  for (int i = 0; i < nb; ++i, p += 17) {
+    const double d = std::ldexp(1.0, p[0] - 128);
+    for (int j = 0; j < 16; ++j) y.push_back(d * kE2M1Doubled[p[1 + j] & 15]);
+    for (int j = 0; j < 16; ++j) y.push_back(d * kE2M1Doubled[p[1 + j] >> 4]);
+  }
+  return y;
+}
+
+// Trit k (most significant first) of a TQ1_0 byte b, which stands for the base-3 fraction
+// b / 256 of 3^5: the integer part of b * 3^(k+1) / 256, modulo 3.
+int tq1_trit(int b, int k) {
+  int p = 3;
+  for (int i = 0; i < k; ++i) p *= 3;
+  return (b * p / 256) % 3;
+}
+
+std::vector<double> decode_tq1_0(const uint8_t* p, int nb) {
+  std::vector<double> y;
+  for (int i = 0; i < nb; ++i, p += 54) {
+    const double d = half_value(load_u16(p + 52));
+    for (int k = 0; k < 5; ++k) {
+      for (int m = 0; m < 32; ++m) y.push_back(d * (tq1_trit(p[m], k) - 1));
+    }
+    for (int k = 0; k < 5; ++k) {
+      for (int m = 0; m < 16; ++m) y.push_back(d * (tq1_trit(p[32 + m], k) - 1));
+    }
+    for (int k = 0; k < 4; ++k) {
+      for (int m = 0; m < 4; ++m) y.push_back(d * (tq1_trit(p[48 + m], k) - 1));
+    }
+  }
+  return y;
+}
+
+std::vector<double> decode_tq2_0(const uint8_t* p, int nb) {
+  std::vector<double> y;
+  for (int i = 0; i < nb; ++i, p += 66) {
+    const double d = half_value(load_u16(p + 64));
+    for (int j = 0; j < 2; ++j) {
+      for (int l = 0; l < 4; ++l) {
+        for (int m = 0; m < 32; ++m) y.push_back(d * (((p[32 * j + m] >> (2 * l)) & 3) - 1));
+      }
+    }
+  }
+  return y;
+}
+
+// Formats whose every value is a small integer times a power of two or an fp16: the float
+// result must be the float64 value exactly.
+void expect_exact(DType t, const std::vector<uint8_t>& b, const std::vector<double>& want) {
+  const std::vector<float> got = run(t, b);
+  ASSERT_EQ(got.size(), want.size()) << dtype_name(t);
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << dtype_name(t) << " element " << i;
+}
+
 void expect_matches(DType t, const std::vector<uint8_t>& b, const std::vector<double>& want) {
   const std::vector<float> got = run(t, b);
   ASSERT_EQ(got.size(), want.size()) << dtype_name(t);
@@ -460,6 +567,13 @@ TEST(Dequantize, RandomBlocksMatchLayoutDecoders) {
   expect_matches(DType::Q5_1, b, decode_legacy(DType::Q5_1, b.data(), nb));
   b = random_blocks(DType::IQ4_NL, nb, {0}, 11);
   expect_matches(DType::IQ4_NL, b, decode_legacy(DType::IQ4_NL, b.data(), nb));
+  b = random_blocks(DType::TQ1_0, nb, {52}, 12);
+  expect_exact(DType::TQ1_0, b, decode_tq1_0(b.data(), nb));
+  b = random_blocks(DType::TQ2_0, nb, {64}, 13);
+  expect_exact(DType::TQ2_0, b, decode_tq2_0(b.data(), nb));
+  b = random_blocks(DType::MXFP4, 4 * nb, {}, 14);  // every byte random: e from 0 (subnormal d) up
+  for (size_t i = 0; i < b.size(); i += 17) b[i] = static_cast<uint8_t>(b[i] % 251);  // 12 * 2^122 stays finite
+  expect_exact(DType::MXFP4, b, decode_mxfp4(b.data(), 4 * nb));
 }
 
 TEST(Dequantize, FloatFormats) {

@@ -10,6 +10,8 @@
 # The grid i-quants (IQ_TYPES) were measured with llama.cpp v0.5.0's libggml-base.so, under each
 # importance vector of IMPORTANCE (a row's per-column weights, as llama-imatrix gives them): the
 # plain RMSE and the importance-weighted one, sqrt(sum_j w_j (x_j - y_j)^2 / sum_j w_j).
+# TQ1_0, TQ2_0 and MXFP4 were measured against the libggml-base.so of llama.cpp built from source
+# (the one beside this project's checkout, build/llama.cpp/build/bin), which has them.
 import ctypes as C
 import sys
 
@@ -20,6 +22,7 @@ TYPES = {  # name: (GGUF type id, block size, bytes per block, ggml function suf
     "Q5_1": (7, 32, 24, "q5_1"), "Q8_0": (8, 32, 34, "q8_0"), "Q2_K": (10, 256, 84, "q2_K"),
     "Q3_K": (11, 256, 110, "q3_K"), "Q4_K": (12, 256, 144, "q4_K"), "Q5_K": (13, 256, 176, "q5_K"),
     "Q6_K": (14, 256, 210, "q6_K"), "IQ4_NL": (20, 32, 18, "iq4_nl"), "IQ4_XS": (23, 256, 136, "iq4_xs"),
+    "TQ1_0": (34, 256, 54, "tq1_0"), "TQ2_0": (35, 256, 66, "tq2_0"), "MXFP4": (39, 32, 17, "mxfp4"),
 }
 IMPORTANCE_TYPES = {  # name: (GGUF type id, bytes per block, suffix, importance runs)
     "IQ2_XXS": (16, 66, "iq2_xxs", ("ones", "skewed")),

@@ -95,6 +95,7 @@ TEST(Traits, ActivationFormats) {
       {DType::IQ2_XXS, DType::Q8_K}, {DType::IQ2_XS, DType::Q8_K}, {DType::IQ2_S, DType::Q8_K},
       {DType::IQ3_XXS, DType::Q8_K}, {DType::IQ3_S, DType::Q8_K}, {DType::IQ1_S, DType::Q8_K},
       {DType::IQ1_M, DType::Q8_K},
+      {DType::MXFP4, DType::Q8_0},  {DType::TQ1_0, DType::Q8_K},  {DType::TQ2_0, DType::Q8_K},
   };
   for (const auto& [w, a] : expect) {
     const QuantTraits& t = quant_traits(w);

@@ -48,7 +48,8 @@ TEST(QuantRules, Presets) {
       {"Q4_0", 2},    {"Q4_1", 3},    {"Q5_0", 8},    {"Q5_1", 9},  {"Q8_0", 7},    {"Q2_K", 10},
       {"Q3_K_M", 12}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}, {"IQ4_NL", 25}, {"q4_k", 15},
       {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"IQ2_S", 28},  {"IQ2_M", 29},
-      {"IQ3_XS", 22}, {"IQ3_XXS", 23}, {"IQ1_S", 24}, {"IQ3_S", 26}, {"IQ3_M", 27}, {"IQ1_M", 31}};
+      {"IQ3_XS", 22}, {"IQ3_XXS", 23}, {"IQ1_S", 24}, {"IQ3_S", 26}, {"IQ3_M", 27}, {"IQ1_M", 31},
+      {"TQ1_0", 36},  {"TQ2_0", 37},  {"MXFP4_MOE", 38}};
   for (const auto& [name, ftype] : ftypes) {
     const QuantPreset* p = find_quant_preset(name);
     ASSERT_NE(p, nullptr) << name;
@@ -254,6 +255,53 @@ TEST(QuantRules, ImportanceRequirement) {
   for (DType t : {DType::IQ3_S, DType::Q2_K, DType::IQ4_XS, DType::Q4_K}) {
     EXPECT_FALSE(quant_needs_importance("blk.0.ffn_up.weight", t)) << dtype_name(t);
   }
+}
+
+// LLAMA_FTYPE_MOSTLY_TQ1_0 / TQ2_0: ternary everywhere but the output (Q6_K, or Q8_0 where its
+// rows do not fit 256) and the token embeddings (Q4_K); rows that do not fit 256 fall back to Q4_0.
+TEST(QuantRules, TernaryPresets) {
+  const QuantModelFacts f = llama8b();
+  const std::pair<const char*, DType> presets[] = {{"TQ1_0", DType::TQ1_0}, {"TQ2_0", DType::TQ2_0}};
+  for (const auto& [preset, tq] : presets) {
+    EXPECT_EQ(find_quant_preset(preset)->default_type, tq) << preset;
+    EXPECT_EQ(type_of(preset, f, "output.weight", {4096, 128256}), DType::Q6_K) << preset;
+    EXPECT_EQ(type_of(preset, f, "token_embd.weight", {4096, 128256}), DType::Q4_K) << preset;
+    for (int i : {0, 5, 31}) {
+      EXPECT_EQ(type_of(preset, f, blk(i, "attn_v.weight"), {4096, 1024}), tq) << preset << " " << i;
+      EXPECT_EQ(type_of(preset, f, blk(i, "attn_output.weight"), {4096, 4096}), tq) << preset << " " << i;
+      EXPECT_EQ(type_of(preset, f, blk(i, "ffn_down.weight"), {14336, 4096}), tq) << preset << " " << i;
+    }
+    EXPECT_EQ(type_of(preset, f, blk(3, "attn_q.weight"), {288, 288}), DType::Q4_0) << preset;
+    EXPECT_EQ(type_of(preset, f, "output.weight", {288, 32000}), DType::Q8_0) << preset;
+    EXPECT_EQ(type_of(preset, f, "blk.0.attn_norm.weight", {4096}), DType::F16) << preset;
+    QuantModelFacts tied = f;
+    tied.has_output = false;
+    EXPECT_EQ(type_of(preset, tied, "token_embd.weight", {4096, 128256}), DType::Q6_K) << preset;
+    QuantModelFacts moe8 = f;  // the 8-expert rule still bumps attn_v and attn_k
+    moe8.n_expert = 8;
+    EXPECT_EQ(type_of(preset, moe8, blk(2, "attn_v.weight"), {4096, 1024}), DType::Q8_0) << preset;
+    EXPECT_EQ(type_of(preset, moe8, blk(2, "attn_k.weight"), {4096, 1024}), DType::Q8_0) << preset;
+  }
+}
+
+// LLAMA_FTYPE_MOSTLY_MXFP4_MOE: the experts' 3-D tensors in MXFP4, every other quantized tensor
+// (output and token embeddings included) in Q8_0.
+TEST(QuantRules, Mxfp4MoePreset) {
+  QuantModelFacts f = llama8b();
+  f.n_expert = 8;
+  EXPECT_EQ(find_quant_preset("mxfp4_moe")->default_type, DType::MXFP4);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "ffn_up_exps.weight"), {4096, 14336, 8}), DType::MXFP4);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "ffn_down_exps.weight"), {14336, 4096, 8}), DType::MXFP4);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "ffn_up_exps.weight"), {4100, 14336, 8}), DType::F16);  // 32 misfit
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "ffn_up.weight"), {4096, 14336}), DType::Q8_0);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "attn_v.weight"), {4096, 1024}), DType::Q8_0);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, "output.weight", {4096, 128256}), DType::Q8_0);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, "token_embd.weight", {4096, 128256}), DType::Q8_0);
+  EXPECT_EQ(type_of("MXFP4_MOE", f, blk(1, "ffn_gate_inp.weight"), {4096, 8}), DType::F16);  // router: never
+  QuantModelFacts bailing = f;  // its MLA projections are 3-D as well, but not experts
+  bailing.arch = "bailingmoe3";
+  EXPECT_EQ(type_of("MXFP4_MOE", bailing, blk(1, "attn_kv_b.weight"), {512, 128, 16}), DType::Q8_0);
+  EXPECT_EQ(type_of("MXFP4_MOE", bailing, blk(1, "ffn_gate_exps.weight"), {4096, 1408, 64}), DType::MXFP4);
 }
 
 TEST(QuantRules, RowLengthFallbacks) {

@@ -1,0 +1,16 @@
+// SDOT (armv8.2-a +dotprod) dot products of TQ1_0 and TQ2_0 against Q8_K; bodies shared with the
+// plain NEON ones in neon/tq_impl.h.
+#include "kernels/neon/dotprod/dotprod.h"
+#include "kernels/neon/dotprod/sdot.h"
+#include "kernels/neon/tq_impl.h"
+
+namespace ox::kernels::neon_dotprod {
+
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::tq1_0_q8_k<DotSdot>(n, s, x, y);
+}
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+  neon_common::tq2_0_q8_k<DotSdot>(n, s, x, y);
+}
+
+}  // namespace ox::kernels::neon_dotprod

@@ -1,0 +1,78 @@
+// SIMD128 dot products of the ternary formats TQ1_0 and TQ2_0 against Q8_K: the weights t - 1
+// (-1..1; TQ2_0's code 3 gives 2) as signed bytes, widened to even / odd i16 with the activations
+// and summed by dot_i16x8, so no sum(a) term. Reference: quant_traits(TQ1_0 / TQ2_0).vec_dot_ref,
+// bit for bit: one int per block, its float term added in block order (see kernels/x86/avx2/tq.cpp).
+#include "core/quant/blocks.h"
+#include "kernels/simd128/simd128.h"
+#include "kernels/simd128/util.h"
+
+namespace ox::kernels::simd128 {
+namespace {
+
+// t - 1 for trit k of 16 TQ1_0 bytes (core/quant/tq.cpp), pow3 holding 3^k per u16 lane. wasm has
+// no byte multiply: the i16 product's low byte is the even byte's product modulo 256, and the odd
+// byte, multiplied alone in the high half, wraps there the same way. The trit, floor(3q / 256),
+// is 1 from q = 86 and 2 from q = 171: each compare's all-ones byte is -1.
+inline v128_t trit_weights(v128_t bytes, v128_t pow3) {
+  const v128_t even = wasm_v128_and(wasm_i16x8_mul(bytes, pow3), wasm_i16x8_splat(0x00FF));
+  const v128_t odd = wasm_i16x8_mul(wasm_v128_and(bytes, wasm_i16x8_splat(static_cast<int16_t>(0xFF00))), pow3);
+  const v128_t q = wasm_v128_or(even, odd);
+  const v128_t ge86 = wasm_u8x16_ge(q, wasm_u8x16_splat(86)), ge171 = wasm_u8x16_ge(q, wasm_u8x16_splat(171));
+  return wasm_i8x16_sub(wasm_i8x16_sub(wasm_i8x16_splat(-1), ge86), ge171);
+}
+
+// i32x4 partial sums of 16 signed weight bytes times 16 activations.
+inline v128_t dot_s8(v128_t w, const int8_t* a) { return dot16(split_s8(w), split_s8(load(a))); }
+
+}  // namespace
+
+void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  static constexpr int16_t kPow3[5] = {1, 3, 9, 27, 81};
+  // qh's four bytes repeated: byte 4k + m (u16 lane 2k or 2k + 1) is element 240 + 4k + m, trit k.
+  const v128_t pow3_qh = wasm_i16x8_make(1, 1, 3, 3, 9, 9, 27, 27);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    const int8_t* a = y[i].qs;
+    const v128_t b0 = load(x[i].qs), b1 = load(x[i].qs + 16), b2 = load(x[i].qs + 32);
+    v128_t sumi = wasm_i32x4_splat(0);
+    for (int k = 0; k < 5; ++k) {
+      const v128_t p = wasm_i16x8_splat(kPow3[k]);
+      // qs[0..31]: element 32k + m; qs[32..47]: element 160 + 16k + m.
+      sumi = wasm_i32x4_add(sumi, dot_s8(trit_weights(b0, p), a + 32 * k));
+      sumi = wasm_i32x4_add(sumi, dot_s8(trit_weights(b1, p), a + 32 * k + 16));
+      sumi = wasm_i32x4_add(sumi, dot_s8(trit_weights(b2, p), a + 160 + 16 * k));
+    }
+    uint32_t qh;
+    std::memcpy(&qh, x[i].qh, 4);
+    sumi = wasm_i32x4_add(sumi, dot_s8(trit_weights(wasm_i32x4_splat(static_cast<int32_t>(qh)), pow3_qh), a + 240));
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
+  }
+  *s = sum;
+}
+
+void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+  const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
+  const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
+  const v128_t m2 = wasm_i8x16_splat(3), one = wasm_i8x16_splat(1);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQK_K; ++i) {
+    v128_t sumi = wasm_i32x4_splat(0);
+    // qs[32j + m] holds elements 128j + 32l + m at bits 2l..2l+1; 16 bytes (m = 16h..16h+15) at a
+    // time. A 16-bit shift is enough: the mask keeps each byte's own two bits.
+    for (int jh = 0; jh < 4; ++jh) {
+      const int j = jh >> 1, h = jh & 1;
+      const v128_t q = load(x[i].qs + 32 * j + 16 * h);
+      const int8_t* a = y[i].qs + 128 * j + 16 * h;
+      for (int l = 0; l < 4; ++l) {
+        const v128_t codes = wasm_v128_and(wasm_u16x8_shr(q, static_cast<uint32_t>(2 * l)), m2);
+        sumi = wasm_i32x4_add(sumi, dot_s8(wasm_i8x16_sub(codes, one), a + 32 * l));
+      }
+    }
+    sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum_i32(sumi));
+  }
+  *s = sum;
+}
+
+}  // namespace ox::kernels::simd128
