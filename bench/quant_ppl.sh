@@ -19,9 +19,17 @@ presets=("$@")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ppl() { grep -oE 'PPL = [0-9.]+' "$1" | tail -1 | awk '{print $3}'; }
+# llama-perplexity prints through a logging thread that can lose the last lines when the process
+# exits, the final estimate among them: run it again (up to 5 times) until that line is there.
+llama_ppl() {  # llama_ppl MODEL OUT
+  for _ in 1 2 3 4 5; do
+    "$bin/llama-perplexity" -m "$1" -f "$text" -c 128 -b 128 -t 2 > "$2" 2>&1 || true
+    grep -q 'Final estimate' "$2" && return 0
+  done
+}
 "$bin/llama-imatrix" -m "$model" -f "$text" -c 128 -t 2 -o "$tmp/llama.imatrix" > "$tmp/log" 2>&1
 "$ox" imatrix -m "$model" -f "$text" -c 128 -t 2 -o "$tmp/ours.imatrix" > "$tmp/log" 2>&1
-"$bin/llama-perplexity" -m "$model" -f "$text" -c 128 -b 128 -t 2 > "$tmp/p" 2>&1
+llama_ppl "$model" "$tmp/p"
 echo "F32 model: llama-perplexity $(ppl "$tmp/p"), oxidize $("$ox" perplexity -m "$model" -f "$text" -c 128 -t 2 2>&1 | grep -oE 'PPL = [0-9.]+' | awk '{print $3}')"
 echo
 echo "| preset | llama-quantize file: KiB, types | PPL llama.cpp | PPL oxidize | oxidize quantize file: KiB | PPL llama.cpp | PPL oxidize |"
@@ -33,7 +41,7 @@ for p in "${presets[@]}"; do
   row="| $p | $(( $(stat -c %s "$tmp/l.gguf") / 1024 )), $types"
   for f in l o; do
     [ $f = o ] && row="$row | $(( $(stat -c %s "$tmp/o.gguf") / 1024 ))"
-    "$bin/llama-perplexity" -m "$tmp/$f.gguf" -f "$text" -c 128 -b 128 -t 2 > "$tmp/p" 2>&1 || true
+    llama_ppl "$tmp/$f.gguf" "$tmp/p"
     "$ox" perplexity -m "$tmp/$f.gguf" -f "$text" -c 128 -b 128 -t 2 > "$tmp/q" 2>&1 || true
     row="$row | $(ppl "$tmp/p") | $(ppl "$tmp/q")"
   done
