@@ -39,12 +39,6 @@ inline uint8x16_t q5_high_bits(uint32_t qh, int first) {
   return vandq_u8(vtstq_u8(bytes, vld1q_u8(kBit)), vdupq_n_u8(0x10));
 }
 
-inline uint32_t load_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
 // sum_i m_i * s_i of Q4_1 / Q5_1 against Q8_1 (x = d*q + m; s = dy * sum(a) is stored); four
 // partial sums so the adds do not form one serial chain.
 template <typename Block>

@@ -1,6 +1,7 @@
-// Row-lane tile (gemm) body of the K-quants and IQ4_XS against Q8_K, templated on the int8 dot
-// primitive; loaders in gemm_kquant_load.h. Reference: quant_traits(Q2_K..Q6_K /
-// IQ4_XS).vec_dot_ref; the integer sum of each super-block is exact, float order differs.
+// Row-lane tile (gemm) body of the formats with Q8_K activations (K-quants, IQ4_XS and the
+// codebook i-quants), templated on the int8 dot primitive; loaders in gemm_kquant_load.h and
+// iquant_load.h. Reference: quant_traits(W).vec_dot_ref; the integer sum of each super-block is
+// exact, float order differs.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,34 @@
 
 namespace ox::kernels::neon_common {
 namespace {
+
+// The four rows' super-block scales d as float lanes: the fp16 field at Load::kD, or Load::d4
+// for a format that keeps d elsewhere (IQ1_M).
+template <typename Load>
+inline float32x4_t load_d4(const uint8_t* const x[kTileRows]) {
+  if constexpr (requires { Load::d4(x); }) {
+    return Load::d4(x);
+  } else {
+    return load_fp16x4(x, Load::kD);
+  }
+}
+
+// The power of two a format's reference multiplies its float sum by at the end (IQ2 and IQ1
+// count eighths of d, IQ3_XXS quarters; see core/quant/reference.h), 1 where it has none.
+template <typename Load>
+constexpr float dot_factor() {
+  if constexpr (requires { Load::kDotFactor; }) {
+    return Load::kDotFactor;
+  } else {
+    return 1.0f;
+  }
+}
+
+// out[t] = acc[t] * dot_factor<Load>() (exact).
+template <typename Load, int T>
+inline void finish_tile(const float32x4_t acc[T], float32x4_t out[T]) {
+  for (int t = 0; t < T; ++t) out[t] = dot_factor<Load>() == 1.0f ? acc[t] : vmulq_n_f32(acc[t], dot_factor<Load>());
+}
 
 // sc[u] lane r = s[r] lane u (four rows' scales per unit, widened to i32).
 template <int kUnits>
@@ -82,14 +111,14 @@ struct KTile {
       } else {
         for (int g = 0; g < Load::kGroups; ++g) group(g);
       }
-      const float32x4_t dw = load_fp16x4(x, Load::kD);
+      const float32x4_t dw = load_d4<Load>(x);
       for (int t = 0; t < T; ++t) {
         const float dy = load_f32(ab + t * a_stride + offsetof(BlockQ8_K, d));
         acc[t] = vfmaq_f32(acc[t], vcvtq_f32_s32(sumi[t]), vmulq_n_f32(dw, dy));
       }
       if constexpr (Load::kHasMin) min_terms<T>(x, ab, a_stride, acc);
     }
-    for (int t = 0; t < T; ++t) out[t] = acc[t];
+    finish_tile<Load, T>(acc, out);
   }
 
   // acc[t] lane r -= dmin_r * d_t * sum_k min_r[k] * bsums_t[k].

@@ -62,7 +62,8 @@ void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);
 void quantize_row_q8_k(const float* x, void* y, int64_t n);
 
-// Overwrites every slot above in `t` (which starts as a copy of the scalar table).
+// Overwrites every slot above in `t` (which starts as a copy of the scalar table), and the
+// vec_dot and gemm of the codebook i-quants, instantiated from iquant_load.h's registry.
 void patch(KernelTable& t);
 
 }  // namespace ox::kernels::neon

@@ -1,4 +1,6 @@
 // Installs the NEON kernels into a table that starts as a copy of the scalar one.
+#include "kernels/neon/gemm_kquant_impl.h"
+#include "kernels/neon/iquant_impl.h"
 #include "kernels/neon/neon.h"
 
 namespace ox::kernels::neon {
@@ -40,6 +42,12 @@ void patch(KernelTable& t) {
   gemm(DType::Q5_K, gemm_q5_k_q8_k);
   gemm(DType::Q6_K, gemm_q6_k_q8_k);
   gemm(DType::IQ4_XS, gemm_iq4_xs_q8_k);
+  // The codebook i-quants: instantiated here over their loaders (neon/iquant_load.h).
+  neon_common::for_each_iquant([&](DType type, auto load) {
+    using Load = decltype(load);
+    dot(type, neon_common::iquant_q8_k<neon_common::DotNeon, Load>);
+    gemm(type, neon_common::gemm_kquant<neon_common::DotNeon, Load>);
+  });
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);

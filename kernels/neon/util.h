@@ -19,6 +19,13 @@ inline float fp16(uint16_t h) {
   return static_cast<float>(f);  // one fcvt, exact like ox::fp16_to_f32
 }
 
+// Unaligned little-endian u32 of a block field.
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
 // ox::quant::fp16_saturate restated with internal linkage (see kernels/x86/avx2/util.h).
 inline uint16_t fp16_saturate(float f) { return f32_to_fp16(__builtin_fminf(65504.0f, __builtin_fmaxf(-65504.0f, f))); }
 

@@ -51,7 +51,8 @@ void gemm_q6_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, co
 void gemm_iq4_xs_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
                       int64_t n_tokens, float* y, int64_t ys);
 
-// Overwrites the integer dot products and tile kernels of `t`, which starts as the NEON table
+// Overwrites the integer dot products and tile kernels of `t` (those above, and the codebook
+// i-quants' from iquant_load.h's registry), which starts as the NEON table
 // (float formats and activation quantizers stay the plain NEON ones: SDOT does not apply to them).
 void patch(KernelTable& t);
 

@@ -11,6 +11,7 @@
 #include <arm_neon.h>
 
 #include "kernels/neon/gemm_block32_impl.h"
+#include "kernels/neon/dotprod/sdot.h"
 #include "kernels/neon/gemm_kquant_impl.h"
 
 namespace ox::kernels::neon_dotprod {
@@ -144,9 +145,10 @@ inline int32x4_t min_dot8(int32x4_t acc, const int16x8_t B[4], int16x8_t m) {
   return vmlal_laneq_s16(acc, vget_high_s16(B[3]), m, 7);
 }
 
-// R rows x 4 tokens of a K-quant (or IQ4_XS) against Q8_K: per unit, the 4 tokens' quants are
-// transposed once and serve all R rows; each row's unit dot (tokens in lanes) is scaled by the
-// row's unit scale (a lane of the transposed scales) into an i32 sum per row.
+// R rows x 4 tokens of a format with Q8_K activations (K-quant, IQ4_XS, codebook i-quant): per
+// unit, the 4 tokens' quants are transposed once and serve all R rows; each row's unit dot
+// (tokens in lanes) is scaled by the row's unit scale (a lane of the transposed scales) into an
+// i32 sum per row.
 template <typename Load, int R>
 struct KLaneTile {
   static constexpr int kRows = R;
@@ -193,13 +195,13 @@ struct KLaneTile {
       dy = vsetq_lane_f32(neon_common::load_f32(at[2] + offsetof(BlockQ8_K, d)), dy, 2);
       dy = vsetq_lane_f32(neon_common::load_f32(at[3] + offsetof(BlockQ8_K, d)), dy, 3);
       float32x4_t dw[R / 4];
-      for (int g = 0; g < R / 4; ++g) dw[g] = load_fp16x4(x + 4 * g, Load::kD);
+      for (int g = 0; g < R / 4; ++g) dw[g] = neon_common::load_d4<Load>(x + 4 * g);
       for_rows<R>([&](int r, auto lane) {
         acc[r] = vfmaq_f32(acc[r], vcvtq_f32_s32(sumi[r]), vmulq_laneq_f32(dy, dw[r / 4], lane));
       });
       if constexpr (Load::kHasMin) min_terms(x, at, dy, acc);
     }
-    for (int r = 0; r < R; ++r) out[r] = acc[r];
+    neon_common::finish_tile<Load, R>(acc, out);
   }
 
   // acc[r] lane t -= dmin_r * d_t * sum_k min_r[k] * bsums term k of token t.
@@ -264,6 +266,16 @@ inline void gemm_lanes(const Wide8& wide8, const Wide4& wide4, const Narrow& nar
     neon_common::gemm_tiles<2>(narrow, w, w_stride, n_rows, a + static_cast<uint64_t>(n_wide) * a_stride, a_stride,
                                n_tokens - n_wide, y + n_wide * y_stride, y_stride);
   }
+}
+
+// The GemmFn of a format with Q8_K activations, over its loader: KLaneTile for groups of 4
+// tokens, the row-lane KTile (with SDOT) for the rest.
+template <typename Load>
+void gemm_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
+               int64_t n_tokens, float* y, int64_t ys) {
+  const int64_t nsb = n / kQK_K;
+  gemm_lanes(KLaneTile<Load, kLaneRows>{nsb}, KLaneTile<Load, 4>{nsb}, neon_common::KTile<DotSdot, Load>{nsb}, w,
+             ws, n_rows, a, as, n_tokens, y, ys);
 }
 
 }  // namespace

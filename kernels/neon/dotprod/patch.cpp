@@ -1,5 +1,7 @@
 // Installs the SDOT kernels into a table that starts as the plain NEON one.
 #include "kernels/neon/dotprod/dotprod.h"
+#include "kernels/neon/dotprod/gemm_lanes.h"
+#include "kernels/neon/iquant_impl.h"
 
 namespace ox::kernels::neon_dotprod {
 
@@ -34,6 +36,12 @@ void patch(KernelTable& t) {
   gemm(DType::Q5_K, gemm_q5_k_q8_k);
   gemm(DType::Q6_K, gemm_q6_k_q8_k);
   gemm(DType::IQ4_XS, gemm_iq4_xs_q8_k);
+  // The codebook i-quants: instantiated here over their loaders (neon/iquant_load.h).
+  neon_common::for_each_iquant([&](DType type, auto load) {
+    using Load = decltype(load);
+    dot(type, neon_common::iquant_q8_k<DotSdot, Load>);
+    gemm(type, gemm_q8_k<Load>);
+  });
 }
 
 }  // namespace ox::kernels::neon_dotprod
