@@ -94,18 +94,18 @@ constexpr Table make_table() {
   t.floating<uint16_t>(DType::BF16, "BF16", {dequantize_bf16, quantize_bf16, DType::BF16, vec_dot_bf16_bf16});
 
   // 32-element formats. Symmetric ones pair with Q8_0 activations, those with a min with Q8_1.
-  t.block<BlockQ4_0>(DType::Q4_0, Q, "Q4_0", kQK4_0, {dequantize_q4_0, quantize_q4_0, DType::Q8_0, vec_dot_q4_0_q8_0},
+  t.block<BlockQ4_0>(DType::Q4_0, Q, "Q4_0", kQK4_0, {dequantize_q4_0, quantize_q4_0, DType::Q8_0, vec_dot_q4_0_q8_0, quantize_rows_q4_0},
                      {OX_OFFSET(BlockQ4_0, d)});
-  t.block<BlockQ4_1>(DType::Q4_1, Q, "Q4_1", kQK4_1, {dequantize_q4_1, quantize_q4_1, DType::Q8_1, vec_dot_q4_1_q8_1},
+  t.block<BlockQ4_1>(DType::Q4_1, Q, "Q4_1", kQK4_1, {dequantize_q4_1, quantize_q4_1, DType::Q8_1, vec_dot_q4_1_q8_1, quantize_rows_q4_1},
                      {OX_OFFSET(BlockQ4_1, d), OX_OFFSET(BlockQ4_1, m)});
-  t.block<BlockQ5_0>(DType::Q5_0, Q, "Q5_0", kQK5_0, {dequantize_q5_0, quantize_q5_0, DType::Q8_0, vec_dot_q5_0_q8_0},
+  t.block<BlockQ5_0>(DType::Q5_0, Q, "Q5_0", kQK5_0, {dequantize_q5_0, quantize_q5_0, DType::Q8_0, vec_dot_q5_0_q8_0, quantize_rows_q5_0},
                      {OX_OFFSET(BlockQ5_0, d)});
-  t.block<BlockQ5_1>(DType::Q5_1, Q, "Q5_1", kQK5_1, {dequantize_q5_1, quantize_q5_1, DType::Q8_1, vec_dot_q5_1_q8_1},
+  t.block<BlockQ5_1>(DType::Q5_1, Q, "Q5_1", kQK5_1, {dequantize_q5_1, quantize_q5_1, DType::Q8_1, vec_dot_q5_1_q8_1, quantize_rows_q5_1},
                      {OX_OFFSET(BlockQ5_1, d), OX_OFFSET(BlockQ5_1, m)});
   t.block<BlockQ8_0>(DType::Q8_0, Q, "Q8_0", kQK8_0, {dequantize_q8_0, quantize_q8_0, DType::Q8_0, vec_dot_q8_0_q8_0},
                      {OX_OFFSET(BlockQ8_0, d)});
   t.block<BlockIQ4_NL>(DType::IQ4_NL, Q, "IQ4_NL", kQK4_NL,
-                       {dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0},
+                       {dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0, quantize_rows_iq4_nl},
                        {OX_OFFSET(BlockIQ4_NL, d)});
 
   // Activation-only formats: no dot product of their own.
@@ -116,18 +116,18 @@ constexpr Table make_table() {
 
   // 256-element super-blocks, paired with Q8_K. The fallbacks are llama.cpp's for rows that are
   // not a multiple of 256.
-  t.block<BlockQ2_K>(DType::Q2_K, Q, "Q2_K", kQK_K, {dequantize_q2_k, quantize_q2_k, DType::Q8_K, vec_dot_q2_k_q8_k},
+  t.block<BlockQ2_K>(DType::Q2_K, Q, "Q2_K", kQK_K, {dequantize_q2_k, quantize_q2_k, DType::Q8_K, vec_dot_q2_k_q8_k, quantize_rows_q2_k},
                      {OX_OFFSET(BlockQ2_K, d), OX_OFFSET(BlockQ2_K, dmin)}, DType::Q4_0);
-  t.block<BlockQ3_K>(DType::Q3_K, Q, "Q3_K", kQK_K, {dequantize_q3_k, quantize_q3_k, DType::Q8_K, vec_dot_q3_k_q8_k},
+  t.block<BlockQ3_K>(DType::Q3_K, Q, "Q3_K", kQK_K, {dequantize_q3_k, quantize_q3_k, DType::Q8_K, vec_dot_q3_k_q8_k, quantize_rows_q3_k},
                      {OX_OFFSET(BlockQ3_K, d)}, DType::Q4_0);
-  t.block<BlockQ4_K>(DType::Q4_K, Q, "Q4_K", kQK_K, {dequantize_q4_k, quantize_q4_k, DType::Q8_K, vec_dot_q4_k_q8_k},
+  t.block<BlockQ4_K>(DType::Q4_K, Q, "Q4_K", kQK_K, {dequantize_q4_k, quantize_q4_k, DType::Q8_K, vec_dot_q4_k_q8_k, quantize_rows_q4_k},
                      {OX_OFFSET(BlockQ4_K, d), OX_OFFSET(BlockQ4_K, dmin)}, DType::Q5_0);
-  t.block<BlockQ5_K>(DType::Q5_K, Q, "Q5_K", kQK_K, {dequantize_q5_k, quantize_q5_k, DType::Q8_K, vec_dot_q5_k_q8_k},
+  t.block<BlockQ5_K>(DType::Q5_K, Q, "Q5_K", kQK_K, {dequantize_q5_k, quantize_q5_k, DType::Q8_K, vec_dot_q5_k_q8_k, quantize_rows_q5_k},
                      {OX_OFFSET(BlockQ5_K, d), OX_OFFSET(BlockQ5_K, dmin)}, DType::Q5_1);
-  t.block<BlockQ6_K>(DType::Q6_K, Q, "Q6_K", kQK_K, {dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k},
+  t.block<BlockQ6_K>(DType::Q6_K, Q, "Q6_K", kQK_K, {dequantize_q6_k, quantize_q6_k, DType::Q8_K, vec_dot_q6_k_q8_k, quantize_rows_q6_k},
                      {OX_OFFSET(BlockQ6_K, d)}, DType::Q8_0);
   t.block<BlockIQ4_XS>(DType::IQ4_XS, Q, "IQ4_XS", kQK_K,
-                       {dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k},
+                       {dequantize_iq4_xs, quantize_iq4_xs, DType::Q8_K, vec_dot_iq4_xs_q8_k, quantize_rows_iq4_xs},
                        {OX_OFFSET(BlockIQ4_XS, d)}, DType::IQ4_NL);
 
   // OCP MXFP4: E2M1 codes under one E8M0 exponent byte (no fp16 scale), paired with Q8_0.

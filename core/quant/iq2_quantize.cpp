@@ -207,67 +207,6 @@ float search_scale(const Codebook& c, int n, const float* xval, const float* wei
   return sumq2 > 0 ? sumqx / sumq2 : scale;
 }
 
-// llama.cpp's make_qp_quants: a weighted fit x ~= scale * l with l in 0..nmax (x >= 0 but for the
-// parity-flipped element). Only its scale is used (IQ2_XXS's starting point); the levels are kept
-// in uint8_t as there, negative ones wrapping, because later sums read them back.
-float fit_unsigned_levels(int n, int nmax, const float* x, const float* w) {
-  auto nearest = [](float v) { return round_clamp(v, -(1 << 22), 1 << 22); };
-  uint8_t L[32];
-  float max = 0;
-  for (int i = 0; i < n; ++i) max = max_of(max, x[i]);
-  float iscale = static_cast<float>(nmax) / max;
-  for (int i = 0; i < n; ++i) L[i] = static_cast<uint8_t>(nearest(iscale * x[i]));
-  const float scale = 1 / iscale;
-  float best_mse = 0;
-  for (int i = 0; i < n; ++i) {
-    const float diff = x[i] - scale * static_cast<float>(L[i]);
-    best_mse += w[i] * diff * diff;
-  }
-  for (int is = -4; is <= 4; ++is) {
-    if (is == 0) continue;
-    const float iscale_is = (0.1f * static_cast<float>(is) + static_cast<float>(nmax)) / max;
-    const float scale_is = 1 / iscale_is;
-    float mse = 0;
-    for (int i = 0; i < n; ++i) {
-      const int l = std::min(nmax, nearest(iscale_is * x[i]));
-      const float diff = x[i] - scale_is * static_cast<float>(l);
-      mse += w[i] * diff * diff;
-    }
-    if (mse < best_mse) {
-      best_mse = mse;
-      iscale = iscale_is;
-    }
-  }
-  float sumlx = 0, suml2 = 0;
-  for (int i = 0; i < n; ++i) {
-    const int l = std::min(nmax, nearest(iscale * x[i]));
-    L[i] = static_cast<uint8_t>(l);
-    sumlx += w[i] * x[i] * static_cast<float>(l);
-    suml2 += w[i] * static_cast<float>(l) * static_cast<float>(l);
-  }
-  for (int itry = 0; itry < 5; ++itry) {
-    int n_changed = 0;
-    for (int i = 0; i < n; ++i) {
-      const float li = static_cast<float>(L[i]);
-      float slx = sumlx - w[i] * x[i] * li;
-      float sl2 = suml2 - w[i] * li * li;
-      if (!(slx > 0 && sl2 > 0)) continue;
-      const int new_l = std::min(nmax, nearest(x[i] * sl2 / slx));
-      if (new_l == L[i]) continue;
-      slx += w[i] * x[i] * static_cast<float>(new_l);
-      sl2 += w[i] * static_cast<float>(new_l) * static_cast<float>(new_l);
-      if (slx * slx * suml2 > sumlx * sumlx * sl2) {
-        L[i] = static_cast<uint8_t>(new_l);
-        sumlx = slx;
-        suml2 = sl2;
-        ++n_changed;
-      }
-    }
-    if (!n_changed) break;
-  }
-  return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
-}
-
 // IQ2_XXS / IQ2_XS store 7 signs per octet; the 8th is implied (an even count of negatives). With an
 // odd count, the element whose flip costs least (weight x^2) is fitted with the wrong sign: its
 // magnitude enters the search negated. Writes the magnitudes to xval; returns the 7 stored bits.
@@ -360,7 +299,10 @@ void quantize_block_iq2_xxs(const float* x, const float* qw, BlockIQ2_XXS* y) {
     for (int k = 0; k < 4; ++k) signs[k] = split_signs_even(xb + 8 * k, weight + 8 * k, xval + 8 * k);
     scales[ib] = 0;
     if (std::ldexp(group_max(xval, 32), xbl.e) < kGroupMaxEps) continue;
-    float scale = fit_unsigned_levels(32, kMaxQ + 1, xval, weight);
+    // make_qp_quants' scale (fit_unsigned; xval >= 0 but for the parity-flipped element, whose
+    // negative level wraps in uint8_t as in llama.cpp).
+    uint8_t Lqp[32];
+    float scale = fit_unsigned(32, kMaxQ + 1, xval, weight, Lqp);
     const float eff_max = scale * kMaxQ;
     if (eff_max <= 0) continue;
     scale = search_scale(c, 32, xval, weight, waux, eff_max, scale, 6, true, L);

@@ -1,5 +1,6 @@
 // Shared part of the Q4_K / Q5_K quantizers: fit each sub-block of 32 with an error-weighted
-// scale/min search, then quantize the 8 scales and 8 mins to 6 bits against d and dmin.
+// scale/min search, then quantize the 8 scales and 8 mins to 6 bits against d and dmin (the plain
+// way: the largest maps to 63; under importance: a weighted fit of their own).
 #include "core/quant/k_pack.h"
 
 #include <cmath>
@@ -42,6 +43,22 @@ void fit_k_scales_mins(const float* x, int nmax, float rmin, float rdelta, int n
   pack_scale_min_k4(ls, lm, packed_scales);
   *d = max_scale / 63.0f;
   *dmin = max_min / 63.0f;
+}
+
+void fit_k_scales_mins_weighted(const float* x, const float* importance, int nmax, uint8_t* L,
+                                uint8_t* packed_scales, float* d, float* dmin) {
+  const float sigma2 = 2.0f * sum_squares(x, 256) / 256.0f;
+  float scales[8], mins[8], sw[8], w[32];
+  for (int j = 0; j < 8; ++j) {
+    importance_weights(x + 32 * j, importance + 32 * j, sigma2, 32, w);
+    sw[j] = 0.0f;
+    for (int l = 0; l < 32; ++l) sw[j] += w[l];
+    scales[j] = fit_scale_min(32, nmax, x + 32 * j, w, L + 32 * j, &mins[j], -0.9f, 0.05f, 36, false);
+  }
+  uint8_t ls[8], lm[8];
+  *d = fit_unsigned(8, 63, scales, sw, ls);
+  *dmin = fit_unsigned(8, 63, mins, sw, lm);
+  pack_scale_min_k4(ls, lm, packed_scales);
 }
 
 void requantize_k_levels(const float* x, int nmax, float d, float dmin, const uint8_t* packed_scales,

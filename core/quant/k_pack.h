@@ -19,6 +19,12 @@ void pack_scale_min_k4(const uint8_t* sc, const uint8_t* m, uint8_t* packed);
 void fit_k_scales_mins(const float* x, int nmax, float rmin, float rdelta, int nstep, uint8_t* L,
                        uint8_t* packed_scales, float* d, float* dmin);
 
+// The same under importance (llama.cpp's quantize_row_q4_K_impl / q5_K_impl): sub-blocks weighted
+// by importance * sqrt(sigma2 + x^2) (importance: the super-block's 256 weights), then the scales
+// and the mins each fitted to 6 bits weighted by their sub-block's total weight.
+void fit_k_scales_mins_weighted(const float* x, const float* importance, int nmax, uint8_t* L,
+                                uint8_t* packed_scales, float* d, float* dmin);
+
 // Re-picks levels 0..nmax against the scales as stored (d, dmin already fp16-rounded).
 void requantize_k_levels(const float* x, int nmax, float d, float dmin, const uint8_t* packed_scales,
                          uint8_t* L);

@@ -32,49 +32,91 @@ void dequantize_q2_k(const void* vx, float* y, int64_t n) {
   }
 }
 
-void quantize_q2_k(const float* x, void* vy, int64_t n) {
+namespace {
+
+// Re-picks the levels against the scales as stored (d, dmin, 4-bit sc / m already in `out`) and
+// packs them: the last steps of both quantizers.
+void store_q2_k(const float* xb, BlockQ2_K& out, uint8_t* L) {
+  const float d = fp16_to_f32(out.d), dmin = fp16_to_f32(out.dmin);
+  for (int j = 0; j < 16; ++j) {
+    const float dl = d * static_cast<float>(out.scales[j] & 0xF);
+    if (dl == 0.0f) continue;  // keep the search's levels; they multiply a zero scale
+    const float ml = dmin * static_cast<float>(out.scales[j] >> 4);
+    for (int l = 0; l < 16; ++l) L[16 * j + l] = static_cast<uint8_t>(round_clamp((xb[16 * j + l] + ml) / dl, 0, 3));
+  }
+  for (int i = 0; i < kQK_K / 4; ++i) out.qs[i] = 0;
+  for (int i = 0; i < kQK_K; ++i) {
+    const int h = i / 128, s = (i % 128) / 32, l = i % 32;
+    out.qs[32 * h + l] |= static_cast<uint8_t>(L[i] << (2 * s));
+  }
+}
+
+// The plain fit of one super-block (values xn = x * 2^-e): each sub-block's scale/min search
+// weighted by |x| with absolute error (with only 4 levels, the large elements decide the fit), then
+// scales and mins quantized to 4 bits against the largest of each.
+void fit_q2_k_plain(const float* xn, int e, BlockQ2_K& out, uint8_t* L) {
+  float scales[16], mins[16], w[16];
+  float max_scale = 0.0f, max_min = 0.0f;
+  for (int j = 0; j < 16; ++j) {
+    for (int l = 0; l < 16; ++l) w[l] = std::fabs(xn[16 * j + l]);
+    scales[j] = fit_scale_min(16, 3, xn + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, true);
+    max_scale = std::fmax(max_scale, scales[j]);
+    max_min = std::fmax(max_min, mins[j]);
+  }
+  const float iscale = max_scale > 0.0f ? 15.0f / max_scale : 0.0f;
+  const float imin = max_min > 0.0f ? 15.0f / max_min : 0.0f;
+  for (int j = 0; j < 16; ++j) {
+    const int ls = round_clamp(iscale * scales[j], 0, 15);
+    const int lm = round_clamp(imin * mins[j], 0, 15);
+    out.scales[j] = static_cast<uint8_t>(ls | (lm << 4));
+  }
+  out.d = fp16_saturate(std::ldexp(max_scale / 15.0f, e));
+  out.dmin = fp16_saturate(std::ldexp(max_min / 15.0f, e));
+}
+
+// The fit under importance (llama.cpp's quantize_row_q2_K_impl): each sub-block's search weighted
+// by importance * sqrt(sigma2 + x^2), then the 16 scales and the 16 mins fitted to 4 bits each,
+// weighted by their sub-block's total weight.
+void fit_q2_k_weighted(const float* xn, int e, const float* importance, BlockQ2_K& out, uint8_t* L) {
+  const float sigma2 = sum_squares(xn, kQK_K) / static_cast<float>(kQK_K);
+  uint8_t Ls[16], Lm[16];
+  float scales[16], mins[16], sw[16], w[16];
+  for (int j = 0; j < 16; ++j) {
+    importance_weights(xn + 16 * j, importance + 16 * j, sigma2, 16, w);
+    sw[j] = 0.0f;
+    for (int l = 0; l < 16; ++l) sw[j] += w[l];
+    scales[j] = fit_scale_min(16, 3, xn + 16 * j, w, L + 16 * j, &mins[j], -0.9f, 0.05f, 36, false);
+  }
+  out.d = fp16_saturate(std::ldexp(fit_unsigned(16, 15, scales, sw, Ls), e));
+  out.dmin = fp16_saturate(std::ldexp(fit_unsigned(16, 15, mins, sw, Lm), e));
+  for (int j = 0; j < 16; ++j) out.scales[j] = static_cast<uint8_t>(Ls[j] | (Lm[j] << 4));
+}
+
+// One row, plain (importance null) or under importance.
+void quantize_q2_k_row(const float* x, void* vy, int64_t n, const float* importance) {
   OX_CHECK(n % kQK_K == 0);
   BlockQ2_K* y = static_cast<BlockQ2_K*>(vy);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
     const float* xb = x + b * kQK_K;
-    BlockQ2_K& out = y[b];
     const int e = group_exponent(xb, kQK_K);
     float xn[kQK_K];
-    scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
-    float scales[16], mins[16], w[16];
-    float max_scale = 0.0f, max_min = 0.0f;
-    for (int j = 0; j < 16; ++j) {
-      // Weights |x| and absolute error: with only 4 levels, the large elements decide the fit.
-      for (int l = 0; l < 16; ++l) w[l] = std::fabs(xn[16 * j + l]);
-      scales[j] = fit_scale_min(16, 3, xn + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, true);
-      max_scale = std::fmax(max_scale, scales[j]);
-      max_min = std::fmax(max_min, mins[j]);
+    scale_pow2(xb, xn, kQK_K, e);
+    if (importance != nullptr) {
+      fit_q2_k_weighted(xn, e, importance + b * kQK_K, y[b], L);
+    } else {
+      fit_q2_k_plain(xn, e, y[b], L);
     }
-    // Scales and mins are themselves quantized to 4 bits against per-super-block d / dmin.
-    const float iscale = max_scale > 0.0f ? 15.0f / max_scale : 0.0f;
-    const float imin = max_min > 0.0f ? 15.0f / max_min : 0.0f;
-    for (int j = 0; j < 16; ++j) {
-      const int ls = round_clamp(iscale * scales[j], 0, 15);
-      const int lm = round_clamp(imin * mins[j], 0, 15);
-      out.scales[j] = static_cast<uint8_t>(ls | (lm << 4));
-    }
-    out.d = fp16_saturate(std::ldexp(max_scale / 15.0f, e));
-    out.dmin = fp16_saturate(std::ldexp(max_min / 15.0f, e));
-    // Re-pick the levels against the scales as stored.
-    const float d = fp16_to_f32(out.d), dmin = fp16_to_f32(out.dmin);
-    for (int j = 0; j < 16; ++j) {
-      const float dl = d * static_cast<float>(out.scales[j] & 0xF);
-      if (dl == 0.0f) continue;  // keep the search's levels; they multiply a zero scale
-      const float ml = dmin * static_cast<float>(out.scales[j] >> 4);
-      for (int l = 0; l < 16; ++l) L[16 * j + l] = static_cast<uint8_t>(round_clamp((xb[16 * j + l] + ml) / dl, 0, 3));
-    }
-    for (int i = 0; i < kQK_K / 4; ++i) out.qs[i] = 0;
-    for (int i = 0; i < kQK_K; ++i) {
-      const int h = i / 128, s = (i % 128) / 32, l = i % 32;
-      out.qs[32 * h + l] |= static_cast<uint8_t>(L[i] << (2 * s));
-    }
+    store_q2_k(xb, y[b], L);
   }
+}
+
+}  // namespace
+
+void quantize_q2_k(const float* x, void* y, int64_t n) { quantize_q2_k_row(x, y, n, nullptr); }
+
+void quantize_rows_q2_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q2_K, quantize_q2_k, quantize_q2_k_row, x, y, n_rows, n_per_row, importance);
 }
 
 void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {

@@ -1,11 +1,13 @@
 // Scalar references of Q4_0 (symmetric, x = d * (q - 8)) and Q4_1 (x = d * q + m), blocks of 32.
-// Quantizers use the standard per-block formulas; dot products take Q8_0 / Q8_1 activations.
+// The plain quantizers use the standard per-block formulas, the importance-weighted ones llama.cpp's
+// searches (quantize_row_q4_0_impl, quantize_row_q4_1_impl); dot products take Q8_0 / Q8_1 activations.
 #include <cfloat>
 #include <cmath>
 
 #include "core/base/status.h"
 #include "core/quant/blocks.h"
 #include "core/quant/reference.h"
+#include "core/quant/scale_search.h"
 
 namespace ox::quant {
 
@@ -45,6 +47,40 @@ void quantize_q4_0(const float* x, void* vy, int64_t n) {
       y[b].qs[j] = static_cast<uint8_t>(q0 | (q1 << 4));
     }
   }
+}
+
+namespace {
+
+// One row of Q4_0 / Q4_1 under importance (llama.cpp's quantize_row_q4_0_impl / q4_1_impl): each
+// block's fit weighted by importance * sqrt(sigma2 + x^2), sigma2 the row's mean square; the
+// levels kept as fitted.
+void quantize_q4_0_weighted(const float* x, void* vy, int64_t n, const float* importance) {
+  OX_CHECK(n % kQK4_0 == 0);
+  BlockQ4_0* y = static_cast<BlockQ4_0*>(vy);
+  fit_blocks_weighted(x, n, importance, 8, false, [&](int64_t b, float d, float, const uint8_t* L) {
+    y[b].d = fp16_saturate(d);
+    for (int j = 0; j < kQK4_0 / 2; ++j) y[b].qs[j] = static_cast<uint8_t>(L[j] | (L[j + kQK4_0 / 2] << 4));
+  });
+}
+
+void quantize_q4_1_weighted(const float* x, void* vy, int64_t n, const float* importance) {
+  OX_CHECK(n % kQK4_1 == 0);
+  BlockQ4_1* y = static_cast<BlockQ4_1*>(vy);
+  fit_blocks_weighted(x, n, importance, 15, true, [&](int64_t b, float d, float m, const uint8_t* L) {
+    y[b].d = fp16_saturate(d);
+    y[b].m = fp16_saturate(m);
+    for (int j = 0; j < kQK4_1 / 2; ++j) y[b].qs[j] = static_cast<uint8_t>(L[j] | (L[j + kQK4_1 / 2] << 4));
+  });
+}
+
+}  // namespace
+
+void quantize_rows_q4_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q4_0, quantize_q4_0, quantize_q4_0_weighted, x, y, n_rows, n_per_row, importance);
+}
+
+void quantize_rows_q4_1(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q4_1, quantize_q4_1, quantize_q4_1_weighted, x, y, n_rows, n_per_row, importance);
 }
 
 void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {

@@ -6,6 +6,7 @@
 #include "core/base/status.h"
 #include "core/quant/blocks.h"
 #include "core/quant/reference.h"
+#include "core/quant/scale_search.h"
 
 namespace ox::quant {
 namespace {
@@ -26,14 +27,44 @@ int q5_value(const uint8_t* qs, uint32_t qh, int j) {
 }
 
 // Packs 32 quants in 0..31 into qs / qh.
-void pack_q5(const int* q, uint8_t* qs, uint8_t* qh) {
+template <typename Level>
+void pack_q5(const Level* q, uint8_t* qs, uint8_t* qh) {
   uint32_t h = 0;
   for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
   for (int j = 0; j < 32; ++j) h |= static_cast<uint32_t>(q[j] >> 4) << j;
   store_qh(h, qh);
 }
 
+// One row of Q5_0 / Q5_1 under importance, as Q4_0 / Q4_1's (q4.cpp) with 32 levels
+// (llama.cpp's quantize_row_q5_0_impl, quantize_row_q5_1_impl).
+void quantize_q5_0_weighted(const float* x, void* vy, int64_t n, const float* importance) {
+  OX_CHECK(n % kQK5_0 == 0);
+  BlockQ5_0* y = static_cast<BlockQ5_0*>(vy);
+  fit_blocks_weighted(x, n, importance, 16, false, [&](int64_t b, float d, float, const uint8_t* L) {
+    y[b].d = fp16_saturate(d);
+    pack_q5(L, y[b].qs, y[b].qh);
+  });
+}
+
+void quantize_q5_1_weighted(const float* x, void* vy, int64_t n, const float* importance) {
+  OX_CHECK(n % kQK5_1 == 0);
+  BlockQ5_1* y = static_cast<BlockQ5_1*>(vy);
+  fit_blocks_weighted(x, n, importance, 31, true, [&](int64_t b, float d, float m, const uint8_t* L) {
+    y[b].d = fp16_saturate(d);
+    y[b].m = fp16_saturate(m);
+    pack_q5(L, y[b].qs, y[b].qh);
+  });
+}
+
 }  // namespace
+
+void quantize_rows_q5_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q5_0, quantize_q5_0, quantize_q5_0_weighted, x, y, n_rows, n_per_row, importance);
+}
+
+void quantize_rows_q5_1(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q5_1, quantize_q5_1, quantize_q5_1_weighted, x, y, n_rows, n_per_row, importance);
+}
 
 void dequantize_q5_0(const void* vx, float* y, int64_t n) {
   OX_CHECK(n % kQK5_0 == 0);

@@ -37,7 +37,10 @@ void dequantize_q5_k(const void* vx, float* y, int64_t n) {
   }
 }
 
-void quantize_q5_k(const float* x, void* vy, int64_t n) {
+namespace {
+
+// One row, plain (importance null) or under importance.
+void quantize_q5_k_row(const float* x, void* vy, int64_t n, const float* importance) {
   OX_CHECK(n % kQK_K == 0);
   BlockQ5_K* y = static_cast<BlockQ5_K*>(vy);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
@@ -48,7 +51,11 @@ void quantize_q5_k(const float* x, void* vy, int64_t n) {
     scale_pow2(xb, xn, kQK_K, e);
     uint8_t L[kQK_K];
     float d, dmin;
-    fit_k_scales_mins(xn, 31, -0.5f, 0.1f, 15, L, out.scales, &d, &dmin);
+    if (importance != nullptr) {
+      fit_k_scales_mins_weighted(xn, importance + b * kQK_K, 31, L, out.scales, &d, &dmin);
+    } else {
+      fit_k_scales_mins(xn, 31, -0.5f, 0.1f, 15, L, out.scales, &d, &dmin);
+    }
     out.d = fp16_saturate(std::ldexp(d, e));
     out.dmin = fp16_saturate(std::ldexp(dmin, e));
     requantize_k_levels(xb, 31, fp16_to_f32(out.d), fp16_to_f32(out.dmin), out.scales, L);
@@ -61,6 +68,14 @@ void quantize_q5_k(const float* x, void* vy, int64_t n) {
       }
     }
   }
+}
+
+}  // namespace
+
+void quantize_q5_k(const float* x, void* y, int64_t n) { quantize_q5_k_row(x, y, n, nullptr); }
+
+void quantize_rows_q5_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q5_K, quantize_q5_k, quantize_q5_k_row, x, y, n_rows, n_per_row, importance);
 }
 
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {

@@ -3,6 +3,7 @@
 // its low 4 bits in ql[64h + l + 32*(k&1)] (low nibble for k < 2, high for k >= 2) and its top 2
 // bits in bits 2k..2k+1 of qh[32h + l].
 #include <cmath>
+#include <cstring>
 
 #include "core/base/status.h"
 #include "core/quant/blocks.h"
@@ -33,7 +34,12 @@ void dequantize_q6_k(const void* vx, float* y, int64_t n) {
   }
 }
 
-void quantize_q6_k(const float* x, void* vy, int64_t n) {
+namespace {
+
+// One row, plain (importance null: each sub-block's fit weighted by x^2) or with each sub-block's
+// fit weighted by the importance itself (llama.cpp's quantize_row_q6_K_impl, which leaves out the
+// sqrt(sigma2 + x^2) factor the other K-quants use).
+void quantize_q6_k_row(const float* x, void* vy, int64_t n, const float* importance) {
   OX_CHECK(n % kQK_K == 0);
   BlockQ6_K* y = static_cast<BlockQ6_K*>(vy);
   for (int64_t b = 0; b < n / kQK_K; ++b) {
@@ -46,27 +52,26 @@ void quantize_q6_k(const float* x, void* vy, int64_t n) {
     float scales[16];
     float max_scale = 0.0f, amax_scale = 0.0f;
     for (int j = 0; j < 16; ++j) {
-      scales[j] = fit_symmetric(16, 32, xn + 16 * j, nullptr, L + 16 * j);
+      const float* w = importance != nullptr ? importance + b * kQK_K + 16 * j : nullptr;
+      scales[j] = fit_symmetric(16, 32, xn + 16 * j, w, L + 16 * j);
       if (std::fabs(scales[j]) > amax_scale) {
         amax_scale = std::fabs(scales[j]);
         max_scale = scales[j];
       }
     }
-    if (amax_scale < kGroupMaxEps) {
-      out.d = 0;
-      for (int j = 0; j < 16; ++j) out.scales[j] = 0;
-      for (int i = 0; i < kQK_K; ++i) L[i] = 32;
-    } else {
-      // The sub-block scale of largest magnitude maps to -128 (the wide end of int8).
-      const float iscale = -128.0f / max_scale;
-      out.d = fp16_saturate(std::ldexp(1.0f / iscale, e));
-      for (int j = 0; j < 16; ++j) out.scales[j] = static_cast<int8_t>(round_clamp(iscale * scales[j], -128, 127));
-      const float d = fp16_to_f32(out.d);
-      for (int j = 0; j < 16; ++j) {
-        const float dl = d * static_cast<float>(out.scales[j]);
-        if (dl == 0.0f) continue;
-        for (int l = 0; l < 16; ++l) L[16 * j + l] = static_cast<uint8_t>(round_clamp(xb[16 * j + l] / dl, -32, 31) + 32);
-      }
+    if (amax_scale < kGroupMaxEps) {  // all zeros: every byte 0, as llama.cpp writes it
+      std::memset(&out, 0, sizeof(out));
+      continue;
+    }
+    // The sub-block scale of largest magnitude maps to -128 (the wide end of int8).
+    const float iscale = -128.0f / max_scale;
+    out.d = fp16_saturate(std::ldexp(1.0f / iscale, e));
+    for (int j = 0; j < 16; ++j) out.scales[j] = static_cast<int8_t>(round_clamp(iscale * scales[j], -128, 127));
+    const float d = fp16_to_f32(out.d);
+    for (int j = 0; j < 16; ++j) {
+      const float dl = d * static_cast<float>(out.scales[j]);
+      if (dl == 0.0f) continue;
+      for (int l = 0; l < 16; ++l) L[16 * j + l] = static_cast<uint8_t>(round_clamp(xb[16 * j + l] / dl, -32, 31) + 32);
     }
     for (int i = 0; i < kQK_K / 2; ++i) out.ql[i] = 0;
     for (int i = 0; i < kQK_K / 4; ++i) out.qh[i] = 0;
@@ -77,6 +82,14 @@ void quantize_q6_k(const float* x, void* vy, int64_t n) {
       out.qh[32 * h + l] |= static_cast<uint8_t>(high << (2 * k));
     }
   }
+}
+
+}  // namespace
+
+void quantize_q6_k(const float* x, void* y, int64_t n) { quantize_q6_k_row(x, y, n, nullptr); }
+
+void quantize_rows_q6_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance) {
+  quantize_rows_split(DType::Q6_K, quantize_q6_k, quantize_q6_k_row, x, y, n_rows, n_per_row, importance);
 }
 
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {

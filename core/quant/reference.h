@@ -49,18 +49,25 @@ void dequantize_bf16(const void* x, float* y, int64_t n);
 void quantize_bf16(const float* x, void* y, int64_t n);
 void vec_dot_bf16_bf16(int64_t n, float* s, const void* x, const void* y);
 
-// ---- 32-element legacy formats (q4.cpp, q5.cpp, q8.cpp)
+// ---- 32-element legacy formats (q4.cpp, q5.cpp, q8.cpp). For these, the K-quants and IQ4_NL /
+// IQ4_XS, quantize_rows_* is the QuantizeRowsFn: quantize_* (llama.cpp's quantize_row_*_ref, or
+// for IQ4_NL its quantize_iq4_nl without importance) on each row without importance, llama.cpp's
+// quantize_row_*_impl searches with it. Q8_0 has none: llama.cpp ignores importance for it.
 void dequantize_q4_0(const void* x, float* y, int64_t n);
 void quantize_q4_0(const float* x, void* y, int64_t n);
+void quantize_rows_q4_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q4_1(const void* x, float* y, int64_t n);
 void quantize_q4_1(const float* x, void* y, int64_t n);
+void quantize_rows_q4_1(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q5_0(const void* x, float* y, int64_t n);
 void quantize_q5_0(const float* x, void* y, int64_t n);
+void quantize_rows_q5_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q5_1(const void* x, float* y, int64_t n);
 void quantize_q5_1(const float* x, void* y, int64_t n);
+void quantize_rows_q5_1(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q8_0(const void* x, float* y, int64_t n);
 void quantize_q8_0(const float* x, void* y, int64_t n);  // the activation recipe (also weights)
@@ -73,26 +80,33 @@ void quantize_q8_k(const float* x, void* y, int64_t n);
 // ---- K-quants (q2_k.cpp .. q6_k.cpp); activations are Q8_K
 void dequantize_q2_k(const void* x, float* y, int64_t n);
 void quantize_q2_k(const float* x, void* y, int64_t n);
+void quantize_rows_q2_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q3_k(const void* x, float* y, int64_t n);
 void quantize_q3_k(const float* x, void* y, int64_t n);
+void quantize_rows_q3_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q4_k(const void* x, float* y, int64_t n);
 void quantize_q4_k(const float* x, void* y, int64_t n);
+void quantize_rows_q4_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q5_k(const void* x, float* y, int64_t n);
 void quantize_q5_k(const float* x, void* y, int64_t n);
+void quantize_rows_q5_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q6_k(const void* x, float* y, int64_t n);
 void quantize_q6_k(const float* x, void* y, int64_t n);
+void quantize_rows_q6_k(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 // ---- non-linear 4-bit formats (iq4.cpp)
 void dequantize_iq4_nl(const void* x, float* y, int64_t n);
 void quantize_iq4_nl(const float* x, void* y, int64_t n);
+void quantize_rows_iq4_nl(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
 void dequantize_iq4_xs(const void* x, float* y, int64_t n);
 void quantize_iq4_xs(const float* x, void* y, int64_t n);
+void quantize_rows_iq4_xs(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 // ---- 2-bit codebook formats (iq2.cpp, iq2_quantize.cpp); activations are Q8_K. The quantizers

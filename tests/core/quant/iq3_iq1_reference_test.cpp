@@ -15,40 +15,13 @@
 
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
-#include "tests/support/shared_data.h"
+#include "tests/core/quant/quant_test_util.h"
 
 namespace ox {
 namespace {
 
 constexpr int64_t kPerRow = 1024;
 constexpr int64_t kRows = 3;
-
-// Sections of a .ref file: u32 name length, name, u64 byte count, bytes.
-std::map<std::string, std::vector<uint8_t>> read_sections(const std::string& file) {
-  std::map<std::string, std::vector<uint8_t>> out;
-  const std::vector<uint8_t> b = test::read_file_bytes(test::source_path("tests/data/formats/" + file));
-  size_t at = 0;
-  while (at + 4 <= b.size()) {
-    uint32_t name_len;
-    uint64_t n;
-    std::memcpy(&name_len, &b[at], 4);
-    if (at + 4 + name_len + 8 > b.size()) break;
-    const std::string name(reinterpret_cast<const char*>(&b[at + 4]), name_len);
-    std::memcpy(&n, &b[at + 4 + name_len], 8);
-    at += 4 + name_len + 8;
-    if (n > b.size() - at) break;
-    out[name].assign(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-  }
-  EXPECT_EQ(at, b.size()) << file << ": malformed";
-  return out;
-}
-
-std::vector<float> floats(const std::vector<uint8_t>& bytes) {
-  std::vector<float> v(bytes.size() / 4);
-  std::memcpy(v.data(), bytes.data(), v.size() * 4);
-  return v;
-}
 
 uint32_t bits(float f) {
   uint32_t u;
@@ -64,7 +37,7 @@ struct Case {
 class Iq3Iq1Reference : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    s_ = read_sections(GetParam().file);
+    s_ = test::read_ref_sections(GetParam().file);
     ASSERT_FALSE(s_.empty()) << GetParam().file;
   }
   const std::vector<uint8_t>& section(const std::string& name) {
@@ -79,7 +52,7 @@ class Iq3Iq1Reference : public ::testing::TestWithParam<Case> {
 TEST_P(Iq3Iq1Reference, DequantizeIsBitExact) {
   const DType t = GetParam().type;
   const std::vector<uint8_t>& blocks = section("sweep");
-  const std::vector<float> want = floats(section("deq_sweep"));
+  const std::vector<float> want = test::ref_floats(section("deq_sweep"));
   const uint64_t n = blocks.size() / dtype_facts(t).type_size * dtype_facts(t).block_size;
   ASSERT_EQ(want.size(), n);
   std::vector<float> got(n);
@@ -141,7 +114,7 @@ TEST_P(Iq3Iq1Reference, VecDotMatchesLlamaCpp) {
   const DType t = GetParam().type;
   auto dots = [&](const std::string& prefix) {
     std::map<std::string, std::vector<float>> m;
-    for (const char* kind : {"generic", "simd", "block_generic"}) m[kind] = floats(section(prefix + kind));
+    for (const char* kind : {"generic", "simd", "block_generic"}) m[kind] = test::ref_floats(section(prefix + kind));
     return m;
   };
   expect_dots(t, section("q_imp"), section("act"), kPerRow, kRows, dots("dot_imp_"), "quantized rows");
@@ -152,7 +125,7 @@ TEST_P(Iq3Iq1Reference, VecDotMatchesLlamaCpp) {
 
 TEST_P(Iq3Iq1Reference, QuantizerBytesMatchLlamaCpp) {
   const DType t = GetParam().type;
-  const std::vector<float> x = floats(section("x")), importance = floats(section("importance"));
+  const std::vector<float> x = test::ref_floats(section("x")), importance = test::ref_floats(section("importance"));
   ASSERT_EQ(x.size(), static_cast<size_t>(kRows * kPerRow));
   ASSERT_EQ(importance.size(), static_cast<size_t>(kPerRow));
   const std::vector<float> ones(kPerRow, 1.0f);

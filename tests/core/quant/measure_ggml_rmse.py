@@ -11,7 +11,9 @@
 # importance vector of IMPORTANCE (a row's per-column weights, as llama-imatrix gives them): the
 # plain RMSE and the importance-weighted one, sqrt(sum_j w_j (x_j - y_j)^2 / sum_j w_j).
 # TQ1_0, TQ2_0 and MXFP4 were measured against the libggml-base.so of llama.cpp built from source
-# (the one beside this project's checkout, build/llama.cpp/build/bin), which has them.
+# (the one beside this project's checkout, build/llama.cpp/build/bin), which has them; so were the
+# legacy formats, the K-quants and IQ4_NL / IQ4_XS under each importance vector of IMPORTANCE
+# (WEIGHTED_TYPES: their importance-aware quantizers, which llama.cpp runs only when given one).
 import ctypes as C
 import sys
 
@@ -44,6 +46,8 @@ IQ_TYPES = {  # name: (GGUF type id, block size, bytes per block, ggml function 
     "IQ3_XXS": (18, 256, 98, "iq3_xxs", False), "IQ3_S": (21, 256, 110, "iq3_s", False),
     "IQ1_S": (19, 256, 50, "iq1_s", True), "IQ1_M": (29, 256, 56, "iq1_m", False),
 }
+WEIGHTED_TYPES = {name: TYPES[name] + (False,) for name in
+                  ("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS")}
 
 # Importance vectors over a row of n; "ramp" is 0.25 + ((37 j) mod 64) / 16: 0.25 .. 4.1875,
 # exact in float, rebuilt the same way by quantize_test.cpp.
@@ -54,8 +58,8 @@ IMPORTANCE = {
 }
 
 
-def measure_iq(ggml, x, n_rows, n_per_row, ptr):
-    for name, (t, bs, ts, fn, needs_importance) in IQ_TYPES.items():
+def measure_iq(ggml, x, n_rows, n_per_row, ptr, types):
+    for name, (t, bs, ts, fn, needs_importance) in types.items():
         for kind, make in IMPORTANCE.items():
             w = make(n_per_row)
             if w is None and needs_importance:
@@ -92,9 +96,8 @@ def main():
     for name, (t, ts, fn, kinds) in IMPORTANCE_TYPES.items():
         for kind in kinds:
             print(f"{name:7s} importance {kind:6s} rmse {rmse(t, 256, ts, fn, importance(kind, n_per_row)):.6f}")
-
-        print(f"{name:7s} rmse {np.sqrt(np.mean((y.astype(np.float64) - x) ** 2)):.6f}")
-    measure_iq(ggml, x, n_rows, n_per_row, ptr)
+    measure_iq(ggml, x, n_rows, n_per_row, ptr, IQ_TYPES)
+    measure_iq(ggml, x, n_rows, n_per_row, ptr, WEIGHTED_TYPES)
 
 if __name__ == "__main__":
     main()

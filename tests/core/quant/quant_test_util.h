@@ -1,17 +1,22 @@
 // Helpers shared by the core/quant tests: deterministic Gaussian data (own Box-Muller, so native
 // and wasm see the same numbers), an fp16 decoder independent of core/quant, and quantize /
-// dequantize wrappers over quant_traits().
+// dequantize wrappers over quant_traits(), and the reader of llama.cpp reference files (.ref).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "core/quant/dtype.h"
 #include "core/quant/formats.h"
 #include "core/quant/traits.h"
+#include "tests/support/shared_data.h"
 
 namespace ox::test {
 
@@ -57,6 +62,34 @@ inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, siz
 // Every weight format with a full set of references (the registry's, core/quant/formats.h).
 inline const std::vector<DType>& weight_formats() {
   static const std::vector<DType> v = ox::weight_formats();
+  return v;
+}
+
+// Sections of a tests/data/formats .ref file (written by the *_make_reference.py scripts there):
+// u32 name length, name, u64 byte count, bytes. A gtest failure if the file is malformed.
+inline std::map<std::string, std::vector<uint8_t>> read_ref_sections(const std::string& file) {
+  std::map<std::string, std::vector<uint8_t>> out;
+  const std::vector<uint8_t> b = read_file_bytes(source_path("tests/data/formats/" + file));
+  size_t at = 0;
+  while (at + 4 <= b.size()) {
+    uint32_t name_len;
+    uint64_t n;
+    std::memcpy(&name_len, &b[at], 4);
+    if (at + 4 + name_len + 8 > b.size()) break;
+    const std::string name(reinterpret_cast<const char*>(&b[at + 4]), name_len);
+    std::memcpy(&n, &b[at + 4 + name_len], 8);
+    at += 4 + name_len + 8;
+    if (n > b.size() - at) break;
+    out[name].assign(b.begin() + static_cast<std::ptrdiff_t>(at), b.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  EXPECT_EQ(at, b.size()) << file << ": malformed";
+  return out;
+}
+
+inline std::vector<float> ref_floats(const std::vector<uint8_t>& bytes) {
+  std::vector<float> v(bytes.size() / 4);
+  std::memcpy(v.data(), bytes.data(), v.size() * 4);
   return v;
 }
 
