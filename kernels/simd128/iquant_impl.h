@@ -174,6 +174,13 @@ inline void iq1_grid32(const uint32_t e[4], v128_t* lo, v128_t* hi) {
   *hi = gather2(quant::kIQ1SGrid, e[2], e[3]);
 }
 
+// 8 v bytewise (IQ1 grid values -1..1): three adds, cheaper under V8 than an i8 shift (a 16-bit
+// shift and a mask).
+inline v128_t times8(v128_t v) {
+  const v128_t v2 = wasm_i8x16_add(v, v), v4 = wasm_i8x16_add(v2, v2);
+  return wasm_i8x16_add(v4, v4);
+}
+
 // IQ1_S: isum = sum_ib (2 s + 1) (8 grid . q8 + delta sum q8). sub_block gives the grid with
 // scale 2 s + 1; finish() multiplies by 8 and adds the delta terms, from the activations' bsums
 // as the reference reads them.
@@ -239,10 +246,6 @@ struct IQ1M : Base {
     const v128_t one = wasm_i8x16_splat(1), zero = wasm_i8x16_splat(0);
     const v128_t d0 = wasm_v128_or(wasm_i8x16_ne(wasm_v128_and(wasm_i8x16_shuffle(v, v, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), bit), zero), one);
     const v128_t d1 = wasm_v128_or(wasm_i8x16_ne(wasm_v128_and(wasm_i8x16_shuffle(v, v, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), bit), zero), one);
-    auto times8 = [](v128_t g) {
-      const v128_t g2 = wasm_i8x16_add(g, g), g4 = wasm_i8x16_add(g2, g2);
-      return wasm_i8x16_add(g4, g4);
-    };
     const uint64_t sc = scale_bits(b) >> (16 * (ib / 2) + 6 * (ib % 2));
     return {wasm_i8x16_add(times8(lo), d0), wasm_i8x16_add(times8(hi), d1), 2 * static_cast<int>(sc & 7) + 1,
             2 * static_cast<int>((sc >> 3) & 7) + 1};

@@ -47,6 +47,13 @@ void patch(KernelTable& t) {
   tile(DType::Q5_K, gemm_q5_k);
   tile(DType::Q6_K, gemm_q6_k);
   tile(DType::IQ4_XS, gemm_iq4_xs);
+  tile(DType::IQ2_XXS, gemm_iq2_xxs);
+  tile(DType::IQ2_XS, gemm_iq2_xs);
+  tile(DType::IQ2_S, gemm_iq2_s);
+  tile(DType::IQ3_XXS, gemm_iq3_xxs);
+  tile(DType::IQ3_S, gemm_iq3_s);
+  tile(DType::IQ1_S, gemm_iq1_s);
+  tile(DType::IQ1_M, gemm_iq1_m);
   tile(DType::Q4_K_IL, gemm_q4_k_il);
   tile(DType::Q6_K_IL, gemm_q6_k_il);
   // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
