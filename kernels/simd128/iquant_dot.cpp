@@ -5,6 +5,30 @@
 #include "kernels/simd128/simd128.h"
 
 namespace ox::kernels::simd128 {
+
+namespace iquant {
+
+uint64_t kIQ1MWeights[4096];
+
+namespace {
+// Entry (delta bit << 11) | index: each byte of kIQ1SGrid[index] (-1, 0, 1) times 8, plus 1 or -1.
+const bool kIQ1MWeightsBuilt = [] {
+  for (uint32_t i = 0; i < 4096; ++i) {
+    const uint64_t grid = quant::kIQ1SGrid[i & 2047];
+    const int delta = (i & 2048) ? -1 : 1;
+    uint64_t w = 0;
+    for (int j = 0; j < 8; ++j) {
+      const int v = 8 * static_cast<int8_t>(static_cast<uint8_t>(grid >> (8 * j))) + delta;
+      w |= static_cast<uint64_t>(static_cast<uint8_t>(v)) << (8 * j);
+    }
+    kIQ1MWeights[i] = w;
+  }
+  return true;
+}();
+}  // namespace
+
+}  // namespace iquant
+
 namespace {
 
 template <typename F>
