@@ -1,5 +1,5 @@
 // The gemm of the 256-element super-block formats (the K-quants, IQ4_XS, the codebook i-quants)
-// over a format description F (gemm_kquant.cpp, gemm_iquant.cpp): decode runs F::row against
+// over a format description F (gemm_kquant.cpp, iquant.cpp): decode runs F::row against
 // activations split once per call (or F's row-pair slots), prefill packs each 32-element slice of
 // a super-block as one unit of gemm_tile.h with its integer sub-block scales multiplied in, F::d
 // (default: the block's fp16 d) as the unit scale and F's min terms as extras; a format whose

@@ -86,10 +86,23 @@ struct SubBlock {
 struct Base {
   static constexpr bool kPer16 = false;
   template <typename Block>
+  static float d(const Block& b) {
+    return fp16(b.d);
+  }
+  template <typename Block>
   static v128_t finish(v128_t sumi, const Block&, const BlockQ8_K&) {
     return sumi;
   }
 };
+
+// IQ2_XXS / IQ3_XXS: grid values lo, hi (elements 0..15, 16..31) signed by the four 7-bit fields
+// of aux (bits 0..27, one per 8 elements), the scale 2 (aux >> 28) + 1.
+inline SubBlock with_aux_signs(v128_t lo, v128_t hi, uint32_t aux) {
+  const uint64_t* masks = kSignMasks7.m;
+  const int s = 2 * static_cast<int>(aux >> 28) + 1;
+  return {negate_where(lo, gather2(masks, aux & 127, (aux >> 7) & 127)),
+          negate_where(hi, gather2(masks, (aux >> 14) & 127, (aux >> 21) & 127)), s, s};
+}
 
 // 2 ls + 1 of 16-group 2 ib (low nibble) and 2 ib + 1 (high) of IQ2_XS / IQ2_S.
 inline SubBlock with_nibble_scales(v128_t lo, v128_t hi, uint8_t scales) {
@@ -99,16 +112,11 @@ inline SubBlock with_nibble_scales(v128_t lo, v128_t hi, uint8_t scales) {
 struct IQ2XXS : Base {
   using Block = BlockIQ2_XXS;
   static constexpr float kFactor = 0.125f;
-  static float d(const Block& b) { return fp16(b.d); }
   // 4 grid bytes, then a u32: four 7-bit sign fields and ls in bits 28..31.
   static SubBlock sub_block(const Block& b, int ib) {
     const uint8_t* q = reinterpret_cast<const uint8_t*>(b.qs) + 8 * ib;
-    const uint32_t aux = load_u32(q + 4);
-    const uint64_t* masks = kSignMasks7.m;
-    const v128_t lo = negate_where(gather2(quant::kIQ2XXSGrid, q[0], q[1]), gather2(masks, aux & 127, (aux >> 7) & 127));
-    const v128_t hi = negate_where(gather2(quant::kIQ2XXSGrid, q[2], q[3]), gather2(masks, (aux >> 14) & 127, (aux >> 21) & 127));
-    const int s = 2 * static_cast<int>(aux >> 28) + 1;
-    return {lo, hi, s, s};
+    return with_aux_signs(gather2(quant::kIQ2XXSGrid, q[0], q[1]), gather2(quant::kIQ2XXSGrid, q[2], q[3]),
+                          load_u32(q + 4));
   }
 };
 
@@ -116,7 +124,6 @@ struct IQ2XS : Base {
   using Block = BlockIQ2_XS;
   static constexpr float kFactor = 0.125f;
   static constexpr bool kPer16 = true;
-  static float d(const Block& b) { return fp16(b.d); }
   // One u16 per octet: 9-bit grid index, 7 sign bits above it.
   static SubBlock sub_block(const Block& b, int ib) {
     const uint16_t* q = b.qs + 4 * ib;
@@ -131,7 +138,6 @@ struct IQ2S : Base {
   using Block = BlockIQ2_S;
   static constexpr float kFactor = 0.125f;
   static constexpr bool kPer16 = true;
-  static float d(const Block& b) { return fp16(b.d); }
   // Octet k = 4 ib + l: index qs[k] plus bits 2l..2l+1 of qh[ib] as bits 8..9; signs qs[32 + k].
   static SubBlock sub_block(const Block& b, int ib) {
     const uint8_t* q = b.qs + 4 * ib;
@@ -147,24 +153,18 @@ struct IQ2S : Base {
 struct IQ3XXS : Base {
   using Block = BlockIQ3_XXS;
   static constexpr float kFactor = 0.25f;
-  static float d(const Block& b) { return fp16(b.d); }
   // 8 grid bytes per sub-block; its u32 at qs[64 + 4 ib]: four 7-bit sign fields, s in bits 28..31.
   static SubBlock sub_block(const Block& b, int ib) {
     const uint8_t* q = b.qs + 8 * ib;
-    const uint32_t aux = load_u32(b.qs + kQK_K / 4 + 4 * ib);
-    const uint64_t* masks = kSignMasks7.m;
     const uint32_t e0[4] = {q[0], q[1], q[2], q[3]}, e1[4] = {q[4], q[5], q[6], q[7]};
-    const v128_t lo = negate_where(gather4(quant::kIQ3XXSGrid, e0), gather2(masks, aux & 127, (aux >> 7) & 127));
-    const v128_t hi = negate_where(gather4(quant::kIQ3XXSGrid, e1), gather2(masks, (aux >> 14) & 127, (aux >> 21) & 127));
-    const int s = 2 * static_cast<int>(aux >> 28) + 1;
-    return {lo, hi, s, s};
+    return with_aux_signs(gather4(quant::kIQ3XXSGrid, e0), gather4(quant::kIQ3XXSGrid, e1),
+                          load_u32(b.qs + kQK_K / 4 + 4 * ib));
   }
 };
 
 struct IQ3S : Base {
   using Block = BlockIQ3_S;
   static constexpr float kFactor = 1.0f;
-  static float d(const Block& b) { return fp16(b.d); }
   // Group l's index: qs[8 ib + l] plus bit l of qh[ib] as bit 8; 8-bit sign bytes; 1 + 2 s.
   static SubBlock sub_block(const Block& b, int ib) {
     const uint8_t* q = b.qs + 8 * ib;
@@ -197,7 +197,6 @@ inline v128_t times8(v128_t v) {
 struct IQ1S : Base {
   using Block = BlockIQ1_S;
   static constexpr float kFactor = 0.125f;
-  static float d(const Block& b) { return fp16(b.d); }
   // Group l's index: qs[4 ib + l] plus bits 3l..3l+2 of qh[ib] as bits 8..10; s in bits 12..14.
   static void indices(const Block& b, int ib, uint32_t e[4]) {
     const uint32_t qh = b.qh[ib];
@@ -210,6 +209,16 @@ struct IQ1S : Base {
     SubBlock s;
     iq1_grid32(e, &s.lo, &s.hi);
     s.s0 = s.s1 = scale(b, ib);
+    return s;
+  }
+  // The gemm's units (iquant.cpp): the weights 8 grid + delta (delta = +-1 for the whole sub-block,
+  // qh bit 15), so that a unit's dot is 8 grid . q8 + delta sum q8 with sum q8 counted from the
+  // quants, where the reference reads it from bsums (the same for every Q8_K row the quantizer makes).
+  static SubBlock unit_weights(const Block& b, int ib) {
+    SubBlock s = sub_block(b, ib);
+    const v128_t delta = wasm_i8x16_splat((b.qh[ib] & 0x8000) ? -1 : 1);
+    s.lo = wasm_i8x16_add(times8(s.lo), delta);
+    s.hi = wasm_i8x16_add(times8(s.hi), delta);
     return s;
   }
   // 8 sumi + sum_ib (2 s + 1) delta_ib (bsums[2 ib] + bsums[2 ib + 1]): the eight signed factors
@@ -228,7 +237,7 @@ struct IQ1S : Base {
 
 // IQ1_M's weights 8 grid + delta of a group (delta = +-1, in -9..9) by a 12-bit index: the group's
 // 8 low index bits, then its qh nibble (3 high index bits, bit 3 the delta's sign: set = -1).
-// Built from kIQ1SGrid at start-up (iquant_dot.cpp). One gather then gives what the reference's
+// Built from kIQ1SGrid at start-up (iquant.cpp). One gather then gives what the reference's
 // 8 grid . q8 + delta sum q8 multiplies: under V8 a third faster than building 8 grid + delta
 // from the grid and a delta vector per group pair (646 against 820 us per 1024x4096 matmul).
 extern uint64_t kIQ1MWeights[4096];

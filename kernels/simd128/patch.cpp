@@ -27,13 +27,6 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
-  dot(DType::IQ2_XXS, vec_dot_iq2_xxs_q8_k);
-  dot(DType::IQ2_XS, vec_dot_iq2_xs_q8_k);
-  dot(DType::IQ2_S, vec_dot_iq2_s_q8_k);
-  dot(DType::IQ3_XXS, vec_dot_iq3_xxs_q8_k);
-  dot(DType::IQ3_S, vec_dot_iq3_s_q8_k);
-  dot(DType::IQ1_S, vec_dot_iq1_s_q8_k);
-  dot(DType::IQ1_M, vec_dot_iq1_m_q8_k);
   tile(DType::F16, gemm_f16);
   tile(DType::Q4_0, gemm_q4_0);
   tile(DType::Q4_1, gemm_q4_1);
@@ -47,15 +40,9 @@ void patch(KernelTable& t) {
   tile(DType::Q5_K, gemm_q5_k);
   tile(DType::Q6_K, gemm_q6_k);
   tile(DType::IQ4_XS, gemm_iq4_xs);
-  tile(DType::IQ2_XXS, gemm_iq2_xxs);
-  tile(DType::IQ2_XS, gemm_iq2_xs);
-  tile(DType::IQ2_S, gemm_iq2_s);
-  tile(DType::IQ3_XXS, gemm_iq3_xxs);
-  tile(DType::IQ3_S, gemm_iq3_s);
-  tile(DType::IQ1_S, gemm_iq1_s);
-  tile(DType::IQ1_M, gemm_iq1_m);
   tile(DType::Q4_K_IL, gemm_q4_k_il);
   tile(DType::Q6_K_IL, gemm_q6_k_il);
+  patch_iquants(t);
   // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
   // the interleaved layouts take a sub-block pair's scales in one step (core/quant/interleave.h).
   // The SIMD128 bodies of those slots only stand in for them (they un-permute every row).
