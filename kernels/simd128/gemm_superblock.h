@@ -36,6 +36,17 @@ constexpr float row_factor() {
   }
 }
 
+// Whether F's decode rows read activations split into even / odd i16 (gemm::split_acts_q8_k);
+// a format whose rows read the quants themselves says kSplitActs = false.
+template <typename F>
+constexpr bool wants_split_acts() {
+  if constexpr (requires { F::kSplitActs; }) {
+    return F::kSplitActs;
+  } else {
+    return true;
+  }
+}
+
 // One weight row in the packed layout (at `row`, see gemm::packed_row): each super-block is two
 // groups of four units.
 template <typename F>
@@ -91,7 +102,7 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
                  relaxed_constants, yr);
         if (n_rows % 2 != 0) yr[n_rows - 1] = F::row(nb, row(n_rows - 1), yt, act, consts);
       } else {
-        const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};
+        const kquant::PreSplit act{wants_split_acts<F>() ? gemm::split_acts_q8_k(n, at) : nullptr};
         for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = F::row(nb, row(r), yt, act, consts);
       }
     }

@@ -3,8 +3,8 @@
 // both over the formats' decoding in iquant_impl.h; patch_iquants() installs one instantiation of
 // each per format. Gemm prefill: sub-block j of a super-block is unit j, its decoded weights times
 // their integer scales (|scale * w| <= 31 * 62, so a unit's i32 lane stays below 2^23), d as the
-// unit scale, no extras, the row's factor (1/8, 1/4) last. Decode: iquant::row against activations
-// split once per call. Reference: quant_traits(W).vec_dot_ref; integer parts exact.
+// unit scale, no extras, the row's factor (1/8, 1/4) last. Decode: iquant::row, which reads the
+// activations' quants as they are. Reference: quant_traits(W).vec_dot_ref; integer parts exact.
 #include "kernels/simd128/gemm_superblock.h"
 #include "kernels/simd128/iquant_impl.h"
 #include "kernels/simd128/simd128.h"
@@ -39,7 +39,7 @@ namespace {
 template <typename F>
 void vec_dot_iq(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
-  *s = iquant::row<F>(n / kQK_K, static_cast<const typename F::Block*>(vx), y, kquant::SplitOnTheFly{y});
+  *s = iquant::row<F>(n / kQK_K, static_cast<const typename F::Block*>(vx), y);
 }
 
 // The super-block gemm's description of an i-quant format (see gemm_superblock.h): units from the
@@ -50,6 +50,7 @@ struct Tile : Format {
   static constexpr int kExtra = 0;
   static constexpr gemm::ActExtra kAct = gemm::ActExtra::kNone;
   static constexpr bool kTwoRows = false;
+  static constexpr bool kSplitActs = false;  // row() reads y
   struct Scales {};
   static Scales prepare(const Block&) { return {}; }
   static gemm::Unit16 unit(const Block& b, const Scales&, int j) {
@@ -59,12 +60,12 @@ struct Tile : Format {
     } else {
       s = Format::sub_block(b, j);
     }
-    return gemm::scaled2(gemm::widen(s.lo, s.hi), s.s0, s.s1);
+    return gemm::scaled2(gemm::Unit16{{s.w[0], s.w[1], s.w[2], s.w[3]}}, s.s0, s.s1);
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
-  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
-    return iquant::row<Format>(nb, x, y, act);
+  static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A, const kquant::Consts&) {
+    return iquant::row<Format>(nb, x, y);
   }
 };
 
