@@ -5,6 +5,7 @@
 // scale and the min terms (-dmin * m against d * bsums) as extras. The two groups of a
 // super-block share d, so the tile adds their integer dots (below 2^26) before one float step. Decode: the row dots of
 // kquant_impl.h against activations split once per call. Reference: quant_traits(W).vec_dot_ref.
+#include "kernels/simd128/gemm_superblock.h"
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/interleave.h"
 #include "kernels/simd128/kquant_impl.h"
@@ -14,13 +15,8 @@
 namespace ox::kernels::simd128 {
 namespace {
 
+using gemm::scaled2;
 using gemm::Unit16;
-
-// The first 16 values times s0, the last 16 times s1 (two 16-element sub-blocks per unit).
-inline Unit16 scaled2(Unit16 u, int s0, int s1) {
-  const v128_t a = wasm_i16x8_splat(static_cast<int16_t>(s0)), b = wasm_i16x8_splat(static_cast<int16_t>(s1));
-  return {{wasm_i16x8_mul(u.v[0], a), wasm_i16x8_mul(u.v[1], a), wasm_i16x8_mul(u.v[2], b), wasm_i16x8_mul(u.v[3], b)}};
-}
 
 // Bytes 0..31 of a 32-byte run (two loads), each shifted right by `shift` and masked.
 inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi) {
@@ -167,9 +163,6 @@ struct Q6KIL : Q6K {
   static constexpr const PairsIlFn& il_pairs = q6_k_il_pairs;
 };
 
-template <typename F>
-constexpr bool kInterleaved = requires { F::il_pairs; };
-
 // Q2_K / Q3_K: unit j = elements 128h + 32s + l (h = j / 4, s = j % 4) at bits 2s..2s+1 of
 // qs[32h + l]; its two 16-element sub-blocks are 2j and 2j + 1.
 struct Q3K {
@@ -247,110 +240,39 @@ struct IQ4XS {
   }
 };
 
-// One weight row in the packed layout (at `row`, see gemm::packed_row): each super-block is two
-// groups of four units.
-template <typename F>
-void pack_k_row(const typename F::Block* x, int64_t nb, gemm::PackedRow row) {
-  v128_t* out = row.out;
-  const int64_t step = row.step;
-  for (int64_t i = 0; i < nb; ++i) {
-    const typename F::Scales s = F::prepare(x[i]);
-    const v128_t d = wasm_f32x4_splat(fp16(x[i].d));
-    for (int g = 0; g < 2; ++g) {
-      const Unit16 u[4] = {F::unit(x[i], s, 4 * g), F::unit(x[i], s, 4 * g + 1), F::unit(x[i], s, 4 * g + 2),
-                           F::unit(x[i], s, 4 * g + 3)};
-      gemm::store_group(out, step, u);
-      out += gemm::kGroupVecs * step;
-      *out = d;
-      out += step;
-      for (int e = 1; e <= F::kExtra; ++e) {
-        *out = wasm_f32x4_make(F::extra(x[i], s, 4 * g, e), F::extra(x[i], s, 4 * g + 1, e),
-                               F::extra(x[i], s, 4 * g + 2, e), F::extra(x[i], s, 4 * g + 3, e));
-        out += step;
-      }
-    }
-  }
-}
-
-template <typename F>
-void gemm_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-            int64_t n_tokens, float* y, int64_t y_stride) {
-  using Block = typename F::Block;
-  const int64_t nb = n / kQK_K;
-  auto row = [&](int64_t r) { return reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride); };
-  if (n_tokens < gemm::kPackMinTokens) {
-    const kquant::Consts consts = kquant::opaque_consts();
-    for (int64_t t = 0; t < n_tokens; ++t) {
-      const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
-      const BlockQ8_K* yt = reinterpret_cast<const BlockQ8_K*>(at);
-      if constexpr (kInterleaved<F>) {
-        float* yr = y + t * y_stride;
-        const int64_t pairs = n_rows / 2;
-        F::il_pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt,
-                    F::acts(n, at), relaxed_constants, yr);
-        // An odd last row (no real model's matrix has one): the scalar reference.
-        if (n_rows % 2 != 0) quant_traits(F::kType).vec_dot_ref(n, &yr[n_rows - 1], row(n_rows - 1), yt);
-      } else if constexpr (F::kTwoRows) {
-        // The relaxed bodies read y itself; the split is for the SIMD128 body and an odd last row.
-        const bool split = !relaxed_active() || n_rows % 2 != 0;
-        const kquant::PreSplit act{split ? gemm::split_acts_q8_k(n, at) : nullptr};
-        float* yr = y + t * y_stride;
-        // Rows r and r + n_rows / 2 together: two unbroken streams through the weights (adjacent
-        // rows in pairs start a new stream every two rows, which the prefetcher does not keep up with).
-        const int64_t pairs = n_rows / 2;
-        F::pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt, act.p,
-                 relaxed_constants, yr);
-        if (n_rows % 2 != 0) yr[n_rows - 1] = F::row(nb, row(n_rows - 1), yt, act, consts);
-      } else {
-        const kquant::PreSplit act{gemm::split_acts_q8_k(n, at)};
-        for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = F::row(nb, row(r), yt, act, consts);
-      }
-    }
-    return;
-  }
-  const v128_t* pa = gemm::pack_acts_q8_k(n, a, a_stride, n_tokens, F::kAct);
-  const int64_t n_units = n / 32, row_vecs = gemm::packed_row_vecs(n_units, F::kExtra);
-  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * gemm::kPackRows);
-  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
-    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
-    for (int64_t r = 0; r < nr; ++r) pack_k_row<F>(row(r0 + r), nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
-    gemm::packed_product<F::kExtra, true>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
-  }
-}
-
 }  // namespace
 
 void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
-  gemm_k<Q2K>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q2K>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
-  gemm_k<Q3K>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q3K>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
-  gemm_k<Q4K>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q4K>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
-  gemm_k<Q5K>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q5K>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {
-  gemm_k<Q6K>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q6K>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q4_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                   float* y, int64_t ys) {
-  gemm_k<Q4KIL>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q4KIL>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_q6_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                   float* y, int64_t ys) {
-  gemm_k<Q6KIL>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<Q6KIL>(n, w, ws, nr, a, as, nt, y, ys);
 }
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                  float* y, int64_t ys) {
-  gemm_k<IQ4XS>(n, w, ws, nr, a, as, nt, y, ys);
+  gemm::superblocks<IQ4XS>(n, w, ws, nr, a, as, nt, y, ys);
 }
 
 }  // namespace ox::kernels::simd128

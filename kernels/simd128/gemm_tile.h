@@ -64,6 +64,12 @@ inline Unit16 scaled(Unit16 u, int scale) {
   return u;
 }
 
+// The first 16 values times s0, the last 16 times s1 (two 16-element sub-blocks per unit).
+inline Unit16 scaled2(Unit16 u, int s0, int s1) {
+  const v128_t a = wasm_i16x8_splat(static_cast<int16_t>(s0)), b = wasm_i16x8_splat(static_cast<int16_t>(s1));
+  return {{wasm_i16x8_mul(u.v[0], a), wasm_i16x8_mul(u.v[1], a), wasm_i16x8_mul(u.v[2], b), wasm_i16x8_mul(u.v[3], b)}};
+}
+
 // Packed rows are stored interleaved in blocks of the tile's size (kTileRows weight rows,
 // kTileTokens activation rows; fewer in the last block): vector v of row j of a block of n rows
 // is at block + v * n + j. A tile then reads all its rows at constant offsets from one pointer,

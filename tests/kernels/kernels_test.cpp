@@ -641,15 +641,14 @@ TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {
 // in all three and leaves a platform's list when that platform's kernels land.
 bool awaits_simd_kernels(DType w) {
 #if defined(__x86_64__)
-  constexpr DType kPending[] = {DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS,
-                                DType::IQ3_S,   DType::IQ1_S,  DType::IQ1_M};
+  const std::vector<DType> pending = {DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS,
+                                      DType::IQ3_S,   DType::IQ1_S,  DType::IQ1_M};
 #elif defined(__wasm__)
-  constexpr DType kPending[] = {DType::IQ2_XXS, DType::IQ2_XS, DType::IQ2_S, DType::IQ3_XXS,
-                                DType::IQ3_S,   DType::IQ1_S,  DType::IQ1_M};
-#else  // aarch64: none left (a C array cannot be empty)
-  const std::initializer_list<DType> kPending = {};
+  const std::vector<DType> pending = {};
+#else  // aarch64
+  const std::vector<DType> pending = {};
 #endif
-  return std::find(std::begin(kPending), std::end(kPending), w) != std::end(kPending);
+  return std::find(pending.begin(), pending.end(), w) != pending.end();
 }
 
 TEST_P(KernelTableTest, SimdTablesOverrideEveryWeightFormat) {
