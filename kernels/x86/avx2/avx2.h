@@ -34,6 +34,13 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);

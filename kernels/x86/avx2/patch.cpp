@@ -25,6 +25,13 @@ void patch(KernelTable& t) {
   dot(DType::Q5_K, vec_dot_q5_k_q8_k);
   dot(DType::Q6_K, vec_dot_q6_k_q8_k);
   dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
+  dot(DType::IQ2_XXS, vec_dot_iq2_xxs_q8_k);
+  dot(DType::IQ2_XS, vec_dot_iq2_xs_q8_k);
+  dot(DType::IQ2_S, vec_dot_iq2_s_q8_k);
+  dot(DType::IQ3_XXS, vec_dot_iq3_xxs_q8_k);
+  dot(DType::IQ3_S, vec_dot_iq3_s_q8_k);
+  dot(DType::IQ1_S, vec_dot_iq1_s_q8_k);
+  dot(DType::IQ1_M, vec_dot_iq1_m_q8_k);
   gemm(DType::Q4_0, gemm_q4_0);
   gemm(DType::Q4_1, gemm_q4_1);
   gemm(DType::Q5_0, gemm_q5_0);
