@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/quant/blocks.h"
+#include "core/quant/iq2_grids.h"
+#include "core/quant/iq_grids_iq3_iq1.h"
 #include "kernels/x86/avx2/util.h"
 
 namespace ox::kernels::avx2 {
@@ -38,6 +41,12 @@ static inline __m256i grid4_u16(const uint64_t* grid, uint64_t idx) {
 static inline __m256i grid8_u8(const uint32_t* grid, uint64_t idx) {
   auto g = [&](int k) { return static_cast<int>(grid[(idx >> (8 * k)) & 0xFF]); };
   return _mm256_setr_epi32(g(0), g(1), g(2), g(3), g(4), g(5), g(6), g(7));
+}
+
+// Eight 4-byte codebook entries indexed by the u16 of lo (entries 0..3) and hi (4..7).
+static inline __m256i grid8_u16(const uint32_t* grid, uint64_t lo, uint64_t hi) {
+  auto g = [&](uint64_t v, int k) { return static_cast<int>(grid[(v >> (16 * k)) & 0xFFFF]); };
+  return _mm256_setr_epi32(g(lo, 0), g(lo, 1), g(lo, 2), g(lo, 3), g(hi, 0), g(hi, 1), g(hi, 2), g(hi, 3));
 }
 
 // ksigns_iq2xs without the table: 8 bytes of 7 stored sign bits each (bit 7 clear) get bit 7 =
@@ -82,5 +91,108 @@ static inline __m256i iq2_scales16(const uint8_t* scales) {
   const __m128i nib = _mm_set_epi64x(static_cast<int64_t>((v >> 4) & m4), static_cast<int64_t>(v & m4));
   return _mm256_cvtepu8_epi16(_mm_add_epi8(_mm_add_epi8(nib, nib), _mm_set1_epi8(1)));
 }
+
+// ---- Unpacking, shared by the dot products and the tile kernels' panel packing.
+
+// 64 elements (sub-blocks ib and ib + 1 of 32) of an IQ2 / IQ3 block: unsigned codebook magnitudes
+// (g0: elements 0..31, g1: 32..63) and the sign bytes (byte e: bit j = element 8e + j negative).
+struct IqPair {
+  __m256i g0, g1;
+  uint64_t signs;
+};
+
+// IQ2_XXS: per sub-block, four index bytes then a u32 of four 7-bit sign fields and ls (bits 28..31).
+static inline IqPair iq2_xxs_pair(const BlockIQ2_XXS& b, int ib) {
+  const uint8_t* q = reinterpret_cast<const uint8_t*>(b.qs) + 8 * ib;
+  const uint32_t idx0 = load_u32(q), idx1 = load_u32(q + 8);
+  const uint64_t* grid = quant::kIQ2XXSGrid;
+  return {grid4(grid, idx0 & 0xFF, (idx0 >> 8) & 0xFF, (idx0 >> 16) & 0xFF, idx0 >> 24),
+          grid4(grid, idx1 & 0xFF, (idx1 >> 8) & 0xFF, (idx1 >> 16) & 0xFF, idx1 >> 24),
+          signs_from_aux(load_u32(q + 4), load_u32(q + 12))};
+}
+// 2 ls + 1 of IQ2_XXS sub-block ib.
+static inline int iq2_xxs_mult(const BlockIQ2_XXS& b, int ib) {
+  return static_cast<int>(2 * (load_u32(reinterpret_cast<const uint8_t*>(b.qs) + 8 * ib + 4) >> 28) + 1);
+}
+
+// IQ2_XS: per octet a u16, 9-bit codebook index and 7 sign bits above it (pext gathers the four
+// sign fields of a u64, pdep spreads the eight into bytes).
+static inline IqPair iq2_xs_pair(const BlockIQ2_XS& b, int ib) {
+  const uint64_t q0 = load_u64(b.qs + 4 * ib), q1 = load_u64(b.qs + 4 * ib + 4);
+  const uint64_t m9 = 0x01FF01FF01FF01FFULL, sign_fields = 0xFE00FE00FE00FE00ULL;
+  const uint64_t s7 = _pdep_u64(_pext_u64(q0, sign_fields) | (_pext_u64(q1, sign_fields) << 28), 0x7F7F7F7F7F7F7F7FULL);
+  return {grid4_u16(quant::kIQ2XSGrid, q0 & m9), grid4_u16(quant::kIQ2XSGrid, q1 & m9), even_parity_signs(s7)};
+}
+
+// IQ2_S: 10-bit index of octet 4ib + j = byte qs[4ib + j] | bits 2j..2j+1 of qh[ib] as bits 8..9
+// (pdep drops each pair into the top of its u16); full sign bytes at qs[32 + octet].
+static inline uint64_t iq2_s_index(const BlockIQ2_S& b, int ib) {
+  return _pdep_u64(load_u32(b.qs + 4 * ib), 0x00FF00FF00FF00FFULL) | _pdep_u64(b.qh[ib], 0x0300030003000300ULL);
+}
+static inline IqPair iq2_s_pair(const BlockIQ2_S& b, int ib) {
+  return {grid4_u16(quant::kIQ2SGrid, iq2_s_index(b, ib)), grid4_u16(quant::kIQ2SGrid, iq2_s_index(b, ib + 1)),
+          load_u64(b.qs + kQK_K / 8 + 4 * ib)};
+}
+// 2 ls + 1 of 16-element group g of an IQ2_XS / IQ2_S block (nibble g % 2 of scales[g / 2]).
+static inline int iq2_nibble_mult(const uint8_t* scales, int g) { return 2 * ((scales[g / 2] >> (4 * (g % 2))) & 0xF) + 1; }
+
+// IQ3_XXS: qs[8ib..8ib+7] the index bytes of sub-block ib; qs[64 + 4ib] its u32 of four 7-bit
+// sign fields and the scale s (bits 28..31), multiplier 2s + 1 (quarters of d (0.5 + s) / 2).
+static inline uint32_t iq3_xxs_aux(const BlockIQ3_XXS& b, int ib) { return load_u32(b.qs + kQK_K / 4 + 4 * ib); }
+static inline IqPair iq3_xxs_pair(const BlockIQ3_XXS& b, int ib) {
+  return {grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib)), grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib + 8)),
+          signs_from_aux(iq3_xxs_aux(b, ib), iq3_xxs_aux(b, ib + 1))};
+}
+static inline int iq3_xxs_mult(const BlockIQ3_XXS& b, int ib) { return static_cast<int>(2 * (iq3_xxs_aux(b, ib) >> 28) + 1); }
+
+// IQ3_S: 9-bit index of group l of sub-block ib = qs[8ib + l] | bit l of qh[ib] as bit 8, four
+// groups (half) at a time; one sign bit per element; scale nibbles, 2j low and 2j + 1 high of scales[j].
+static inline uint64_t iq3_s_index(const BlockIQ3_S& b, int ib, int half) {
+  return _pdep_u64(load_u32(b.qs + 8 * ib + 4 * half), 0x00FF00FF00FF00FFULL) |
+         _pdep_u64(b.qh[ib] >> (4 * half), 0x0100010001000100ULL);
+}
+static inline IqPair iq3_s_pair(const BlockIQ3_S& b, int ib) {
+  const uint32_t* grid = quant::kIQ3SGrid;
+  return {grid8_u16(grid, iq3_s_index(b, ib, 0), iq3_s_index(b, ib, 1)),
+          grid8_u16(grid, iq3_s_index(b, ib + 1, 0), iq3_s_index(b, ib + 1, 1)), load_u64(b.signs + 4 * ib)};
+}
+static inline int iq3_s_mult(const BlockIQ3_S& b, int ib) { return 1 + 2 * ((b.scales[ib / 2] >> (4 * (ib % 2))) & 0xF); }
+
+// IQ1_S sub-block ib: 11-bit index of group l = qs[4ib + l] | bits 3l..3l+2 of qh[ib] as bits
+// 8..10; codebook bytes -1, 0, 1. qh bits 12..14 hold the scale s, bit 15 the delta's sign.
+static inline __m256i iq1_s_grid(const BlockIQ1_S& b, int ib) {
+  return grid4_u16(quant::kIQ1SGrid, _pdep_u64(load_u32(b.qs + 4 * ib), 0x00FF00FF00FF00FFULL) |
+                                         _pdep_u64(b.qh[ib], 0x0700070007000700ULL));
+}
+static inline int iq1_s_mult(const BlockIQ1_S& b, int ib) { return 2 * ((b.qh[ib] >> 12) & 7) + 1; }
+
+// IQ1_M sub-block ib (groups 4ib..4ib+3): index bytes qs[4ib + l]; nibble l of the u16 at
+// qh + 2ib holds 3 more index bits and (bit 3) the sign of the group's delta.
+static inline uint16_t iq1_m_qh(const BlockIQ1_M& b, int ib) {
+  uint16_t qh;
+  std::memcpy(&qh, b.qh + 2 * ib, 2);
+  return qh;
+}
+static inline __m256i iq1_m_grid(const BlockIQ1_M& b, int ib) {
+  return grid4_u16(quant::kIQ1SGrid, _pdep_u64(load_u32(b.qs + 4 * ib), 0x00FF00FF00FF00FFULL) |
+                                         _pdep_u64(iq1_m_qh(b, ib) & 0x7777u, 0x0F000F000F000F00ULL));
+}
+// 8 x grid + delta of IQ1_M sub-block ib, in -9..9 (vpsignb: 8 * grid exactly; delta +-1 per group).
+static inline __m256i iq1_m_values(const BlockIQ1_M& b, int ib) {
+  const uint32_t neg = static_cast<uint32_t>(_pdep_u64(_pext_u32(iq1_m_qh(b, ib), 0x8888u), 0x01010101ULL)) * 0xFFu;
+  const __m256i delta = _mm256_or_si256(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(static_cast<int>(neg))), _mm256_set1_epi8(1));
+  return _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), iq1_m_grid(b, ib)), delta);
+}
+// IQ1_M scales: four u16, 3-bit scales s of 16 elements h in bits 3(h%4).. of u16 h/4, d's nibbles
+// on top. The multipliers 2s + 1 as i16 words ordered for word_splat_mask: even h (fields at bits
+// 0 and 6 of each u16) in the low lane, odd h (3, 9) in the high lane, word ib = sub-block ib.
+static inline __m256i iq1_m_mults16(const BlockIQ1_M& b) {
+  const uint64_t sc = load_u64(b.scales);
+  const uint64_t even = _pdep_u64(_pext_u64(sc, 0x01C701C701C701C7ULL), 0x0707070707070707ULL);
+  const uint64_t odd = _pdep_u64(_pext_u64(sc, 0x0E380E380E380E38ULL), 0x0707070707070707ULL);
+  const __m128i ls = _mm_set_epi64x(static_cast<int64_t>(odd), static_cast<int64_t>(even));
+  return _mm256_cvtepu8_epi16(_mm_add_epi8(_mm_add_epi8(ls, ls), _mm_set1_epi8(1)));
+}
+static inline uint16_t iq1_m_d(const BlockIQ1_M& b) { return static_cast<uint16_t>(_pext_u64(load_u64(b.scales), 0xF000F000F000F000ULL)); }
 
 }  // namespace ox::kernels::avx2
