@@ -30,8 +30,6 @@ struct TokIQ {
   __m256i q[kChunk][8];  // activation quants + 128 as u8
 };
 
-// D: Block, kFactor, kGroupDwords (activation dwords whose i16 sums may be added: at most 32767 /
-// (2 * 255 * max |w|)), and decode(const Block&, int8_t w[256], int16_t mult[16]) -> fp16 d.
 template <class D>
 struct IQFormat {
   static constexpr int kBlockElems = kQK_K, kChunk = 4, kTokens1 = 4, kTokens2 = 2;
@@ -117,88 +115,24 @@ struct IQFormat {
   }
 };
 
-// ---- Decoders: signed bytes and multipliers of one block.
-
-// IQ2 / IQ3: codebook magnitudes with their signs applied, 64 elements at a time.
-template <typename Block, IqPair (*kPair)(const Block&, int)>
-inline void signed_pairs(const Block& b, int8_t* w) {
-  for (int ib = 0; ib < 8; ib += 2) {
-    const IqPair q = kPair(b, ib);
-    __m256i s0, s1;
-    sign_masks(q.signs, &s0, &s1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), apply_sign(q.g0, s0));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib + 32), apply_sign(q.g1, s1));
-  }
-}
-
-// Multipliers of the formats with one per sub-block of 32, kMult(block, ib).
-template <typename Block, int (*kMult)(const Block&, int)>
-inline void sub_block_mults(const Block& b, int16_t mult[16]) {
-  for (int g = 0; g < 16; ++g) mult[g] = static_cast<int16_t>(kMult(b, g / 2));
-}
-
-template <typename B, IqPair (*kPair)(const B&, int), int (*kMult)(const B&, int), int kFactorInv, int kKG>
-struct SubBlockScaled {
+// D: Block, kFactor (the reference's power-of-two factor), kGroupDwords (activation dwords whose
+// i16 sums may be added: 4 * kGroupDwords * 255 * max |w| <= 32767), decode (iq_util.h).
+template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kKG>
+struct Decoder {
   using Block = B;
   static constexpr float kFactor = 1.0f / kFactorInv;
   static constexpr int kGroupDwords = kKG;
-  static uint16_t decode(const B& b, int8_t* w, int16_t mult[16]) {
-    signed_pairs<B, kPair>(b, w);
-    sub_block_mults<B, kMult>(b, mult);
-    return b.d;
-  }
-};
-
-template <typename B, IqPair (*kPair)(const B&, int)>
-struct NibbleScaled {  // IQ2_XS, IQ2_S: a multiplier per 16 elements
-  using Block = B;
-  static constexpr float kFactor = 0.125f;
-  static constexpr int kGroupDwords = 1;  // |w| <= 43
-  static uint16_t decode(const B& b, int8_t* w, int16_t mult[16]) {
-    signed_pairs<B, kPair>(b, w);
-    for (int g = 0; g < 16; ++g) mult[g] = static_cast<int16_t>(iq2_nibble_mult(b.scales, g));
-    return b.d;
-  }
-};
-
-struct IQ1_SDecode {  // 8 grid +- 1 in -9..9, the delta's sign per sub-block
-  using Block = BlockIQ1_S;
-  static constexpr float kFactor = 0.125f;
-  static constexpr int kGroupDwords = 4;
-  static uint16_t decode(const Block& b, int8_t* w, int16_t mult[16]) {
-    for (int ib = 0; ib < 8; ++ib) {
-      const __m256i delta = _mm256_set1_epi8(b.qh[ib] & 0x8000 ? -1 : 1);
-      const __m256i v = _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), iq1_s_grid(b, ib)), delta);
-      _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), v);
-    }
-    sub_block_mults<Block, iq1_s_mult>(b, mult);
-    return b.d;
-  }
-};
-
-struct IQ1_MDecode {  // 8 grid +- 1, the delta's sign per 8 elements, a multiplier per 16
-  using Block = BlockIQ1_M;
-  static constexpr float kFactor = 0.125f;
-  static constexpr int kGroupDwords = 4;
-  static uint16_t decode(const Block& b, int8_t* w, int16_t mult[16]) {
-    for (int ib = 0; ib < 8; ++ib) _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), iq1_m_values(b, ib));
-    for (int g = 0; g < 16; ++g) {
-      uint16_t u;
-      std::memcpy(&u, b.scales + 2 * (g / 4), 2);
-      mult[g] = static_cast<int16_t>(2 * ((u >> (3 * (g % 4))) & 7) + 1);
-    }
-    return iq1_m_d(b);
-  }
+  static uint16_t decode(const B& b, int8_t* w, int16_t* mult) { return kDecode(b, w, mult); }
 };
 
 // Largest |w|: IQ2 43, IQ3_XXS 62 (one dword per i16 sum), IQ3_S 15, IQ1 9 (four).
-using IQ2_XXSFormat = IQFormat<SubBlockScaled<BlockIQ2_XXS, iq2_xxs_pair, iq2_xxs_mult, 8, 1>>;
-using IQ2_XSFormat = IQFormat<NibbleScaled<BlockIQ2_XS, iq2_xs_pair>>;
-using IQ2_SFormat = IQFormat<NibbleScaled<BlockIQ2_S, iq2_s_pair>>;
-using IQ3_XXSFormat = IQFormat<SubBlockScaled<BlockIQ3_XXS, iq3_xxs_pair, iq3_xxs_mult, 4, 1>>;
-using IQ3_SFormat = IQFormat<SubBlockScaled<BlockIQ3_S, iq3_s_pair, iq3_s_mult, 1, 4>>;
-using IQ1_SFormat = IQFormat<IQ1_SDecode>;
-using IQ1_MFormat = IQFormat<IQ1_MDecode>;
+using IQ2_XXSFormat = IQFormat<Decoder<BlockIQ2_XXS, iq2_xxs_decode, 8, 1>>;
+using IQ2_XSFormat = IQFormat<Decoder<BlockIQ2_XS, iq2_xs_decode, 8, 1>>;
+using IQ2_SFormat = IQFormat<Decoder<BlockIQ2_S, iq2_s_decode, 8, 1>>;
+using IQ3_XXSFormat = IQFormat<Decoder<BlockIQ3_XXS, iq3_xxs_decode, 4, 1>>;
+using IQ3_SFormat = IQFormat<Decoder<BlockIQ3_S, iq3_s_decode, 1, 4>>;
+using IQ1_SFormat = IQFormat<Decoder<BlockIQ1_S, iq1_s_decode, 8, 4>>;
+using IQ1_MFormat = IQFormat<Decoder<BlockIQ1_M, iq1_m_decode, 8, 4>>;
 
 }  // namespace
 
