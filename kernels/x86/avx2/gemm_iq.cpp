@@ -19,10 +19,10 @@ using tile::bcast4;
 using tile::load_aligned;
 
 struct PanelIQ {
-  __m256i w[64];      // w[k] lane r: elements 4k..4k+3 of row r, signed
-  __m256i mult[16];   // multiplier of elements 16g..16g+15 as i16 pairs, per row
-  __m256i corr;       // 128 * sum_g mult_g * (sum of group g's weights), per row
-  __m256 d;           // d * the format's factor, per row
+  __m256i w[64];     // w[k] lane r: elements 4k..4k+3 of row r, signed
+  __m256i mult[16];  // multiplier of elements 16g..16g+15 as i16 pairs, per row
+  __m256i corr;      // 128 * sum_g mult_g * (sum of group g's weights), per row
+  __m256 d;          // d * the format's factor, per row
 };
 
 template <int kChunk>

@@ -18,8 +18,8 @@ void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     // qh[ib]: bits 12..14 the scale s, bit 15 the delta's sign. isum = sum_ib (2s + 1) (8 grid . a
     // +- sum a), the delta part from the bsums: bsums 2ib and 2ib + 1 both take +-(2s + 1).
     const __m128i qh = load128(x[i].qh);
-    const __m128i ls = _mm_add_epi16(_mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), 1),
-                                     _mm_set1_epi16(1));
+    const __m128i ls =
+        _mm_add_epi16(_mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7)), 1), _mm_set1_epi16(1));
     const __m128i neg = _mm_srai_epi16(qh, 15);
     const __m128i signed_ls = _mm_sub_epi16(_mm_xor_si128(ls, neg), neg);
     const __m256i pair_ls =

@@ -71,10 +71,10 @@ static inline uint64_t signs_from_aux(uint32_t a, uint32_t b) {
 static inline void sign_masks(uint64_t s, __m256i* lo, __m256i* hi) {
   const __m256i v = _mm256_set1_epi64x(static_cast<int64_t>(s));
   const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ULL));
-  const __m256i spread_lo = _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202,
-                                               0x0303030303030303);
-  const __m256i spread_hi = _mm256_setr_epi64x(0x0404040404040404, 0x0505050505050505, 0x0606060606060606,
-                                               0x0707070707070707);
+  const __m256i spread_lo =
+      _mm256_setr_epi64x(0x0000000000000000, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303);
+  const __m256i spread_hi =
+      _mm256_setr_epi64x(0x0404040404040404, 0x0505050505050505, 0x0606060606060606, 0x0707070707070707);
   *lo = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(v, spread_lo), bit), bit);
   *hi = _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_shuffle_epi8(v, spread_hi), bit), bit);
 }
@@ -134,16 +134,21 @@ static inline IqPair iq2_s_pair(const BlockIQ2_S& b, int ib) {
           load_u64(b.qs + kQK_K / 8 + 4 * ib)};
 }
 // 2 ls + 1 of 16-element group g of an IQ2_XS / IQ2_S block (nibble g % 2 of scales[g / 2]).
-static inline int iq2_nibble_mult(const uint8_t* scales, int g) { return 2 * ((scales[g / 2] >> (4 * (g % 2))) & 0xF) + 1; }
+static inline int iq2_nibble_mult(const uint8_t* scales, int g) {
+  return 2 * ((scales[g / 2] >> (4 * (g % 2))) & 0xF) + 1;
+}
 
 // IQ3_XXS: qs[8ib..8ib+7] the index bytes of sub-block ib; qs[64 + 4ib] its u32 of four 7-bit
 // sign fields and the scale s (bits 28..31), multiplier 2s + 1 (quarters of d (0.5 + s) / 2).
 static inline uint32_t iq3_xxs_aux(const BlockIQ3_XXS& b, int ib) { return load_u32(b.qs + kQK_K / 4 + 4 * ib); }
 static inline IqPair iq3_xxs_pair(const BlockIQ3_XXS& b, int ib) {
-  return {grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib)), grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib + 8)),
+  return {grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib)),
+          grid8_u8(quant::kIQ3XXSGrid, load_u64(b.qs + 8 * ib + 8)),
           signs_from_aux(iq3_xxs_aux(b, ib), iq3_xxs_aux(b, ib + 1))};
 }
-static inline int iq3_xxs_mult(const BlockIQ3_XXS& b, int ib) { return static_cast<int>(2 * (iq3_xxs_aux(b, ib) >> 28) + 1); }
+static inline int iq3_xxs_mult(const BlockIQ3_XXS& b, int ib) {
+  return static_cast<int>(2 * (iq3_xxs_aux(b, ib) >> 28) + 1);
+}
 
 // IQ3_S: 9-bit index of group l of sub-block ib = qs[8ib + l] | bit l of qh[ib] as bit 8, four
 // groups (half) at a time; one sign bit per element; scale nibbles, 2j low and 2j + 1 high of scales[j].
@@ -156,7 +161,9 @@ static inline IqPair iq3_s_pair(const BlockIQ3_S& b, int ib) {
   return {grid8_u16(grid, iq3_s_index(b, ib, 0), iq3_s_index(b, ib, 1)),
           grid8_u16(grid, iq3_s_index(b, ib + 1, 0), iq3_s_index(b, ib + 1, 1)), load_u64(b.signs + 4 * ib)};
 }
-static inline int iq3_s_mult(const BlockIQ3_S& b, int ib) { return 1 + 2 * ((b.scales[ib / 2] >> (4 * (ib % 2))) & 0xF); }
+static inline int iq3_s_mult(const BlockIQ3_S& b, int ib) {
+  return 1 + 2 * ((b.scales[ib / 2] >> (4 * (ib % 2))) & 0xF);
+}
 
 // IQ1_S sub-block ib: 11-bit index of group l = qs[4ib + l] | bits 3l..3l+2 of qh[ib] as bits
 // 8..10; codebook bytes -1, 0, 1. qh bits 12..14 hold the scale s, bit 15 the delta's sign.
@@ -200,7 +207,9 @@ static inline __m256i iq1_m_mults16(const BlockIQ1_M& b) {
   const __m128i ls = _mm_set_epi64x(static_cast<int64_t>(odd), static_cast<int64_t>(even));
   return _mm256_cvtepu8_epi16(_mm_add_epi8(_mm_add_epi8(ls, ls), _mm_set1_epi8(1)));
 }
-static inline uint16_t iq1_m_d(const BlockIQ1_M& b) { return static_cast<uint16_t>(_pext_u64(load_u64(b.scales), 0xF000F000F000F000ULL)); }
+static inline uint16_t iq1_m_d(const BlockIQ1_M& b) {
+  return static_cast<uint16_t>(_pext_u64(load_u64(b.scales), 0xF000F000F000F000ULL));
+}
 
 // ---- Whole super-blocks for the tile kernels' packing: w[0..255] = each element in the units of
 // the reference's integer sum (grid * sign; 8 grid +- 1 for IQ1), mult[g] = the multiplier of
