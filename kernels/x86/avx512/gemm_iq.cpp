@@ -32,10 +32,11 @@ struct TokIQ {
   __m256i q[kChunk][8];  // activation quants + 128 as u8
 };
 
-// D: Block, kFactorInv and decode(const Block&, int8_t w[256], int16_t mult[16]) -> fp16 d
-// (kernels/x86/avx2/iq_util.h).
-template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv>
+// decode(const Block&, int8_t w[256], int16_t mult[16]) -> fp16 d (kernels/x86/avx2/iq_util.h);
+// kGroup = elements per multiplier (16, or 32 where the format has one per sub-block: half the vpmulld).
+template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kGroup>
 struct IQFormat {
+  static constexpr int kGroupDwords = kGroup / 4;
   using Panel = PanelIQ;
   using Tok = TokIQ;
   static constexpr int kBlockElems = kQK_K, kChunk = gemmiq::kChunk, kTokens = gemmiq::kTokens;
@@ -95,13 +96,14 @@ struct IQFormat {
       for (int t = 0; t < T; ++t) qs[t] = reinterpret_cast<const uint8_t*>(tok[t]->q[sb]);
       __m512i isum[T], s[T];
       for (int t = 0; t < T; ++t) isum[t] = _mm512_sub_epi32(_mm512_setzero_si512(), p.corr);
-      for (int g = 0; g < 16; ++g) {
+      for (int g = 0; g < 64 / kGroupDwords; ++g) {
         for (int t = 0; t < T; ++t) s[t] = _mm512_setzero_si512();
-        for (int k = 4 * g; k < 4 * g + 4; ++k) {
+        for (int k = kGroupDwords * g; k < kGroupDwords * (g + 1); ++k) {
           const __m512i wk = _mm512_load_si512(&p.w[k]);
           for (int t = 0; t < T; ++t) s[t] = _mm512_dpbusd_epi32(s[t], bcast4(qs[t] + 4 * k), wk);
         }
-        for (int t = 0; t < T; ++t) isum[t] = _mm512_add_epi32(isum[t], _mm512_mullo_epi32(s[t], p.mult[g]));
+        const __m512i mult = p.mult[g * kGroupDwords / 4];
+        for (int t = 0; t < T; ++t) isum[t] = _mm512_add_epi32(isum[t], _mm512_mullo_epi32(s[t], mult));
       }
       for (int t = 0; t < T; ++t) {
         float dy;
@@ -112,13 +114,13 @@ struct IQFormat {
   }
 };
 
-using IQ2_XXSFormat = IQFormat<BlockIQ2_XXS, avx2::iq2_xxs_decode, 8>;
-using IQ2_XSFormat = IQFormat<BlockIQ2_XS, avx2::iq2_xs_decode, 8>;
-using IQ2_SFormat = IQFormat<BlockIQ2_S, avx2::iq2_s_decode, 8>;
-using IQ3_XXSFormat = IQFormat<BlockIQ3_XXS, avx2::iq3_xxs_decode, 4>;
-using IQ3_SFormat = IQFormat<BlockIQ3_S, avx2::iq3_s_decode, 1>;
-using IQ1_SFormat = IQFormat<BlockIQ1_S, avx2::iq1_s_decode, 8>;
-using IQ1_MFormat = IQFormat<BlockIQ1_M, avx2::iq1_m_decode, 8>;
+using IQ2_XXSFormat = IQFormat<BlockIQ2_XXS, avx2::iq2_xxs_decode, 8, 32>;
+using IQ2_XSFormat = IQFormat<BlockIQ2_XS, avx2::iq2_xs_decode, 8, 16>;
+using IQ2_SFormat = IQFormat<BlockIQ2_S, avx2::iq2_s_decode, 8, 16>;
+using IQ3_XXSFormat = IQFormat<BlockIQ3_XXS, avx2::iq3_xxs_decode, 4, 32>;
+using IQ3_SFormat = IQFormat<BlockIQ3_S, avx2::iq3_s_decode, 1, 32>;
+using IQ1_SFormat = IQFormat<BlockIQ1_S, avx2::iq1_s_decode, 8, 32>;
+using IQ1_MFormat = IQFormat<BlockIQ1_M, avx2::iq1_m_decode, 8, 16>;
 
 }  // namespace gemmiq
 }  // namespace
