@@ -81,6 +81,30 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
   }
   return bits<simde__m256i>(out);
 }
+// SIMDe 0.7.4 returns a where b is 0; the instruction gives 0 (the IQ1 decoders multiply by
+// codebook values -1, 0, 1 with it).
+inline simde__m256i sign_epi8(simde__m256i a, simde__m256i b) {
+  int8_t av[32], bv[32], out[32];
+  std::memcpy(av, &a, 32);
+  std::memcpy(bv, &b, 32);
+  for (int i = 0; i < 32; ++i) out[i] = static_cast<int8_t>(bv[i] < 0 ? -av[i] : bv[i] == 0 ? 0 : av[i]);
+  return bits<simde__m256i>(out);
+}
+// BMI2 (the i-quant unpacking, kernels/x86/avx2/iq_util.h): bit by bit over the mask's set bits.
+inline uint64_t pdep_u64(uint64_t src, uint64_t mask) {
+  uint64_t out = 0;
+  for (uint64_t bit = 1; mask != 0; bit <<= 1, mask &= mask - 1) {
+    if (src & bit) out |= mask & (~mask + 1);
+  }
+  return out;
+}
+inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
+  uint64_t out = 0;
+  for (uint64_t bit = 1; mask != 0; bit <<= 1, mask &= mask - 1) {
+    if (src & mask & (~mask + 1)) out |= bit;
+  }
+  return out;
+}
 }  // namespace ox::kernels::emu
 
 #define _mm512_cvtepi32_ps(a) ox::kernels::emu::cvtepi32_ps(a)
@@ -91,6 +115,11 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 #define _mm256_maskz_loadu_epi16(k, p) ox::kernels::emu::maskz_loadu_epi16(k, p)
 #define _mm512_shuffle_i64x2(a, b, imm) simde_mm512_shuffle_i64x2(a, b, imm)
 #define _cvtsh_ss(h) ox::fp16_to_f32(h)
+#undef _mm256_sign_epi8
+#define _mm256_sign_epi8(a, b) ox::kernels::emu::sign_epi8(a, b)
+#define _pdep_u64(a, m) ox::kernels::emu::pdep_u64(a, m)
+#define _pext_u64(a, m) ox::kernels::emu::pext_u64(a, m)
+#define _pext_u32(a, m) static_cast<uint32_t>(ox::kernels::emu::pext_u64(a, m))
 
 // The kernel sources themselves, compiled here into namespace ox::kernels::avx512_emulated.
 #define avx512 avx512_emulated
@@ -98,6 +127,7 @@ inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
 #include "kernels/x86/avx512/gemm_block32.cpp"
+#include "kernels/x86/avx512/gemm_iq.cpp"
 #include "kernels/x86/avx512/gemm_kquant.cpp"
 #include "kernels/x86/avx512/patch.cpp"
 #include "kernels/x86/avx512/q2_q3_k.cpp"

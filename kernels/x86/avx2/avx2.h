@@ -37,6 +37,13 @@ void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
+void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);
@@ -70,6 +77,21 @@ void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride);
+
+void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
 
 // Overwrites every slot above in `t` (which starts as a copy of the scalar table).
 void patch(KernelTable& t);

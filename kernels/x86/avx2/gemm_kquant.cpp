@@ -346,56 +346,36 @@ struct IQ4_XSFormat {
   }
 };
 
-constexpr int64_t kMinPanelTokens = 4;
-
-template <class F, VecDotFn kDot>
-void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  if (n_tokens < kMinPanelTokens) {
-    // One row at a time (a super-block holds enough work per row), each token's dot while the
-    // row is hot; the row two ahead is prefetched (a no-op past the matrix), which keeps the
-    // stream from memory ahead of the dot better than the hardware prefetcher alone.
-    const uint64_t row_bytes = static_cast<uint64_t>(n / kQK_K) * F::kWBlockBytes;
-    for (int64_t r = 0; r < n_rows; ++r) {
-      const char* ahead = reinterpret_cast<const char*>(w + (r + 2) * w_stride);
-      for (uint64_t off = 0; off < row_bytes; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
-      for (int64_t t = 0; t < n_tokens; ++t) kDot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
-    }
-    return;
-  }
-  tile::gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
 }  // namespace
 
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q5_KFormat, vec_dot_q5_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<Q5_KFormat, vec_dot_q5_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q2_KFormat, vec_dot_q2_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<Q2_KFormat, vec_dot_q2_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q3_KFormat, vec_dot_q3_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<Q3_KFormat, vec_dot_q3_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<IQ4_XSFormat, vec_dot_iq4_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ4_XSFormat, vec_dot_iq4_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q6_KFormat, vec_dot_q6_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<Q6_KFormat, vec_dot_q6_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx2

@@ -217,4 +217,30 @@ void gemm_panels(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   }
 }
 
+// One row at a time (a super-block holds enough work per row), each token's dot while the row is
+// hot, with the row two ahead prefetched (a no-op past the matrix), which keeps the stream from
+// memory ahead of the dot better than the hardware prefetcher alone: the super-block formats'
+// path for fewer tokens than a tile pays for. row_bytes = n / block elements * block bytes.
+template <VecDotFn kDot>
+void dots_by_row(int64_t n, uint64_t row_bytes, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                 uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const char* ahead = reinterpret_cast<const char*>(w + (r + 2) * w_stride);
+    for (uint64_t off = 0; off < row_bytes; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
+    for (int64_t t = 0; t < n_tokens; ++t) kDot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
+  }
+}
+
+// The entry point of a super-block format: gemm_panels from kMinPanelTokens tokens on, else dots_by_row.
+template <class F, VecDotFn kDot, int64_t kMinPanelTokens = 4>
+void gemm_or_dots(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens < kMinPanelTokens) {
+    const uint64_t row_bytes = static_cast<uint64_t>(n / F::kBlockElems) * F::kWBlockBytes;
+    dots_by_row<kDot>(n, row_bytes, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+}
+
 }  // namespace ox::kernels::avx2::tile

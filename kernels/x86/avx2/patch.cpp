@@ -28,6 +28,13 @@ void patch(KernelTable& t) {
   dot(DType::MXFP4, vec_dot_mxfp4_q8_0);
   dot(DType::TQ1_0, vec_dot_tq1_0_q8_k);
   dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
+  dot(DType::IQ2_XXS, vec_dot_iq2_xxs_q8_k);
+  dot(DType::IQ2_XS, vec_dot_iq2_xs_q8_k);
+  dot(DType::IQ2_S, vec_dot_iq2_s_q8_k);
+  dot(DType::IQ3_XXS, vec_dot_iq3_xxs_q8_k);
+  dot(DType::IQ3_S, vec_dot_iq3_s_q8_k);
+  dot(DType::IQ1_S, vec_dot_iq1_s_q8_k);
+  dot(DType::IQ1_M, vec_dot_iq1_m_q8_k);
   gemm(DType::Q4_0, gemm_q4_0);
   gemm(DType::Q4_1, gemm_q4_1);
   gemm(DType::Q5_0, gemm_q5_0);
@@ -40,6 +47,13 @@ void patch(KernelTable& t) {
   gemm(DType::Q5_K, gemm_q5_k);
   gemm(DType::Q6_K, gemm_q6_k);
   gemm(DType::IQ4_XS, gemm_iq4_xs);
+  gemm(DType::IQ2_XXS, gemm_iq2_xxs);
+  gemm(DType::IQ2_XS, gemm_iq2_xs);
+  gemm(DType::IQ2_S, gemm_iq2_s);
+  gemm(DType::IQ3_XXS, gemm_iq3_xxs);
+  gemm(DType::IQ3_S, gemm_iq3_s);
+  gemm(DType::IQ1_S, gemm_iq1_s);
+  gemm(DType::IQ1_M, gemm_iq1_m);
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);

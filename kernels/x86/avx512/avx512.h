@@ -59,6 +59,21 @@ void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride);
+// The codebook i-quants (their vec_dot stays the AVX2 table's).
+void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
 
 // Overwrites the slots above in `t`, which starts as the AVX2 table (the activation quantizers
 // stay AVX2: they touch each activation once per matmul, a small share of the work).

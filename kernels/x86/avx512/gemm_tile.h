@@ -113,4 +113,17 @@ void gemm_panels(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   }
 }
 
+// The entry point of a super-block format: gemm_panels from kMinPanelTokens tokens on, else the
+// AVX2 driver's row-by-row dots.
+template <class F, VecDotFn kDot, int64_t kMinPanelTokens = 4>
+void gemm_or_dots(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                  int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens < kMinPanelTokens) {
+    const uint64_t row_bytes = static_cast<uint64_t>(n / F::kBlockElems) * F::kWBlockBytes;
+    avx2::tile::dots_by_row<kDot>(n, row_bytes, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+}
+
 }  // namespace ox::kernels::avx512::tile

@@ -39,6 +39,13 @@ void patch(KernelTable& t) {
   gemm(DType::Q5_K, gemm_q5_k);
   gemm(DType::Q6_K, gemm_q6_k);
   gemm(DType::IQ4_XS, gemm_iq4_xs);
+  gemm(DType::IQ2_XXS, gemm_iq2_xxs);
+  gemm(DType::IQ2_XS, gemm_iq2_xs);
+  gemm(DType::IQ2_S, gemm_iq2_s);
+  gemm(DType::IQ3_XXS, gemm_iq3_xxs);
+  gemm(DType::IQ3_S, gemm_iq3_s);
+  gemm(DType::IQ1_S, gemm_iq1_s);
+  gemm(DType::IQ1_M, gemm_iq1_m);
 }
 
 }  // namespace ox::kernels::avx512
