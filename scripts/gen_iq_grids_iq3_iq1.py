@@ -17,8 +17,6 @@ import re
 import sys
 
 TABLES = [  # (name in ggml-common.h, C++ name, C++ element type, entries per line, hex digits)
-    ("kmask_iq2xs", "kIQ3IQ1Mask", "uint8_t", 8, 0),
-    ("ksigns_iq2xs", "kIQ3IQ1Signs", "uint8_t", 16, 0),
     ("iq3xxs_grid", "kIQ3XXSGrid", "uint32_t", 8, 8),
     ("iq3s_grid", "kIQ3SGrid", "uint32_t", 8, 8),
     ("iq1s_grid", "kIQ1SGrid", "uint64_t", 4, 16),

@@ -58,7 +58,7 @@ struct BlockIQ2_S { uint16_t d; uint8_t qs[kQK_K / 4]; uint8_t qh[kQK_K / 32]; u
 // ---- grid i-quants: groups of 4 (IQ3) or 8 (IQ1) values are one codebook entry (core/quant/
 // iq_grids_iq3_iq1.h); super-blocks of 256 in sub-blocks of 32.
 // IQ3_XXS: qs[0..63] are 8-bit indices into kIQ3XXSGrid (4 magnitudes each); qs[64..95] hold one
-// little-endian u32 per sub-block: four 7-bit sign fields (kIQ3IQ1Signs gives the 8 signs of a
+// little-endian u32 per sub-block: four 7-bit sign fields (kIQ2Signs gives the 8 signs of a
 // group of 8) in bits 0..27 and a 4-bit scale s in bits 28..31; x = d * (0.5 + s) * 0.5 * grid * sign.
 struct BlockIQ3_XXS { uint16_t d; uint8_t qs[3 * kQK_K / 8]; };
 // IQ3_S: 9-bit indices into kIQ3SGrid (low 8 bits in qs, bit 8 of group k of sub-block ib in bit k

@@ -7,6 +7,7 @@
 
 #include "core/base/status.h"
 #include "core/quant/blocks.h"
+#include "core/quant/iq2_grids.h"
 #include "core/quant/iq_grid_search.h"
 #include "core/quant/iq_grids_iq3_iq1.h"
 #include "core/quant/reference.h"
@@ -16,8 +17,8 @@ namespace {
 
 constexpr int kMaxQ = 8;  // levels 0..7, values 2l + 1
 
-float grid_sign(uint8_t signs, int j) { return (signs & kIQ3IQ1Mask[j]) ? -1.0f : 1.0f; }
-int grid_sign_int(uint8_t signs, int j) { return (signs & kIQ3IQ1Mask[j]) ? -1 : 1; }
+float grid_sign(uint8_t signs, int j) { return ((signs >> j) & 1) ? -1.0f : 1.0f; }
+int grid_sign_int(uint8_t signs, int j) { return ((signs >> j) & 1) ? -1 : 1; }
 
 uint32_t load_u32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) | (static_cast<uint32_t>(p[2]) << 16) |
@@ -252,7 +253,7 @@ struct Iq3XxsLayout {
   static constexpr float kDotFactor = 0.25f;  // dot_scale counts quarters of d
   static uint32_t aux(const Block& b, int ib) { return load_u32(b.qs + kQK_K / 4 + 4 * ib); }
   static uint32_t entry(const Block& b, int ib, int g) { return kIQ3XXSGrid[b.qs[8 * ib + g]]; }
-  static uint8_t signs(const Block& b, int ib, int l) { return kIQ3IQ1Signs[(aux(b, ib) >> (7 * l)) & 127]; }
+  static uint8_t signs(const Block& b, int ib, int l) { return kIQ2Signs[(aux(b, ib) >> (7 * l)) & 127]; }
   static int32_t dot_scale(const Block& b, int ib) { return static_cast<int32_t>(2 * (aux(b, ib) >> 28) + 1); }
   static float scale(float d, const Block& b, int ib) { return d * (0.5f + static_cast<float>(aux(b, ib) >> 28)) * 0.5f; }
 };

@@ -13,11 +13,7 @@ extern const uint32_t kIQ3XXSGrid[256];
 extern const uint32_t kIQ3SGrid[512];
 // IQ1_S and IQ1_M: 2048 points of 8 signed values from {-1, 0, 1} (int8 bytes).
 extern const uint64_t kIQ1SGrid[2048];
-
-// ksigns_iq2xs: 7 stored sign bits -> the 8 signs of a group of 8 (bit 7 makes the count of
-// negative values even). kmask_iq2xs: bit k of a sign byte.
-extern const uint8_t kIQ3IQ1Signs[128];
-extern const uint8_t kIQ3IQ1Mask[8];
+// The sign table of IQ3_XXS (ksigns_iq2xs) is IQ2's: kIQ2Signs in iq2_grids.h.
 
 // IQ1_S / IQ1_M values are grid + delta or grid - delta (IQ1S_DELTA, IQ1M_DELTA).
 inline constexpr float kIQ1SDelta = 0.125f;

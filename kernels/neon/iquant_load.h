@@ -18,7 +18,7 @@
 namespace ox::kernels::neon_common {
 namespace {
 
-// ksigns_iq2xs (kIQ2Signs, kIQ3IQ1Signs) as lanes: entry i, byte j = -1 where bit j of the sign
+// ksigns_iq2xs (kIQ2Signs) as lanes: entry i, byte j = -1 where bit j of the sign
 // byte i | parity(i) << 7 is set, else +1 (a multiply by it applies the signs).
 constexpr std::array<uint64_t, 128> make_sign_lanes() {
   std::array<uint64_t, 128> out{};

@@ -42,8 +42,9 @@ void vec_dot_nibble_scaled(int64_t n, float* s, const void* vx, const void* vy) 
 }
 
 // IQ2_XXS, IQ3_XXS and IQ3_S: one multiplier per sub-block of 32; the integer sums count
-// eighths of d (IQ2_XXS, 2 ls + 1), quarters (IQ3_XXS, 2s + 1) or d itself (IQ3_S, 1 + 2s).
-template <typename Block, IqPair (*kPair)(const Block&, int), int (*kMult)(const Block&, int), float kFactor>
+// eighths of d (IQ2_XXS, 2 ls + 1), quarters (IQ3_XXS, 2s + 1) or d itself (IQ3_S, 1 + 2s):
+// kUnitsPerD is 8, 4 or 1 (an int: clang 14 takes no float template parameters).
+template <typename Block, IqPair (*kPair)(const Block&, int), int (*kMult)(const Block&, int), int kUnitsPerD>
 void vec_dot_sub_block_scaled(int64_t n, float* s, const void* vx, const void* vy) {
   const Block* x = static_cast<const Block*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
@@ -58,13 +59,13 @@ void vec_dot_sub_block_scaled(int64_t n, float* s, const void* vx, const void* v
     }
     acc = _mm256_fmadd_ps(_mm256_set1_ps(fp16(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
   }
-  *s = kFactor * hsum(acc);
+  *s = (1.0f / static_cast<float>(kUnitsPerD)) * hsum(acc);  // a power of two: exact
 }
 
 }  // namespace
 
 void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  vec_dot_sub_block_scaled<BlockIQ2_XXS, iq2_xxs_pair, iq2_xxs_mult, 0.125f>(n, s, vx, vy);
+  vec_dot_sub_block_scaled<BlockIQ2_XXS, iq2_xxs_pair, iq2_xxs_mult, 8>(n, s, vx, vy);
 }
 
 void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
@@ -76,11 +77,11 @@ void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
 }
 
 void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  vec_dot_sub_block_scaled<BlockIQ3_XXS, iq3_xxs_pair, iq3_xxs_mult, 0.25f>(n, s, vx, vy);
+  vec_dot_sub_block_scaled<BlockIQ3_XXS, iq3_xxs_pair, iq3_xxs_mult, 4>(n, s, vx, vy);
 }
 
 void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
-  vec_dot_sub_block_scaled<BlockIQ3_S, iq3_s_pair, iq3_s_mult, 1.0f>(n, s, vx, vy);
+  vec_dot_sub_block_scaled<BlockIQ3_S, iq3_s_pair, iq3_s_mult, 1>(n, s, vx, vy);
 }
 
 }  // namespace ox::kernels::avx2
