@@ -85,7 +85,8 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
     const __m512i q = load512(x[i].qs);
     __m512i sumi = minus_activation_sum(y[i]);
     for (int l = 0; l < 4; ++l) {
-      const __m512i codes = _mm512_and_si512(_mm512_srli_epi16(q, static_cast<unsigned>(2 * l)), m2);
+      // A shift count in a register: srli's immediate must be a constant for clang (SIMDe's emulation).
+      const __m512i codes = _mm512_and_si512(_mm512_srl_epi16(q, _mm_cvtsi32_si128(2 * l)), m2);
       sumi = _mm512_dpbusd_epi32(sumi, codes, load_pair(y[i].qs + 32 * l, y[i].qs + 128 + 32 * l));
     }
     sum += (fp16(x[i].d) * y[i].d) * static_cast<float>(hsum512_i32(sumi));
