@@ -32,7 +32,7 @@ struct TokIQ {
 
 template <class D>
 struct IQFormat {
-  static constexpr int kBlockElems = kQK_K, kChunk = 4, kTokens1 = 4, kTokens2 = 2;
+  static constexpr int kBlockElems = kQK_K, kChunk = 4, kTokens1 = 6, kTokens2 = 3;
   static constexpr int KG = D::kGroupDwords;
   static constexpr uint64_t kWBlockBytes = sizeof(typename D::Block), kABlockBytes = sizeof(BlockQ8_K);
   using Panel = PanelIQ;
@@ -61,7 +61,18 @@ struct IQFormat {
         for (int r = 0; r < 8; ++r) src[r] = reinterpret_cast<const uint8_t*>(w[r] + 32 * j);
         pack::bytes32(src, &o.w[8 * j]);
       }
-      pack::lane_pairs(mult, 16, o.mult);
+      // The multipliers as 8 rows of 32 bytes: dword k of row r = (mult 2k, mult 2k + 1); each
+      // then repeated in both halves of its lane.
+      const uint8_t* msrc[8];
+      for (int r = 0; r < 8; ++r) msrc[r] = reinterpret_cast<const uint8_t*>(mult[r]);
+      __m256i pairs[8];
+      pack::bytes32(msrc, pairs);
+      for (int k = 0; k < 8; ++k) {
+        const __m256i lo = _mm256_and_si256(pairs[k], _mm256_set1_epi32(0xFFFF));
+        const __m256i hi = _mm256_srli_epi32(pairs[k], 16);
+        o.mult[2 * k] = _mm256_or_si256(lo, _mm256_slli_epi32(lo, 16));
+        o.mult[2 * k + 1] = _mm256_or_si256(hi, _mm256_slli_epi32(hi, 16));
+      }
       const __m256i ones8 = _mm256_set1_epi8(1);
       __m256i corr = _mm256_setzero_si256();
       for (int g = 0; g < 16; ++g) {
