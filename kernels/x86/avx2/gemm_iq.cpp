@@ -9,7 +9,7 @@
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/gemm_pack.h"
 #include "kernels/x86/avx2/gemm_tile.h"
-#include "kernels/x86/avx2/iq_util.h"
+#include "kernels/x86/avx2/iq_decode.h"
 #include "kernels/x86/avx2/util.h"
 
 namespace ox::kernels::avx2 {

@@ -7,7 +7,7 @@
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/gemm_pack.h"
-#include "kernels/x86/avx2/iq_util.h"
+#include "kernels/x86/avx2/iq_decode.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/gemm_tile.h"
 #include "kernels/x86/avx512/util.h"
