@@ -145,41 +145,51 @@ using IQ3_SFormat = IQFormat<Decoder<BlockIQ3_S, iq3_s_decode, 1, 4>>;
 using IQ1_SFormat = IQFormat<Decoder<BlockIQ1_S, iq1_s_decode, 8, 4>>;
 using IQ1_MFormat = IQFormat<Decoder<BlockIQ1_M, iq1_m_decode, 8, 4>>;
 
+// From two tokens on a panel pays: decoding a block costs less than two dot products of it.
+constexpr int64_t kMinPanelTokens = 2;
+
 }  // namespace
 
 void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_XXSFormat, vec_dot_iq2_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_XXSFormat, vec_dot_iq2_xxs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride,
+                                                                           n_tokens, y, y_stride);
 }
 
 void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_XSFormat, vec_dot_iq2_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_XSFormat, vec_dot_iq2_xs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
+                                                                         y, y_stride);
 }
 
 void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_SFormat, vec_dot_iq2_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_SFormat, vec_dot_iq2_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ3_XXSFormat, vec_dot_iq3_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ3_XXSFormat, vec_dot_iq3_xxs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride,
+                                                                           n_tokens, y, y_stride);
 }
 
 void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ3_SFormat, vec_dot_iq3_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ3_SFormat, vec_dot_iq3_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ1_SFormat, vec_dot_iq1_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ1_SFormat, vec_dot_iq1_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ1_MFormat, vec_dot_iq1_m_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ1_MFormat, vec_dot_iq1_m_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 }  // namespace ox::kernels::avx2

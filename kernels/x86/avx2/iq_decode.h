@@ -29,7 +29,8 @@ static inline void iq_signed_values(const Block& b, int8_t* w) {
 
 // mult[0..15] from 16 bytes of scale fields s (natural group order): 2 s + 1.
 static inline void store_mults(int16_t* mult, __m128i s) {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(mult), _mm256_cvtepu8_epi16(_mm_add_epi8(_mm_add_epi8(s, s), _mm_set1_epi8(1))));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(mult),
+                      _mm256_cvtepu8_epi16(_mm_add_epi8(_mm_add_epi8(s, s), _mm_set1_epi8(1))));
 }
 // The same from one scale field per sub-block of 32 (byte ib of s8), each for both of its groups.
 static inline void store_sub_block_mults(int16_t* mult, uint64_t s8) {
@@ -47,7 +48,8 @@ static inline __m128i nibbles_in_order(uint64_t v) {
 static inline uint16_t iq2_xxs_decode(const BlockIQ2_XXS& b, int8_t* w, int16_t* mult) {
   iq_signed_values<BlockIQ2_XXS, iq2_xxs_pair>(b, w);
   uint64_t ls = 0;
-  for (int ib = 0; ib < 8; ++ib) ls |= static_cast<uint64_t>(load_u32(reinterpret_cast<const uint8_t*>(b.qs) + 8 * ib + 4) >> 28) << (8 * ib);
+  for (int ib = 0; ib < 8; ++ib)
+    ls |= static_cast<uint64_t>(load_u32(reinterpret_cast<const uint8_t*>(b.qs) + 8 * ib + 4) >> 28) << (8 * ib);
   store_sub_block_mults(mult, ls);
   return b.d;
 }

@@ -121,7 +121,7 @@ struct IQFormat {
       for (int t = 0; t < T; ++t) isum[t] = _mm512_sub_epi32(_mm512_setzero_si512(), corr[t]);
       for (int g = 0; g < 64 / kGroupDwords; ++g) {
         for (int t = 0; t < T; ++t) s[t] = _mm512_setzero_si512();
-        // Unrolled: as a loop, GCC 12 copies every accumulator twice per iteration.
+          // Unrolled: as a loop, GCC 12 copies every accumulator twice per iteration.
 #pragma GCC unroll 8
         for (int j = 0; j < kGroupDwords; ++j) {
           const int k = kGroupDwords * g + j;
@@ -149,49 +149,52 @@ using IQ3_SFormat = IQFormat<BlockIQ3_S, avx2::iq3_s_decode, 1, 15, 32>;
 using IQ1_SFormat = IQFormat<BlockIQ1_S, avx2::iq1_s_decode, 8, 9, 32>;
 using IQ1_MFormat = IQFormat<BlockIQ1_M, avx2::iq1_m_decode, 8, 9, 16>;
 
+// From two tokens on a panel pays: decoding a block costs less than two dot products of it.
+constexpr int64_t kMinPanelTokens = 2;
+
 }  // namespace gemmiq
 }  // namespace
 
 void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
-                                                                        y, y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                      y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
-                                                                        y, y_stride);
+  tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx512
