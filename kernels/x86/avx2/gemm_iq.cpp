@@ -127,7 +127,8 @@ struct IQFormat {
 };
 
 // D: Block, kFactor (the reference's power-of-two factor), kGroupDwords (activation dwords whose
-// i16 sums may be added: 4 * kGroupDwords * 255 * max |w| <= 32767), decode (iq_util.h).
+// i16 sums may be added, each i16 then summing 2 kGroupDwords products: 2 * kGroupDwords * 255 *
+// max |w| <= 32767), decode (iq_decode.h).
 template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kKG>
 struct Decoder {
   using Block = B;
