@@ -9,7 +9,7 @@
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/gemm_pack.h"
 #include "kernels/x86/avx2/gemm_tile.h"
-#include "kernels/x86/avx2/iq_util.h"
+#include "kernels/x86/avx2/iq_decode.h"
 #include "kernels/x86/avx2/util.h"
 
 namespace ox::kernels::avx2 {
@@ -32,7 +32,7 @@ struct TokIQ {
 
 template <class D>
 struct IQFormat {
-  static constexpr int kBlockElems = kQK_K, kChunk = 4, kTokens1 = 4, kTokens2 = 2;
+  static constexpr int kBlockElems = kQK_K, kChunk = 4, kTokens1 = 6, kTokens2 = 3;
   static constexpr int KG = D::kGroupDwords;
   static constexpr uint64_t kWBlockBytes = sizeof(typename D::Block), kABlockBytes = sizeof(BlockQ8_K);
   using Panel = PanelIQ;
@@ -61,7 +61,18 @@ struct IQFormat {
         for (int r = 0; r < 8; ++r) src[r] = reinterpret_cast<const uint8_t*>(w[r] + 32 * j);
         pack::bytes32(src, &o.w[8 * j]);
       }
-      pack::lane_pairs(mult, 16, o.mult);
+      // The multipliers as 8 rows of 32 bytes: dword k of row r = (mult 2k, mult 2k + 1); each
+      // then repeated in both halves of its lane.
+      const uint8_t* msrc[8];
+      for (int r = 0; r < 8; ++r) msrc[r] = reinterpret_cast<const uint8_t*>(mult[r]);
+      __m256i pairs[8];
+      pack::bytes32(msrc, pairs);
+      for (int k = 0; k < 8; ++k) {
+        const __m256i lo = _mm256_and_si256(pairs[k], _mm256_set1_epi32(0xFFFF));
+        const __m256i hi = _mm256_srli_epi32(pairs[k], 16);
+        o.mult[2 * k] = _mm256_or_si256(lo, _mm256_slli_epi32(lo, 16));
+        o.mult[2 * k + 1] = _mm256_or_si256(hi, _mm256_slli_epi32(hi, 16));
+      }
       const __m256i ones8 = _mm256_set1_epi8(1);
       __m256i corr = _mm256_setzero_si256();
       for (int g = 0; g < 16; ++g) {
@@ -116,7 +127,8 @@ struct IQFormat {
 };
 
 // D: Block, kFactor (the reference's power-of-two factor), kGroupDwords (activation dwords whose
-// i16 sums may be added: 4 * kGroupDwords * 255 * max |w| <= 32767), decode (iq_util.h).
+// i16 sums may be added, each i16 then summing 2 kGroupDwords products: 2 * kGroupDwords * 255 *
+// max |w| <= 32767), decode (iq_decode.h).
 template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kKG>
 struct Decoder {
   using Block = B;
@@ -134,41 +146,51 @@ using IQ3_SFormat = IQFormat<Decoder<BlockIQ3_S, iq3_s_decode, 1, 4>>;
 using IQ1_SFormat = IQFormat<Decoder<BlockIQ1_S, iq1_s_decode, 8, 4>>;
 using IQ1_MFormat = IQFormat<Decoder<BlockIQ1_M, iq1_m_decode, 8, 4>>;
 
+// From two tokens on a panel pays: decoding a block costs less than two dot products of it.
+constexpr int64_t kMinPanelTokens = 2;
+
 }  // namespace
 
 void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_XXSFormat, vec_dot_iq2_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_XXSFormat, vec_dot_iq2_xxs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride,
+                                                                           n_tokens, y, y_stride);
 }
 
 void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_XSFormat, vec_dot_iq2_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_XSFormat, vec_dot_iq2_xs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
+                                                                         y, y_stride);
 }
 
 void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ2_SFormat, vec_dot_iq2_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ2_SFormat, vec_dot_iq2_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ3_XXSFormat, vec_dot_iq3_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ3_XXSFormat, vec_dot_iq3_xxs_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride,
+                                                                           n_tokens, y, y_stride);
 }
 
 void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ3_SFormat, vec_dot_iq3_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ3_SFormat, vec_dot_iq3_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ1_SFormat, vec_dot_iq1_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ1_SFormat, vec_dot_iq1_s_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ1_MFormat, vec_dot_iq1_m_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  tile::gemm_or_dots<IQ1_MFormat, vec_dot_iq1_m_q8_k, kMinPanelTokens>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                       y_stride);
 }
 
 }  // namespace ox::kernels::avx2

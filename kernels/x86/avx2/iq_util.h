@@ -133,10 +133,6 @@ static inline IqPair iq2_s_pair(const BlockIQ2_S& b, int ib) {
   return {grid4_u16(quant::kIQ2SGrid, iq2_s_index(b, ib)), grid4_u16(quant::kIQ2SGrid, iq2_s_index(b, ib + 1)),
           load_u64(b.qs + kQK_K / 8 + 4 * ib)};
 }
-// 2 ls + 1 of 16-element group g of an IQ2_XS / IQ2_S block (nibble g % 2 of scales[g / 2]).
-static inline int iq2_nibble_mult(const uint8_t* scales, int g) {
-  return 2 * ((scales[g / 2] >> (4 * (g % 2))) & 0xF) + 1;
-}
 
 // IQ3_XXS: qs[8ib..8ib+7] the index bytes of sub-block ib; qs[64 + 4ib] its u32 of four 7-bit
 // sign fields and the scale s (bits 28..31), multiplier 2s + 1 (quarters of d (0.5 + s) / 2).
@@ -209,74 +205,6 @@ static inline __m256i iq1_m_mults16(const BlockIQ1_M& b) {
 }
 static inline uint16_t iq1_m_d(const BlockIQ1_M& b) {
   return static_cast<uint16_t>(_pext_u64(load_u64(b.scales), 0xF000F000F000F000ULL));
-}
-
-// ---- Whole super-blocks for the tile kernels' packing: w[0..255] = each element in the units of
-// the reference's integer sum (grid * sign; 8 grid +- 1 for IQ1), mult[g] = the multiplier of
-// elements 16g..16g+15; returns the fp16 d. w must be 32-byte aligned.
-
-// IQ2 / IQ3: codebook magnitudes with their signs applied, 64 elements at a time.
-template <typename Block, IqPair (*kPair)(const Block&, int)>
-static inline void iq_signed_values(const Block& b, int8_t* w) {
-  for (int ib = 0; ib < 8; ib += 2) {
-    const IqPair q = kPair(b, ib);
-    __m256i s0, s1;
-    sign_masks(q.signs, &s0, &s1);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), apply_sign(q.g0, s0));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib + 32), apply_sign(q.g1, s1));
-  }
-}
-
-// One multiplier per sub-block of 32, kMult(block, ib).
-template <typename Block, int (*kMult)(const Block&, int)>
-static inline void iq_sub_block_mults(const Block& b, int16_t* mult) {
-  for (int g = 0; g < 16; ++g) mult[g] = static_cast<int16_t>(kMult(b, g / 2));
-}
-
-static inline uint16_t iq2_xxs_decode(const BlockIQ2_XXS& b, int8_t* w, int16_t* mult) {
-  iq_signed_values<BlockIQ2_XXS, iq2_xxs_pair>(b, w);
-  iq_sub_block_mults<BlockIQ2_XXS, iq2_xxs_mult>(b, mult);
-  return b.d;
-}
-static inline uint16_t iq2_xs_decode(const BlockIQ2_XS& b, int8_t* w, int16_t* mult) {
-  iq_signed_values<BlockIQ2_XS, iq2_xs_pair>(b, w);
-  for (int g = 0; g < 16; ++g) mult[g] = static_cast<int16_t>(iq2_nibble_mult(b.scales, g));
-  return b.d;
-}
-static inline uint16_t iq2_s_decode(const BlockIQ2_S& b, int8_t* w, int16_t* mult) {
-  iq_signed_values<BlockIQ2_S, iq2_s_pair>(b, w);
-  for (int g = 0; g < 16; ++g) mult[g] = static_cast<int16_t>(iq2_nibble_mult(b.scales, g));
-  return b.d;
-}
-static inline uint16_t iq3_xxs_decode(const BlockIQ3_XXS& b, int8_t* w, int16_t* mult) {
-  iq_signed_values<BlockIQ3_XXS, iq3_xxs_pair>(b, w);
-  iq_sub_block_mults<BlockIQ3_XXS, iq3_xxs_mult>(b, mult);
-  return b.d;
-}
-static inline uint16_t iq3_s_decode(const BlockIQ3_S& b, int8_t* w, int16_t* mult) {
-  iq_signed_values<BlockIQ3_S, iq3_s_pair>(b, w);
-  iq_sub_block_mults<BlockIQ3_S, iq3_s_mult>(b, mult);
-  return b.d;
-}
-// IQ1_S: the delta's sign per sub-block.
-static inline uint16_t iq1_s_decode(const BlockIQ1_S& b, int8_t* w, int16_t* mult) {
-  for (int ib = 0; ib < 8; ++ib) {
-    const __m256i delta = _mm256_set1_epi8(b.qh[ib] & 0x8000 ? -1 : 1);
-    const __m256i v = _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), iq1_s_grid(b, ib)), delta);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), v);
-  }
-  iq_sub_block_mults<BlockIQ1_S, iq1_s_mult>(b, mult);
-  return b.d;
-}
-// IQ1_M: the delta's sign per 8 elements, a multiplier per 16 (bits 3 (g % 4) of u16 g / 4).
-static inline uint16_t iq1_m_decode(const BlockIQ1_M& b, int8_t* w, int16_t* mult) {
-  for (int ib = 0; ib < 8; ++ib) _mm256_store_si256(reinterpret_cast<__m256i*>(w + 32 * ib), iq1_m_values(b, ib));
-  for (int g = 0; g < 16; ++g) {
-    uint16_t u;
-    std::memcpy(&u, b.scales + 2 * (g / 4), 2);
-    mult[g] = static_cast<int16_t>(2 * ((u >> (3 * (g % 4))) & 7) + 1);
-  }
-  return iq1_m_d(b);
 }
 
 }  // namespace ox::kernels::avx2

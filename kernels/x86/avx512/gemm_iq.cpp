@@ -1,13 +1,13 @@
 // AVX-512 VNNI tile kernels of the codebook i-quants (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S,
 // IQ1_M) against Q8_K: as the AVX2 ones (kernels/x86/avx2/gemm_iq.cpp, same block decoders) with
-// 16-row panels; each 16-element group's dot is one vpdpbusd chain of the activations + 128 against
-// the signed values (exact i32), times its multiplier with vpmulld, minus the panel's bias term.
+// 16-row panels; each group's dot is one vpdpbusd chain of the values + a bias (unsigned) against the
+// activations (exact i32), times its multiplier with vpmulld; the bias term comes off via the bsums.
 // Reference: quant_traits(W).vec_dot_ref; integer sums exact, float order differs, the format's
 // power-of-two factor folded into the row scale (exact).
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/gemm_pack.h"
-#include "kernels/x86/avx2/iq_util.h"
+#include "kernels/x86/avx2/iq_decode.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/gemm_tile.h"
 #include "kernels/x86/avx512/util.h"
@@ -20,59 +20,82 @@ using tile::bcast4;
 using tile::join;
 
 constexpr int kChunk = 2, kTokens = 8;
+constexpr uint64_t kQs = offsetof(BlockQ8_K, qs), kBsums = offsetof(BlockQ8_K, bsums);
 
 struct PanelIQ {
-  __m512i w[64];     // w[k] lane r: elements 4k..4k+3 of row r, signed
+  __m512i w[64];     // w[k] lane r: elements 4k..4k+3 of row r, plus kBias (unsigned)
   __m512i mult[16];  // multiplier of elements 16g..16g+15, i32 per row
-  __m512i corr;      // 128 * sum_g mult_g * (sum of group g's values), per row
+  __m512i bias[8];   // kBias * (multipliers of groups 2i, 2i + 1) as i16 pairs, per row
   __m512 d;          // d * the format's factor, per row
 };
 
-struct TokIQ {
-  __m256i q[kChunk][8];  // activation quants + 128 as u8
-};
+struct NoTok {};
 
-// decode(const Block&, int8_t w[256], int16_t mult[16]) -> fp16 d (kernels/x86/avx2/iq_util.h);
-// kGroup = elements per multiplier (16, or 32 where the format has one per sub-block: half the vpmulld).
-template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kGroup>
+// 16 rows of 32 bytes, `stride` bytes apart, transposed by dwords: q[k] lane r = bytes 4k..4k+3 of
+// row r. Rows r and r + 8 share a register (low / high half) through the in-lane steps of the 8x8
+// dword transpose; the last step gathers 128-bit lanes across both halves.
+inline void transpose16(const int8_t* src, uint64_t stride, __m512i q[8]) {
+  __m512i v[8], t[8], u[8];
+  for (int r = 0; r < 8; ++r) v[r] = join(load256(src + r * stride), load256(src + (r + 8) * stride));
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  // u[k] holds dword k | k + 4 of rows 0-3 in 128-bit lanes 0 | 1 and of rows 8-11 in lanes 2 | 3;
+  // u[4 + k] the same of rows 4-7 and 12-15. One two-source qword permute puts rows in order.
+  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int k = 0; k < 4; ++k) {
+    q[k] = _mm512_permutex2var_epi64(u[k], lo, u[4 + k]);
+    q[4 + k] = _mm512_permutex2var_epi64(u[k], hi, u[4 + k]);
+  }
+}
+
+// Unsigned weights w + kBias against the signed activations as they are (no per-token pass): per
+// row and token, sum_g mult_g (sum (w + kBias) a)_g - kBias sum_g mult_g bsum_g, the second term
+// from the Q8_K bsums (one per 16 elements) with vpdpwssd.
+// decode(const Block&, int8_t w[256], int16_t mult[16]) -> fp16 d (kernels/x86/avx2/iq_util.h),
+// |w| <= kBias <= 64; kGroup = elements per multiplier (16, or 32 where the format has one per
+// sub-block: half the vpmulld).
+template <typename B, uint16_t (*kDecode)(const B&, int8_t*, int16_t*), int kFactorInv, int kBias, int kGroup>
 struct IQFormat {
   static constexpr int kGroupDwords = kGroup / 4;
   using Panel = PanelIQ;
-  using Tok = TokIQ;
+  using Tok = NoTok;
   static constexpr int kBlockElems = kQK_K, kChunk = gemmiq::kChunk, kTokens = gemmiq::kTokens;
   static constexpr uint64_t kWBlockBytes = sizeof(B), kABlockBytes = sizeof(BlockQ8_K);
 
-  // Rows 8h..8h+7 of a decoded block: values transposed to panel order, and the bias term.
-  static void pack_half(const int8_t (*w)[kQK_K], const int16_t (*mult)[16], __m256i q[64], __m256i* corr) {
-    for (int j = 0; j < 8; ++j) {
-      const uint8_t* src[8];
-      for (int r = 0; r < 8; ++r) src[r] = reinterpret_cast<const uint8_t*>(w[r] + 32 * j);
-      avx2::pack::bytes32(src, &q[8 * j]);
-    }
-    *corr = _mm256_setzero_si256();
-    for (int g = 0; g < 16; ++g) {
-      alignas(32) int32_t l[8];
-      for (int r = 0; r < 8; ++r) l[r] = mult[r][g];
-      const __m256i m = _mm256_load_si256(reinterpret_cast<const __m256i*>(l));
-      *corr = _mm256_add_epi32(*corr, _mm256_mullo_epi32(avx2::pack::bias_correction(q + 4 * g, 4), m));
-    }
-  }
-
   static void pack(Panel* out, const uint8_t* const rows[16], int64_t kc) {
+    // The next chunk's blocks (past a row's end: the next row's start, already read) are fetched
+    // while this one is multiplied: 16 row streams are more than the hardware prefetcher follows.
+    for (int r = 0; r < 16; ++r) {
+      const char* next = reinterpret_cast<const char*>(rows[r] + kChunk * kWBlockBytes);
+      for (uint64_t off = 0; off < kChunk * kWBlockBytes; off += 64) _mm_prefetch(next + off, _MM_HINT_T0);
+    }
+    const __m512i bias8 = _mm512_set1_epi8(kBias);
     for (int64_t sb = 0; sb < kc; ++sb) {
       alignas(32) int8_t w[16][kQK_K];
       int16_t mult[16][16];
       alignas(32) uint16_t d[16];
       for (int r = 0; r < 16; ++r) d[r] = kDecode(reinterpret_cast<const B*>(rows[r])[sb], w[r], mult[r]);
-      __m256i q[2][64], corr[2];
-      for (int h = 0; h < 2; ++h) pack_half(w + 8 * h, mult + 8 * h, q[h], &corr[h]);
       Panel& o = out[sb];
-      for (int k = 0; k < 64; ++k) o.w[k] = join(q[0][k], q[1][k]);
-      o.corr = join(corr[0], corr[1]);
-      for (int g = 0; g < 16; ++g) {
-        alignas(64) int32_t l[16];
-        for (int r = 0; r < 16; ++r) l[r] = mult[r][g];
-        o.mult[g] = _mm512_load_si512(l);
+      for (int j = 0; j < 8; ++j) {
+        __m512i q[8];
+        transpose16(w[0] + 32 * j, sizeof(w[0]), q);
+        for (int k = 0; k < 8; ++k) o.w[8 * j + k] = _mm512_add_epi8(q[k], bias8);
+      }
+      // The multipliers as 16 rows of 32 bytes: dword k of row r = (mult 2k, mult 2k + 1).
+      __m512i pairs[8];
+      transpose16(reinterpret_cast<const int8_t*>(mult[0]), sizeof(mult[0]), pairs);
+      for (int k = 0; k < 8; ++k) {
+        o.mult[2 * k] = _mm512_and_si512(pairs[k], _mm512_set1_epi32(0xFFFF));
+        o.mult[2 * k + 1] = _mm512_srli_epi32(pairs[k], 16);
+        o.bias[k] = _mm512_mullo_epi16(pairs[k], _mm512_set1_epi16(kBias));
       }
       const __m256 f = _mm256_set1_ps(1.0f / kFactorInv);
       o.d = join(_mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(d))), f),
@@ -80,27 +103,30 @@ struct IQFormat {
     }
   }
 
-  static void prep(Tok* t, const uint8_t* act, int64_t kc) {
-    const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
-    for (int64_t sb = 0; sb < kc; ++sb) {
-      const uint8_t* qs = act + sb * sizeof(BlockQ8_K) + offsetof(BlockQ8_K, qs);
-      for (int i = 0; i < 8; ++i) t->q[sb][i] = _mm256_xor_si256(load256(qs + 32 * i), bias);
-    }
-  }
+  static void prep(Tok*, const uint8_t*, int64_t) {}
 
   template <int T>
-  static void run(const Panel* pb, const uint8_t* const act[], const Tok* const tok[], int64_t kc, __m512 acc[]) {
+  static void run(const Panel* pb, const uint8_t* const act[], const Tok* const*, int64_t kc, __m512 acc[]) {
     for (int64_t sb = 0; sb < kc; ++sb) {
       const Panel& p = pb[sb];
       const uint8_t* qs[T];
-      for (int t = 0; t < T; ++t) qs[t] = reinterpret_cast<const uint8_t*>(tok[t]->q[sb]);
-      __m512i isum[T], s[T];
-      for (int t = 0; t < T; ++t) isum[t] = _mm512_sub_epi32(_mm512_setzero_si512(), p.corr);
+      for (int t = 0; t < T; ++t) qs[t] = act[t] + sb * sizeof(BlockQ8_K) + kQs;
+      __m512i corr[T], isum[T], s[T];
+      for (int t = 0; t < T; ++t) corr[t] = _mm512_setzero_si512();
+      for (int i = 0; i < 8; ++i) {
+        for (int t = 0; t < T; ++t) {
+          corr[t] = _mm512_dpwssd_epi32(corr[t], p.bias[i], bcast4(act[t] + sb * sizeof(BlockQ8_K) + kBsums + 4 * i));
+        }
+      }
+      for (int t = 0; t < T; ++t) isum[t] = _mm512_sub_epi32(_mm512_setzero_si512(), corr[t]);
       for (int g = 0; g < 64 / kGroupDwords; ++g) {
         for (int t = 0; t < T; ++t) s[t] = _mm512_setzero_si512();
-        for (int k = kGroupDwords * g; k < kGroupDwords * (g + 1); ++k) {
+          // Unrolled: as a loop, GCC 12 copies every accumulator twice per iteration.
+#pragma GCC unroll 8
+        for (int j = 0; j < kGroupDwords; ++j) {
+          const int k = kGroupDwords * g + j;
           const __m512i wk = _mm512_load_si512(&p.w[k]);
-          for (int t = 0; t < T; ++t) s[t] = _mm512_dpbusd_epi32(s[t], bcast4(qs[t] + 4 * k), wk);
+          for (int t = 0; t < T; ++t) s[t] = _mm512_dpbusd_epi32(s[t], wk, bcast4(qs[t] + 4 * k));
         }
         const __m512i mult = p.mult[g * kGroupDwords / 4];
         for (int t = 0; t < T; ++t) isum[t] = _mm512_add_epi32(isum[t], _mm512_mullo_epi32(s[t], mult));
@@ -114,57 +140,61 @@ struct IQFormat {
   }
 };
 
-using IQ2_XXSFormat = IQFormat<BlockIQ2_XXS, avx2::iq2_xxs_decode, 8, 32>;
-using IQ2_XSFormat = IQFormat<BlockIQ2_XS, avx2::iq2_xs_decode, 8, 16>;
-using IQ2_SFormat = IQFormat<BlockIQ2_S, avx2::iq2_s_decode, 8, 16>;
-using IQ3_XXSFormat = IQFormat<BlockIQ3_XXS, avx2::iq3_xxs_decode, 4, 32>;
-using IQ3_SFormat = IQFormat<BlockIQ3_S, avx2::iq3_s_decode, 1, 32>;
-using IQ1_SFormat = IQFormat<BlockIQ1_S, avx2::iq1_s_decode, 8, 32>;
-using IQ1_MFormat = IQFormat<BlockIQ1_M, avx2::iq1_m_decode, 8, 16>;
+// Largest |w| (kBias): IQ2 43, IQ3_XXS 62, IQ3_S 15, IQ1 9.
+using IQ2_XXSFormat = IQFormat<BlockIQ2_XXS, avx2::iq2_xxs_decode, 8, 43, 32>;
+using IQ2_XSFormat = IQFormat<BlockIQ2_XS, avx2::iq2_xs_decode, 8, 43, 16>;
+using IQ2_SFormat = IQFormat<BlockIQ2_S, avx2::iq2_s_decode, 8, 43, 16>;
+using IQ3_XXSFormat = IQFormat<BlockIQ3_XXS, avx2::iq3_xxs_decode, 4, 62, 32>;
+using IQ3_SFormat = IQFormat<BlockIQ3_S, avx2::iq3_s_decode, 1, 15, 32>;
+using IQ1_SFormat = IQFormat<BlockIQ1_S, avx2::iq1_s_decode, 8, 9, 32>;
+using IQ1_MFormat = IQFormat<BlockIQ1_M, avx2::iq1_m_decode, 8, 9, 16>;
+
+// From two tokens on a panel pays: decoding a block costs less than two dot products of it.
+constexpr int64_t kMinPanelTokens = 2;
 
 }  // namespace gemmiq
 }  // namespace
 
 void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
-                                                                        y, y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                      y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                   int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens,
-                                                                        y, y_stride);
+  tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                    y_stride);
+  tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k, gemmiq::kMinPanelTokens>(
+      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx512
