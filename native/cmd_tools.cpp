@@ -94,6 +94,8 @@ Status cmd_quantize(Args& args) {
 
 Status cmd_synth(Args& args) {
   SynthOptions options;
+  OX_ASSIGN_OR_RETURN(options.arch, args.string({"--arch"}, ""));
+  if (!options.arch.empty()) options.shape = "tiny-arch";
   OX_ASSIGN_OR_RETURN(options.shape, args.string({"--shape"}, options.shape));
   OX_ASSIGN_OR_RETURN(options.type, args.string({"--type"}, options.type));
   OX_ASSIGN_OR_RETURN(options.out_path, args.string({"-o", "--output"}, ""));

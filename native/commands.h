@@ -21,6 +21,7 @@ Status cmd_bench(Args& args);
 Status cmd_chat(Args& args);
 Status cmd_perplexity(Args& args);
 Status cmd_formats(Args& args);
+Status cmd_archs(Args& args);
 Status cmd_imatrix(Args& args);
 
 // Shared by run/logits/chat/perplexity: -m, -c, -t, -b, --isa, -ctk, -ctv.

@@ -80,6 +80,10 @@ const OptionDef kInspectOptions[] = {
     {{"-m", "--model"}, "FILE", "GGUF file (or give it as the argument)"},
 };
 
+const OptionDef kArchsOptions[] = {
+    {{"--names"}, nullptr, "only the names, one per line"},
+};
+
 const OptionDef kFormatsOptions[] = {
     {{"--coverage"}, nullptr, "only the SIMD coverage columns (what scripts/formats-table merges)"},
 };
@@ -152,7 +156,8 @@ const OptionDef kPerplexityOptions[] = {
 };
 
 const OptionDef kSynthOptions[] = {
-    {{"--shape"}, "NAME", "tiny-256, tiny-15M, 0.5B or 1B"},
+    {{"--arch"}, "NAME", "a tiny parity model of this architecture, every optional feature on (shape tiny-arch)"},
+    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B or 1B"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},
     {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},
@@ -170,6 +175,7 @@ const OptionGroup kChat{"chat", kChatOptions};
 const OptionGroup kLogits{"logits", kLogitsOptions};
 const OptionGroup kInspect{"inspect", kInspectOptions};
 const OptionGroup kFormats{"formats", kFormatsOptions};
+const OptionGroup kArchs{"archs", kArchsOptions};
 const OptionGroup kTokenize{"tokenize", kTokenizeOptions};
 const OptionGroup kTemplate{"template", kTemplateOptions};
 const OptionGroup kQuantize{"quantize", kQuantizeOptions};
@@ -200,6 +206,7 @@ const CommandDef kCommands[] = {
      {&kModel, &kPerplexity}, cmd_perplexity},
     {"formats", "[--coverage]", "the weight formats: sizes, quantizers, and which ISAs accelerate each",
      {&kFormats}, cmd_formats},
+    {"archs", "[--names]", "the model architectures this engine runs, with what each switches on", {&kArchs}, cmd_archs},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
 };

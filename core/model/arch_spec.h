@@ -1,52 +1,70 @@
-// ArchSpec: what sets one decoder-only transformer architecture apart from another, as data.
-// Each architecture file (llama.cpp, qwen.cpp, gemma.cpp, phi.cpp, gpt.cpp) fills one in; the
-// generic loader (decoder_load.cpp) and forward pass (decoder.cpp) read it.
+// ArchSpec: what sets one transformer architecture apart from another, as data. Each file in
+// core/model/archs/ writes one with designated initialisers; the tensor plan (tensor_plan.h), the
+// loader, `oxidize synth` and the generic forward pass (decoder.cpp) all read it. Fields default to
+// llama's choices, so a spec names only what differs.
 #pragma once
 
-#include <vector>
+#include <cstdint>
 
+#include "core/model/tensor_names.h"
 #include "core/ops/ops.h"
 
 namespace ox {
 
-enum class NormKind { kRms, kLayer };  // RMSNorm (weight) / LayerNorm (weight, optional bias)
+enum class NormKind : uint8_t { kRms, kLayer };  // RMSNorm (weight) / LayerNorm (weight, bias per Biases::norm)
 
 // Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup).
-enum class FfnKind { kSwiGlu, kGeGlu, kGelu };
+enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu };
 
 // How a block combines attention and feed-forward with the residual stream x:
 //   kSequential:        x += attn(norm1(x)); x += ffn(norm2(x))
-//   kParallel:          x += attn(norm1(x)) + ffn(norm1(x))      (one norm: phi2, falcon)
-//   kParallelTwoNorms:  x += attn(norm1(x)) + ffn(norm2(x))      (gpt-neox)
-enum class Residual { kSequential, kParallel, kParallelTwoNorms };
+//   kParallel:          x += attn(norm1(x)) + ffn(norm1(x))      (one norm: phi2, falcon-7B)
+//   kParallelTwoNorms:  x += attn(norm1(x)) + ffn(norm2(x))      (gpt-neox, falcon-40B)
+enum class Residual : uint8_t { kSequential, kParallel, kParallelTwoNorms };
 
-// Per-layer attention settings (sliding-window layers may use another rope base).
-struct LayerAttention {
-  int window = 0;  // > 0: each token sees only the last `window` positions (itself included)
-  RopeParams rope;
+// Whether a tensor is in the architecture: never, optional (llama.cpp's TENSOR_NOT_REQUIRED: the
+// loader takes it when the file has it, synth always writes it), or required.
+enum class Has : uint8_t { kNo, kOptional, kYes };
+
+struct Biases {
+  Has qkv = Has::kNo;       // attn_q/k/v.bias, or attn_qkv.bias
+  Has attn_out = Has::kNo;  // attn_output.bias
+  Has ffn = Has::kNo;       // ffn_gate/up/down.bias
+  Has norm = Has::kNo;      // LayerNorm biases (attn_norm, ffn_norm, output_norm)
+  Has output = Has::kNo;    // output.bias
 };
 
 struct ArchSpec {
   NormKind norm = NormKind::kRms;
   bool rope = true;  // false: learned absolute positions (position_embd) instead
+  RopeStyle rope_style = RopeStyle::kNorm;
   FfnKind ffn = FfnKind::kSwiGlu;
   Residual residual = Residual::kSequential;
-  bool embd_scale = false;     // x = token_embd[t] * sqrt(n_embd) (gemma family)
-  float attn_scale = 0.0f;     // multiplier of q.k; 0 means 1/sqrt(head_dim_k)
-  // llama.cpp multiplies q by the scale before attention for some architectures; the same maths,
-  // but q is rounded to f16 after scaling under Numerics::kLlamaCpp.
+  Tn ffn_norm = Tn::kFfnNorm;  // the feed-forward's norm under kParallelTwoNorms (falcon-40B: attn_norm_2)
+  Biases bias;
+  Has output = Has::kOptional;      // output.weight; absent: tied to token_embd
+  Has rope_freqs = Has::kNo;        // rope_freqs.weight: llama3's per-frequency divisors
+  bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
+  bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
+  bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
+  bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
+  bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
+
+  bool embd_scale = false;          // x = token_embd[t] * sqrt(n_embd) (gemma family)
+  float attn_scale = 0.0f;          // multiplier of q.k; 0: 1/sqrt(head_dim_k)
+  // llama.cpp multiplies q by the scale before attention for some architectures: the same maths,
+  // but q is rounded to the cache's type after scaling under Numerics::kLlamaCpp.
   bool scale_q_first = false;
-  float attn_softcap = 0.0f;   // > 0: score = c * tanh(score / c)
-  float final_softcap = 0.0f;  // > 0: logit = c * tanh(logit / c)
+  bool softcaps = false;            // reads attn_logit_softcapping / final_logit_softcapping (gemma2)
+  float attn_softcap = 0.0f;        // > 0: score = c * tanh(score / c) (set from the file when softcaps)
+  float final_softcap = 0.0f;       // > 0: logit = c * tanh(logit / c)
 
-  // Tensor layout, for the loader (the forward pass only sees separate q/k/v and gate/up views).
-  bool fused_qkv = false;      // attn_qkv.{weight,bias}: rows [q | k | v]
-  bool fused_gate_up = false;  // ffn_up.weight: rows [gate | up] (phi3)
-  bool qk_norm = false;        // attn_q_norm / attn_k_norm: RMSNorm of each head (qwen3, gemma3)
-  bool post_norms = false;     // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
-  const char* ffn_norm_name = "ffn_norm";  // blk.L.<name>: the feed-forward's norm (falcon-40B: attn_norm_2)
-
-  std::vector<LayerAttention> layers;  // [n_layer], filled by set_layer_attention()
+  // Sliding-window attention: when the file has <arch>.attention.sliding_window, layers with
+  // l % swa_pattern < swa_pattern - 1 see only the window (0: the window is ignored, as llama.cpp does
+  // for llama and phi3). The file's attention.sliding_window_pattern overrides the pattern.
+  int swa_pattern = 0;
+  float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
+  float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
 };
 
 }  // namespace ox

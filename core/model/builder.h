@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/model/model.h"
 
@@ -28,6 +30,7 @@ struct ModelBuilder {
   bool has(const std::string& name) const { return file().find_tensor(name) != nullptr; }
 
   void set_forward(Model::ForwardFn fn) { model.forward_ = fn; }
+  void set_layers(std::vector<LayerAttention> layers) { model.layers_ = std::move(layers); }
 };
 
 // Rows [first, first + count) of a 2-D tensor (or elements of a vector) as a tensor of their own:

@@ -1,13 +1,13 @@
-// The generic decoder-only transformer forward pass: every architecture in archs.h runs this,
-// steered by its ArchSpec (norm kind, residual layout, FFN kind, ...) and by which optional
-// tensors (biases, q/k norms, post norms, experts) its file has. A forward pass takes a batch of
+// The generic decoder-only transformer forward pass: every architecture without a forward of its
+// own runs this, steered by its ArchSpec (norm kind, residual layout, FFN kind, q/k norms, post
+// norms, experts, ...); optional biases are added where the file has them. A forward pass takes a batch of
 // tokens of one or several sequences: the matmuls run over all of it, RoPE, K/V stores and
 // attention per run of one sequence (batch.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "core/model/archs.h"
+#include "core/model/decoder_load.h"
 #include "core/ops/attention.h"
 
 namespace ox {
@@ -72,7 +72,7 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   float* x = st.x.data();
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
-  if (!w.position_embd.empty()) {
+  if (!m.spec().rope) {  // learned absolute positions
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
       add(x + t * d, st.h.data(), d);
@@ -97,7 +97,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   const HParams& hp = m.hparams();
   const ArchSpec& spec = m.spec();
   const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
-  const LayerAttention& la = spec.layers[static_cast<size_t>(l)];
+  const LayerAttention& la = m.layers()[static_cast<size_t>(l)];
   OpContext& ops = st.ops;
   float* q = st.q.data();  // [n, n_head * head_dim_k]
   float* k = st.k.data();  // [n, n_head_kv * head_dim_k]
@@ -106,8 +106,10 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
 
   linear3(ops, {&L.wq, &L.bq, q}, {&L.wk, &L.bk, k}, {&L.wv, &L.bv, v}, h, n);
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
-  if (!L.q_norm.empty()) rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
-  if (!L.k_norm.empty()) rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  if (spec.qk_norm) {
+    rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
+    rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  }
   const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {
     auto rotate = [&](int64_t t0, int64_t t1) {
@@ -247,7 +249,7 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
 }
 
 void ffn_block(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
-  if (!L.ffn_gate_inp.empty()) {
+  if (m.spec().moe && m.hparams().n_expert > 0) {
     moe_ffn(m, st, L, h, n, out);
   } else {
     dense_ffn(m, st, L.ffn_gate, L.ffn_up, L.ffn_down, L, h, n, out);
@@ -273,7 +275,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
     norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
     attention_block(m, st, l, h, runs, n, att);
-    if (!L.attn_post_norm.empty()) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
+    if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
@@ -290,7 +292,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
         add(x, att, n * d);
         break;
     }
-    if (!L.ffn_post_norm.empty()) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    if (spec.post_norms) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
     add(x, ffn, n * d);
   }
 

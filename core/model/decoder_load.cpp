@@ -1,39 +1,71 @@
-// Generic decoder loading: the tensors an ArchSpec calls for, by their GGUF names, with every
-// shape checked. Fused tensors become row views so the forward pass sees one layout.
-#include "core/model/archs.h"
+// Generic loading: every tensor of the plan (tensor_plan.h) into its slot of ModelWeights, with
+// names and shapes checked by the builder; fused tensors become row views so the forward pass
+// sees one layout; per-layer attention settings from the spec and the hyperparameters.
+#include "core/model/decoder_load.h"
+
+#include "core/model/tensor_plan.h"
 
 namespace ox {
 namespace {
 
-// Norm weight, plus its bias when the file has one (LayerNorm architectures).
-Status load_norm(ModelBuilder& b, const std::string& base, int64_t n, Tensor* weight, Tensor* bias) {
-  OX_ASSIGN_OR_RETURN(*weight, b.vector(base + ".weight", n));
-  if (bias != nullptr) {
-    OX_ASSIGN_OR_RETURN(*bias, b.optional_vector(base + ".bias", n));
+// Where a planned tensor goes. Fused attn_qkv / [gate | up] land in wq / ffn_up first and are
+// split afterwards (split_fused).
+Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
+  if (t.layer < 0) {
+    switch (t.role) {
+      case Tn::kTokenEmbd: return &w.token_embd;
+      case Tn::kPositionEmbd: return &w.position_embd;
+      case Tn::kOutputNorm: return t.bias ? &w.output_norm_b : &w.output_norm;
+      case Tn::kOutput: return t.bias ? &w.output_b : &w.output;
+      case Tn::kRopeFreqs: return &w.rope_freqs;
+      default: return nullptr;
+    }
+  }
+  LayerWeights& L = w.layers[static_cast<size_t>(t.layer)];
+  switch (t.role) {
+    case Tn::kAttnNorm: return t.bias ? &L.attn_norm_b : &L.attn_norm;
+    case Tn::kAttnNorm2:
+    case Tn::kFfnNorm: return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
+    case Tn::kAttnQ:
+    case Tn::kAttnQkv: return t.bias ? &L.bq : &L.wq;
+    case Tn::kAttnK: return t.bias ? &L.bk : &L.wk;
+    case Tn::kAttnV: return t.bias ? &L.bv : &L.wv;
+    case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
+    case Tn::kAttnQNorm: return &L.q_norm;
+    case Tn::kAttnKNorm: return &L.k_norm;
+    case Tn::kAttnPostNorm: return &L.attn_post_norm;
+    case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
+    case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
+    case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
+    case Tn::kFfnPostNorm: return &L.ffn_post_norm;
+    case Tn::kFfnGateInp: return &L.ffn_gate_inp;
+    case Tn::kFfnGateExps: return &L.ffn_gate_exps;
+    case Tn::kFfnUpExps: return &L.ffn_up_exps;
+    case Tn::kFfnDownExps: return &L.ffn_down_exps;
+    default: return nullptr;
+  }
+}
+
+Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
+  const std::string name = t.name();
+  const bool required = t.presence == Has::kYes;
+  if (t.vector()) {
+    OX_ASSIGN_OR_RETURN(*out, required ? b.vector(name, t.dims[0]) : b.optional_vector(name, t.dims[0]));
+  } else if (t.dims.size() == 3) {
+    OX_ASSIGN_OR_RETURN(*out, b.matrices(name, t.dims[0], t.dims[1], t.dims[2]));
+  } else {
+    OX_ASSIGN_OR_RETURN(*out, required ? b.matrix(name, t.dims[0], t.dims[1]) : b.optional_matrix(name, t.dims[0], t.dims[1]));
   }
   return Status::ok();
 }
 
-// A projection `blk.L.<base>.weight` (rows x cols) and its optional bias.
-Status load_linear(ModelBuilder& b, int l, const char* base, int64_t cols, int64_t rows, Tensor* w, Tensor* bias) {
-  OX_ASSIGN_OR_RETURN(*w, b.matrix(layer_name(l, base), cols, rows));
-  if (bias != nullptr) {
-    OX_ASSIGN_OR_RETURN(*bias, b.optional_vector(layer_name(l, base, "bias"), rows));
-  }
-  return Status::ok();
-}
-
-Status load_attention(ModelBuilder& b, int l, LayerWeights& L) {
-  const HParams& hp = b.hp();
-  const ArchSpec& s = b.spec();
-  const int64_t d = hp.n_embd;
+// attn_qkv rows [q | k | v] (bias likewise) and ffn_up rows [gate | up] as separate views.
+void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
   const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;
   const int64_t k_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
   const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
   if (s.fused_qkv) {
-    // attn_qkv rows: [q (q_dim) | k (k_dim) | v (v_dim)], bias likewise.
-    Tensor qkv, qkv_b;
-    OX_TRY(load_linear(b, l, "attn_qkv", d, q_dim + k_dim + v_dim, &qkv, &qkv_b));
+    const Tensor qkv = L.wq, qkv_b = L.bq;
     L.wq = row_slice(qkv, 0, q_dim);
     L.wk = row_slice(qkv, q_dim, k_dim);
     L.wv = row_slice(qkv, q_dim + k_dim, v_dim);
@@ -42,106 +74,54 @@ Status load_attention(ModelBuilder& b, int l, LayerWeights& L) {
       L.bk = element_slice(qkv_b, q_dim, k_dim);
       L.bv = element_slice(qkv_b, q_dim + k_dim, v_dim);
     }
-  } else {
-    OX_TRY(load_linear(b, l, "attn_q", d, q_dim, &L.wq, &L.bq));
-    OX_TRY(load_linear(b, l, "attn_k", d, k_dim, &L.wk, &L.bk));
-    OX_TRY(load_linear(b, l, "attn_v", d, v_dim, &L.wv, &L.bv));
   }
-  OX_TRY(load_linear(b, l, "attn_output", int64_t{hp.n_head} * hp.head_dim_v, d, &L.wo, &L.bo));
-  if (s.qk_norm) {
-    OX_ASSIGN_OR_RETURN(L.q_norm, b.vector(layer_name(l, "attn_q_norm"), hp.head_dim_k));
-    OX_ASSIGN_OR_RETURN(L.k_norm, b.vector(layer_name(l, "attn_k_norm"), hp.head_dim_k));
+  if (s.fused_gate_up && !s.moe) {
+    const Tensor gate_up = L.ffn_up;
+    L.ffn_gate = row_slice(gate_up, 0, hp.n_ff);
+    L.ffn_up = row_slice(gate_up, hp.n_ff, hp.n_ff);
   }
-  if (s.post_norms) {
-    OX_ASSIGN_OR_RETURN(L.attn_post_norm, b.vector(layer_name(l, "post_attention_norm"), d));
-  }
-  return Status::ok();
-}
-
-Status load_ffn(ModelBuilder& b, int l, LayerWeights& L) {
-  const HParams& hp = b.hp();
-  const ArchSpec& s = b.spec();
-  const int64_t d = hp.n_embd, ff = hp.n_ff;
-  if (hp.n_expert > 0) {
-    OX_ASSIGN_OR_RETURN(L.ffn_gate_inp, b.matrix(layer_name(l, "ffn_gate_inp"), d, hp.n_expert));
-    OX_ASSIGN_OR_RETURN(L.ffn_gate_exps, b.matrices(layer_name(l, "ffn_gate_exps"), d, ff, hp.n_expert));
-    OX_ASSIGN_OR_RETURN(L.ffn_up_exps, b.matrices(layer_name(l, "ffn_up_exps"), d, ff, hp.n_expert));
-    OX_ASSIGN_OR_RETURN(L.ffn_down_exps, b.matrices(layer_name(l, "ffn_down_exps"), ff, d, hp.n_expert));
-  } else if (s.fused_gate_up) {
-    // ffn_up rows: [gate (n_ff) | up (n_ff)].
-    Tensor gate_up;
-    OX_ASSIGN_OR_RETURN(gate_up, b.matrix(layer_name(l, "ffn_up"), d, 2 * ff));
-    L.ffn_gate = row_slice(gate_up, 0, ff);
-    L.ffn_up = row_slice(gate_up, ff, ff);
-    OX_TRY(load_linear(b, l, "ffn_down", ff, d, &L.ffn_down, &L.ffn_down_b));
-  } else {
-    if (s.ffn != FfnKind::kGelu) OX_TRY(load_linear(b, l, "ffn_gate", d, ff, &L.ffn_gate, &L.ffn_gate_b));
-    OX_TRY(load_linear(b, l, "ffn_up", d, ff, &L.ffn_up, &L.ffn_up_b));
-    OX_TRY(load_linear(b, l, "ffn_down", ff, d, &L.ffn_down, &L.ffn_down_b));
-  }
-  if (s.post_norms) {
-    OX_ASSIGN_OR_RETURN(L.ffn_post_norm, b.vector(layer_name(l, "post_ffw_norm"), d));
-  }
-  return Status::ok();
 }
 
 }  // namespace
 
-void set_layer_attention(ModelBuilder& b, RopeStyle style, int swa_pattern, float rope_base_swa,
-                         float rope_scale_swa) {
-  const HParams& hp = b.hp();
-  ArchSpec& s = b.spec();
-  s.layers.assign(static_cast<size_t>(hp.n_layer), LayerAttention{});
+std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs) {
+  const int pattern = hp.swa_pattern > 0 ? hp.swa_pattern : s.swa_pattern;
+  const float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
+  std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
-    LayerAttention& a = s.layers[static_cast<size_t>(l)];
-    const bool swa = hp.n_swa > 0 && swa_pattern > 0 && l % swa_pattern < swa_pattern - 1;
+    LayerAttention& a = layers[static_cast<size_t>(l)];
+    const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
     a.window = swa ? hp.n_swa : 0;
-    a.rope.style = style;
+    a.rope.style = s.rope_style;
     a.rope.n_rot = hp.n_rot;
-    a.rope.freq_base = swa && rope_base_swa > 0 ? rope_base_swa : hp.rope_freq_base;
-    a.rope.freq_scale = swa ? rope_scale_swa : hp.rope_freq_scale;
+    // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
+    a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
+    a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
+    a.rope.freq_factors = rope_freqs;
   }
+  return layers;
 }
 
 Status load_decoder(ModelBuilder& b) {
   const HParams& hp = b.hp();
-  ArchSpec& s = b.spec();
+  const ArchSpec& s = b.spec();
   ModelWeights& w = b.weights();
-  const int64_t d = hp.n_embd;
   const char* file = b.file().name().c_str();
   if (hp.n_vocab <= 0) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: vocabulary size unknown (no %s.vocab_size, no "
                                                  "tokenizer.ggml.tokens)", file, hp.arch.c_str()));
   }
   if (hp.n_ff <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
-  if (s.layers.size() != static_cast<size_t>(hp.n_layer)) set_layer_attention(b, RopeStyle::kNorm, 0, 0.0f, 1.0f);
-
-  OX_ASSIGN_OR_RETURN(w.token_embd, b.matrix("token_embd.weight", d, hp.n_vocab));
-  if (!s.rope) {
-    OX_ASSIGN_OR_RETURN(w.position_embd, b.matrix("position_embd.weight", d, hp.n_ctx_train));
-  }
-  OX_TRY(load_norm(b, "output_norm", d, &w.output_norm, &w.output_norm_b));
-  // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
-  OX_ASSIGN_OR_RETURN(w.output, b.optional_matrix("output.weight", d, hp.n_vocab));
-  if (w.output.empty()) w.output = w.token_embd;
-  OX_ASSIGN_OR_RETURN(w.output_b, b.optional_vector("output.bias", hp.n_vocab));
-  if (s.rope) {
-    OX_ASSIGN_OR_RETURN(w.rope_freqs, b.optional_vector("rope_freqs.weight", hp.n_rot / 2));
-  }
-
   w.layers.resize(static_cast<size_t>(hp.n_layer));
-  for (int l = 0; l < hp.n_layer; ++l) {
-    LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    OX_TRY(load_norm(b, strfmt("blk.%d.attn_norm", l), d, &L.attn_norm, &L.attn_norm_b));
-    if (s.residual != Residual::kParallel) {
-      OX_TRY(load_norm(b, strfmt("blk.%d.%s", l, s.ffn_norm_name), d, &L.ffn_norm, &L.ffn_norm_b));
-    }
-    OX_TRY(load_attention(b, l, L));
-    OX_TRY(load_ffn(b, l, L));
-    s.layers[static_cast<size_t>(l)].rope.freq_factors =
-        w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data);
+  for (const PlannedTensor& t : plan_tensors(s, hp)) {
+    Tensor* out = slot(w, t);
+    OX_CHECK(out != nullptr);
+    OX_TRY(load_planned(b, t, out));
   }
-  b.set_forward(&forward_decoder);
+  // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
+  if (w.output.empty()) w.output = w.token_embd;
+  for (LayerWeights& L : w.layers) split_fused(s, hp, L);
+  b.set_layers(layer_attention(s, hp, w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data)));
   return Status::ok();
 }
 

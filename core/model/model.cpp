@@ -4,23 +4,12 @@
 #include <cstring>
 
 #include "core/base/memory.h"
-#include "core/model/archs.h"
+#include "core/model/arch_registry.h"
+#include "core/model/decoder_load.h"
 #include "core/quant/traits.h"
 
 namespace ox {
 namespace {
-
-struct ArchEntry {
-  const char* name;
-  Status (*load)(ModelBuilder&);
-};
-
-// Architectures whose weights and forward pass are implemented.
-constexpr ArchEntry kArchs[] = {
-    {"llama", load_llama},   {"qwen2", load_qwen2}, {"qwen3", load_qwen3},     {"gemma", load_gemma},
-    {"gemma2", load_gemma2}, {"gemma3", load_gemma3}, {"phi2", load_phi2},     {"phi3", load_phi3},
-    {"gpt2", load_gpt2},     {"falcon", load_falcon}, {"gptneox", load_gptneox},
-};
 
 Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int64_t rows, int64_t n_mats,
                     bool required) {
@@ -120,20 +109,21 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   // The architecture first: an unknown one is "unsupported", whatever keys it lacks.
   OX_ASSIGN_OR_RETURN(std::string_view arch_view, model->file_->get_string("general.architecture"));
   const std::string arch(arch_view);
-  const ArchEntry* entry = nullptr;
-  std::string known;
-  for (const ArchEntry& e : kArchs) {
-    if (arch == e.name) entry = &e;
-    known += known.empty() ? e.name : std::string(", ") + e.name;
-  }
-  if (entry == nullptr) {
+  const ArchDef* def = find_arch(arch);
+  if (def == nullptr) {
     return error(ErrorCode::kUnsupported, strfmt("%s: unknown model architecture '%s' (supported: %s)",
-                                                 model->file_->name().c_str(), arch.c_str(), known.c_str()));
+                                                 model->file_->name().c_str(), arch.c_str(), arch_names().c_str()));
   }
   OX_ASSIGN_OR_RETURN(model->hparams_, read_hparams(*model->file_));
+  model->spec_ = def->spec;
+  if (def->configure != nullptr) OX_TRY(def->configure(*model->file_, model->hparams_, model->spec_));
+  if (model->spec_.softcaps) {
+    model->spec_.attn_softcap = model->hparams_.attn_softcap;
+    model->spec_.final_softcap = model->hparams_.final_softcap;
+  }
   ModelBuilder builder{*model};
-  OX_TRY(entry->load(builder));
-  OX_CHECK(model->forward_ != nullptr);
+  OX_TRY(load_decoder(builder));
+  model->forward_ = def->forward != nullptr ? def->forward : &forward_decoder;
   return std::shared_ptr<const Model>(std::move(model));
 }
 
@@ -236,7 +226,7 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   const ToFloatFn load = k.to_float[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store = k.quantize_row[static_cast<uint32_t>(st.kv.type_k())];
   for (int l = 0; l < hp.n_layer; ++l) {
-    const RopeParams& rope_params = spec_.layers[static_cast<size_t>(l)].rope;
+    const RopeParams& rope_params = layers_[static_cast<size_t>(l)].rope;
     for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
       const int64_t n = std::min(kRows, n_moved - r0);
       for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);

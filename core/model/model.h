@@ -1,6 +1,6 @@
 // Model: hyperparameters plus views of the weights inside a GgufFile, and the forward pass of its
-// architecture. Architectures are data (ArchSpec, filled by llama.cpp, qwen.cpp, ...) read by one
-// generic decoder (decoder.cpp); model.cpp maps `general.architecture` to them.
+// architecture. Architectures are data (an ArchDef per file in archs/, arch_registry.h) read by one
+// generic decoder (decoder.cpp); model.cpp looks `general.architecture` up in the registry.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,12 @@
 #include "core/tensor/tensor.h"
 
 namespace ox {
+
+// Per-layer attention settings (sliding-window layers may use another rope base).
+struct LayerAttention {
+  int window = 0;  // > 0: each token sees only the last `window` positions (itself included)
+  RopeParams rope;
+};
 
 // Tensors of one transformer block. A tensor an architecture does not use stays empty; fused
 // tensors (attn_qkv, phi3's gate|up) are loaded as row views, so wq/wk/wv and ffn_gate/ffn_up
@@ -92,6 +98,7 @@ class Model {
   const gguf::GgufFile& file() const { return *file_; }
   const ModelWeights& weights() const { return weights_; }
   const ArchSpec& spec() const { return spec_; }
+  const std::vector<LayerAttention>& layers() const { return layers_; }
 
   // Sizes a ForwardState for n_seq sequences of n_ctx positions and batches of up to max_batch
   // tokens, with a KV cache of the given element types (kKvCacheTypes). Refuses, naming the bytes,
@@ -140,6 +147,7 @@ class Model {
   HParams hparams_;
   ModelWeights weights_;
   ArchSpec spec_;
+  std::vector<LayerAttention> layers_;  // [n_layer]
   ForwardFn forward_ = nullptr;
   std::deque<std::vector<float>> converted_;  // f32 copies of small non-f32 tensors (norms)
 };

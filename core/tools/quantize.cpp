@@ -10,6 +10,7 @@
 
 #include "core/gguf/gguf.h"
 #include "core/gguf/writer.h"
+#include "core/model/tensor_names.h"
 #include "core/quant/formats.h"
 #include "core/quant/traits.h"
 
@@ -74,23 +75,9 @@ bool allows_quantization(std::string_view name, std::span<const uint64_t> dims) 
   return name != "position_embd.weight" && name != "token_types.weight";
 }
 
-enum class Category { kTokenEmbd, kOutput, kAttnV, kAttnK, kAttnQ, kAttnOutput, kFfnUp, kFfnGate, kFfnDown, kOther };
-
-Category category_of(std::string_view name) {
-  if (name == "output.weight") return Category::kOutput;
-  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") return Category::kTokenEmbd;
-  // Fused qkv and MLA's kv_b count as attn_v: llama.cpp gives all three the attn_v rules.
-  if (contains(name, "attn_qkv.weight") || contains(name, "attn_kv_b.weight") || contains(name, "attn_v.weight")) {
-    return Category::kAttnV;
-  }
-  if (contains(name, "attn_k.weight")) return Category::kAttnK;
-  if (contains(name, "attn_q.weight")) return Category::kAttnQ;
-  if (contains(name, "attn_output.weight")) return Category::kAttnOutput;
-  if (contains(name, "ffn_up")) return Category::kFfnUp;
-  if (contains(name, "ffn_gate")) return Category::kFfnGate;
-  if (contains(name, "ffn_down")) return Category::kFfnDown;
-  return Category::kOther;
-}
+// Tensor categories are the name table's quantize groups (core/model/tensor_names.h).
+using Category = QuantGroup;
+Category category_of(std::string_view name) { return quant_group_of(name); }
 
 // llama.cpp's "use more bits" layers: the first and last eighth, and every third in between.
 bool use_more_bits(int i, int n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }

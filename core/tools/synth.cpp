@@ -1,6 +1,6 @@
-// synth_gguf: writes a llama-architecture GGUF with seeded random weights, named and shaped as
-// llama.cpp's converter writes Llama models (dims[0] = input dimension), tensor types chosen by
-// the same preset rules as quantize_gguf.
+// synth_gguf: writes a GGUF of any registered architecture with seeded random weights, its tensors
+// named and shaped by the architecture's tensor plan (core/model/tensor_plan.h, the loader's own
+// list), tensor types chosen by the same preset rules as quantize_gguf.
 #include "core/tools/synth.h"
 
 #include <algorithm>
@@ -12,6 +12,8 @@
 
 #include "core/gguf/gguf.h"
 #include "core/gguf/writer.h"
+#include "core/model/arch_registry.h"
+#include "core/model/tensor_plan.h"
 #include "core/quant/traits.h"
 #include "core/tools/quantize.h"
 
@@ -29,6 +31,7 @@ struct Shape {
 // blocks (the browser tests load it as Q4_K_M, whose weights the relaxed-SIMD module converts).
 constexpr Shape kShapes[] = {
     {"tiny-256", 256, 512, 2, 4, 2, 10000.0f, 1e-5f},
+    {"tiny-arch", 256, 512, 2, 4, 2, 10000.0f, 1e-5f},  // the parity models of every architecture
     {"tiny-15M", 288, 768, 6, 6, 6, 10000.0f, 1e-5f},
     {"0.5B", 896, 4864, 24, 14, 2, 1000000.0f, 1e-6f},
     {"1B", 2048, 8192, 16, 32, 8, 500000.0f, 1e-5f},
@@ -56,37 +59,35 @@ void fill_gaussian_row(uint64_t seed, uint64_t tensor, uint64_t row, float std_d
   }
 }
 
+// How a tensor's values are drawn: matrices N(0, weight_std^2); norm weights 1 (or 1 + N(0, 0.1^2) with
+// every feature on, so a missing norm multiply shows); biases N(0, 0.05^2); rope_freqs in [1, 8).
+enum class Fill { kMatrix, kNorm, kBias, kRopeFreqs };
+
 struct SynthTensor {
   std::string name;
   std::vector<uint64_t> dims;
-  bool is_norm;
+  Fill fill;
   DType type = DType::F32;
 };
 
-std::vector<SynthTensor> tensor_list(const Shape& s, uint32_t n_layer, uint64_t n_vocab) {
-  const uint64_t d = s.n_embd, ff = s.n_ff, kv = d / s.n_head * s.n_head_kv;
+std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bool all_features) {
   std::vector<SynthTensor> t;
-  t.push_back({"token_embd.weight", {d, n_vocab}, false});
-  for (uint32_t l = 0; l < n_layer; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    t.push_back({p + "attn_norm.weight", {d}, true});
-    t.push_back({p + "attn_q.weight", {d, d}, false});
-    t.push_back({p + "attn_k.weight", {d, kv}, false});
-    t.push_back({p + "attn_v.weight", {d, kv}, false});
-    t.push_back({p + "attn_output.weight", {d, d}, false});
-    t.push_back({p + "ffn_norm.weight", {d}, true});
-    t.push_back({p + "ffn_gate.weight", {d, ff}, false});
-    t.push_back({p + "ffn_up.weight", {d, ff}, false});
-    t.push_back({p + "ffn_down.weight", {ff, d}, false});
+  for (const PlannedTensor& p : plan_tensors(spec, hp)) {
+    // Without all_features, the benchmark models: untied output (as the Llamas they imitate), nothing
+    // else optional.
+    if (p.presence == Has::kOptional && !all_features && !(p.role == Tn::kOutput && !p.bias)) continue;
+    std::vector<uint64_t> dims(p.dims.begin(), p.dims.end());
+    const Fill fill = p.bias ? Fill::kBias
+                      : p.role == Tn::kRopeFreqs ? Fill::kRopeFreqs
+                      : p.vector() ? Fill::kNorm : Fill::kMatrix;
+    t.push_back({p.name(), std::move(dims), fill});
   }
-  t.push_back({"output_norm.weight", {d}, true});
-  t.push_back({"output.weight", {d, n_vocab}, false});
   return t;
 }
 
 // Generates tensor `index` and converts it to its type, rows split over threads.
-void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, uint64_t index, int n_threads,
-                     std::vector<uint8_t>* out) {
+void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float norm_std, uint64_t index,
+                     int n_threads, std::vector<uint8_t>* out) {
   const int64_t n_per_row = static_cast<int64_t>(t.dims[0]);
   const int64_t n_rows = t.dims.size() > 1 ? static_cast<int64_t>(t.dims[1]) : 1;
   const uint64_t row_bytes = dtype_row_bytes(t.type, t.dims[0]);
@@ -94,8 +95,18 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, uint64_
   auto work = [&](int64_t r0, int64_t r1) {
     std::vector<float> row(static_cast<size_t>(n_per_row));
     for (int64_t r = r0; r < r1; ++r) {
-      if (t.is_norm) std::fill(row.begin(), row.end(), 1.0f);
-      else fill_gaussian_row(seed, index, static_cast<uint64_t>(r), std_dev, row.data(), n_per_row);
+      switch (t.fill) {
+        case Fill::kMatrix: fill_gaussian_row(seed, index, static_cast<uint64_t>(r), std_dev, row.data(), n_per_row); break;
+        case Fill::kBias: fill_gaussian_row(seed, index, static_cast<uint64_t>(r), 0.05f, row.data(), n_per_row); break;
+        case Fill::kNorm:
+          fill_gaussian_row(seed, index, static_cast<uint64_t>(r), norm_std, row.data(), n_per_row);
+          for (float& v : row) v += 1.0f;
+          break;
+        case Fill::kRopeFreqs:
+          fill_gaussian_row(seed, index, static_cast<uint64_t>(r), 1.0f, row.data(), n_per_row);
+          for (float& v : row) v = 1.0f + std::min(7.0f, 2.0f * std::fabs(v));
+          break;
+      }
       quantize_rows_uniform(t.type, row.data(), out->data() + static_cast<uint64_t>(r) * row_bytes, 1, n_per_row);
     }
   };
@@ -109,20 +120,64 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, uint64_
   for (std::thread& th : threads) th.join();
 }
 
-Status add_header(gguf::GgufWriter& w, const Shape& s, const SynthOptions& o, uint32_t n_layer, uint64_t n_vocab,
-                  const QuantPreset& preset) {
-  OX_TRY(w.add_string("general.architecture", "llama"));
+// The hyperparameters the file will declare: the shape's, then the architecture's synth keys.
+HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uint64_t n_vocab, uint32_t n_ctx) {
+  HParams hp;
+  hp.arch = arch.name;
+  hp.n_vocab = static_cast<int>(n_vocab);
+  hp.n_ctx_train = static_cast<int>(n_ctx);
+  hp.n_embd = static_cast<int>(s.n_embd);
+  hp.n_layer = static_cast<int>(n_layer);
+  hp.n_ff = static_cast<int>(s.n_ff);
+  hp.n_head = static_cast<int>(s.n_head);
+  hp.n_head_kv = static_cast<int>(s.n_head_kv);
+  hp.head_dim_k = hp.head_dim_v = hp.n_rot = hp.n_embd / hp.n_head;
+  for (const SynthKey& k : arch.synth_keys) {
+    if (k.key == nullptr) break;
+    const std::string_view key = k.key;
+    const int v = static_cast<int>(k.value);
+    if (key == "attention.key_length") hp.head_dim_k = v;
+    if (key == "attention.value_length") hp.head_dim_v = v;
+    if (key == "rope.dimension_count") hp.n_rot = v;
+    if (key == "expert_count") hp.n_expert = v;
+    if (key == "expert_used_count") hp.n_expert_used = v;
+  }
+  return hp;
+}
+
+bool has_synth_key(const ArchDef& arch, std::string_view key) {
+  for (const SynthKey& k : arch.synth_keys) {
+    if (k.key != nullptr && key == k.key) return true;
+  }
+  return false;
+}
+
+Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, const HParams& hp, const QuantPreset& preset) {
+  const std::string p = std::string(arch.name) + ".";
+  OX_TRY(w.add_string("general.architecture", arch.name));
   OX_TRY(w.add_string("general.name", std::string("oxidize synthetic ") + s.name));
-  OX_TRY(w.add_u32("llama.context_length", o.n_ctx));
-  OX_TRY(w.add_u32("llama.embedding_length", s.n_embd));
-  OX_TRY(w.add_u32("llama.block_count", n_layer));
-  OX_TRY(w.add_u32("llama.feed_forward_length", s.n_ff));
-  OX_TRY(w.add_u32("llama.rope.dimension_count", s.n_embd / s.n_head));
-  OX_TRY(w.add_u32("llama.attention.head_count", s.n_head));
-  OX_TRY(w.add_u32("llama.attention.head_count_kv", s.n_head_kv));
-  OX_TRY(w.add_f32("llama.attention.layer_norm_rms_epsilon", s.rms_eps));
-  OX_TRY(w.add_f32("llama.rope.freq_base", s.rope_base));
-  OX_TRY(w.add_u32("llama.vocab_size", static_cast<uint32_t>(n_vocab)));
+  OX_TRY(w.add_u32(p + "context_length", static_cast<uint32_t>(hp.n_ctx_train)));
+  OX_TRY(w.add_u32(p + "embedding_length", s.n_embd));
+  OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
+  OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
+  OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
+  OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
+  if (!has_synth_key(arch, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));
+  if (arch.spec.norm == NormKind::kRms) {
+    OX_TRY(w.add_f32(p + "attention.layer_norm_rms_epsilon", s.rms_eps));
+  } else {
+    OX_TRY(w.add_f32(p + "attention.layer_norm_epsilon", s.rms_eps));
+  }
+  if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
+  for (const SynthKey& k : arch.synth_keys) {
+    if (k.key == nullptr) break;
+    switch (k.type) {
+      case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
+      case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
+      case SynthKey::kBool: OX_TRY(w.add_bool(p + k.key, k.value != 0)); break;
+    }
+  }
+  OX_TRY(w.add_u32(p + "vocab_size", static_cast<uint32_t>(hp.n_vocab)));
   OX_TRY(w.add_u32("general.file_type", preset.llama_ftype));
   OX_TRY(w.add_u32("general.quantization_version", 2));
   return Status::ok();
@@ -168,22 +223,35 @@ Status synth_gguf(const SynthOptions& o) {
   const uint64_t n_vocab = tokens->size();
   if (n_vocab == 0) return error(ErrorCode::kInvalidFile, strfmt("%s: empty tokenizer.ggml.tokens", vocab_path.c_str()));
 
+  // No --arch: the llama models of the benchmarks (no optional tensors, norms exactly 1). With one:
+  // a parity model with every optional feature of the architecture switched on.
+  const bool all_features = !o.arch.empty();
+  const ArchDef* arch = find_arch(all_features ? o.arch : "llama");
+  if (arch == nullptr) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("synth: unknown architecture '%s' (known: %s)", o.arch.c_str(), arch_names().c_str()));
+  }
+  const HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
   gguf::GgufWriter w;
-  OX_TRY(add_header(w, *shape, o, n_layer, n_vocab, *preset));
+  OX_TRY(add_header(w, *shape, *arch, hp, *preset));
   for (const auto& [key, value] : vocab->metadata()) {
     if (key.rfind("tokenizer.", 0) == 0) OX_TRY(w.add(key, gguf::encode_value(value)).with_context(vocab_path));
   }
 
+  std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);
   QuantModelFacts facts;
-  facts.arch = "llama";
+  facts.arch = arch->name;
   facts.n_layer = n_layer;
   facts.n_head = shape->n_head;
   facts.n_head_kv = shape->n_head_kv;
-  facts.has_output = true;
-  facts.n_attention_wv = n_layer;
-  std::vector<SynthTensor> tensors = tensor_list(*shape, n_layer, n_vocab);
+  facts.n_expert = static_cast<uint32_t>(hp.n_expert);
+  facts.has_output = false;
+  for (const SynthTensor& t : tensors) {
+    if (t.name == "output.weight") facts.has_output = true;
+    if (quant_group_of(t.name) == QuantGroup::kAttnV) ++facts.n_attention_wv;
+  }
   for (SynthTensor& t : tensors) {
-    t.type = quant_tensor_type(*preset, facts, t.name, t.dims, DType::F32);
+    t.type = t.fill == Fill::kMatrix ? quant_tensor_type(*preset, facts, t.name, t.dims, DType::F32) : DType::F32;
     const QuantTraits& q = quant_traits(t.type);
     if (q.from_float_ref == nullptr && q.quantize_rows == nullptr) {
       return error(ErrorCode::kUnsupported, strfmt("synth: %s gives tensor '%s' type %s, which this engine cannot "
@@ -197,7 +265,7 @@ Status synth_gguf(const SynthOptions& o) {
   Status st = w.begin(f);
   std::vector<uint8_t> data;
   for (size_t i = 0; i < tensors.size() && st.is_ok(); ++i) {
-    generate_tensor(tensors[i], o.seed, o.weight_std, i, n_threads, &data);
+    generate_tensor(tensors[i], o.seed, o.weight_std, all_features ? 0.1f : 0.0f, i, n_threads, &data);
     st = w.write_tensor_data(tensors[i].name, data);
   }
   if (st.is_ok()) st = w.finish();

@@ -1,6 +1,6 @@
-// Synthetic llama-architecture models: random N(0, 0.02) weights (norms 1) in the shapes of
-// common small models, with a real tokenizer copied from a vocab GGUF. For benchmarks and tests
-// that need a model of realistic size without shipping one.
+// Synthetic models: random N(0, 0.02) weights (norms 1) in the shapes of common small llama models,
+// with a real tokenizer copied from a vocab GGUF, for benchmarks and tests that need a model of
+// realistic size without shipping one; and tiny models of every architecture for parity tests.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,9 @@ namespace ox {
 struct SynthOptions {
   std::string out_path;
   std::string shape = "tiny-15M";  // one of synth_shape_names()
+  // Empty: a llama model as the benchmarks use (no optional tensors, norm weights 1). An
+  // architecture's name (all_archs()): its parity model, every optional tensor and synth key on.
+  std::string arch;
   std::string vocab_path;          // GGUF whose tokenizer.* keys are copied; empty: default_synth_vocab_path()
   std::string type = "F32";        // F32 / F16 / BF16 or a quantization preset (Q4_K_M, Q8_0, ...)
   uint64_t seed = 1;               // same seed, same bytes (whatever n_threads)

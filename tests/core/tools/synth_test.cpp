@@ -12,6 +12,9 @@
 
 #include "core/gguf/gguf.h"
 #include "core/gguf/writer.h"
+#include "core/model/arch_registry.h"
+#include "core/model/model.h"
+#include "core/model/tensor_plan.h"
 #include "core/quant/traits.h"
 #include "tests/support/shared_data.h"
 
@@ -183,6 +186,38 @@ TEST(Synth, Errors) {
   o.vocab_path = temp("no_such_vocab.gguf");
   EXPECT_FALSE(synth_gguf(o).is_ok());
   EXPECT_FALSE(test::file_exists(o.out_path));
+}
+
+}  // namespace
+}  // namespace ox
+
+namespace ox {
+namespace {
+
+// `--arch A`: every registered architecture's parity model loads, and holds every tensor of its
+// plan, optional ones included (so the parity tests exercise every optional feature).
+TEST(Synth, EveryArchitectureWithEveryOptionalTensor) {
+  for (const ArchDef* arch : all_archs()) {
+    SynthOptions o;
+    o.arch = arch->name;
+    o.shape = "tiny-arch";
+    o.n_layer = 1;
+    o.vocab_path = test::shared_path("models/stories260K.gguf");
+    if (!test::file_exists(o.vocab_path)) GTEST_SKIP() << "missing " << o.vocab_path;
+    o.out_path = testing::TempDir() + "oxidize_synth_arch.gguf";
+    const Status st = synth_gguf(o);
+    ASSERT_TRUE(st.is_ok()) << arch->name << ": " << st.message();
+    Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(o.out_path);
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    std::shared_ptr<const gguf::GgufFile> shared(std::move(file).value());
+    EXPECT_EQ(shared->get_string("general.architecture").value(), arch->name);
+    Result<std::shared_ptr<const Model>> model = Model::load(shared);
+    ASSERT_TRUE(model.ok()) << arch->name << ": " << model.status().message();
+    for (const PlannedTensor& t : plan_tensors(model.value()->spec(), model.value()->hparams())) {
+      EXPECT_NE(shared->find_tensor(t.name()), nullptr) << arch->name << ": " << t.name();
+    }
+    std::remove(o.out_path.c_str());
+  }
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// `oxidize archs`: the architecture registry (core/model/arch_registry.h) as a markdown table, one
+// row per `general.architecture` this engine runs, with what its spec switches on.
+#include <cstdio>
+#include <string>
+
+#include "core/model/arch_registry.h"
+#include "native/commands.h"
+
+namespace ox::cli {
+namespace {
+
+std::string features(const ArchSpec& s) {
+  std::string f;
+  auto add = [&](bool on, const char* what) {
+    if (on) f += (f.empty() ? "" : ", ") + std::string(what);
+  };
+  add(s.bias.qkv != Has::kNo, s.bias.qkv == Has::kYes ? "qkv bias" : "optional qkv bias");
+  add(s.fused_qkv, "fused qkv");
+  add(s.fused_gate_up, "fused gate/up");
+  add(s.qk_norm, "q/k norm");
+  add(s.post_norms, "post norms");
+  add(s.moe, "experts");
+  add(s.embd_scale, "embedding scale");
+  add(s.softcaps, "soft-caps");
+  add(s.swa_pattern > 0, "sliding window");
+  add(s.rope_freqs != Has::kNo, "rope_freqs");
+  return f.empty() ? "-" : f;
+}
+
+const char* positions(const ArchSpec& s) {
+  if (!s.rope) return "learned";
+  return s.rope_style == RopeStyle::kNeox ? "rope (neox)" : "rope";
+}
+
+const char* ffn(const ArchSpec& s) {
+  switch (s.ffn) {
+    case FfnKind::kSwiGlu: return "SwiGLU";
+    case FfnKind::kGeGlu: return "GeGLU";
+    case FfnKind::kGelu: return "GELU";
+  }
+  return "?";
+}
+
+const char* block(const ArchSpec& s) {
+  switch (s.residual) {
+    case Residual::kSequential: return "sequential";
+    case Residual::kParallel: return "parallel";
+    case Residual::kParallelTwoNorms: return "parallel, two norms";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Status cmd_archs(Args& args) {
+  const bool names_only = args.flag({"--names"});
+  OX_TRY(args.finish());
+  if (names_only) {
+    for (const ArchDef* a : all_archs()) std::printf("%s\n", a->name);
+    return Status::ok();
+  }
+  std::printf("| architecture | norm | positions | feed-forward | block | features | forward |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  for (const ArchDef* a : all_archs()) {
+    const ArchSpec& s = a->spec;
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", a->name, s.norm == NormKind::kRms ? "RMSNorm" : "LayerNorm",
+                positions(s), ffn(s), block(s), features(s).c_str(), a->forward != nullptr ? "own" : "generic");
+  }
+  return Status::ok();
+}
+
+}  // namespace ox::cli

@@ -1,0 +1,166 @@
+// Every registered architecture against llama.cpp (tests/data/arch_parity, made by
+// make_reference.sh there): its tiny parity model (`oxidize synth --arch A`, every optional feature
+// on) is regenerated from the recorded seed, and on every kernel table the first 16 greedy ids must
+// be llama.cpp's and the first position's top-5 logits within 1e-3; then the same model quantized
+// by oxidize to Q4_K_M (the bytes llama-quantize writes) must give llama.cpp's first 8 ids.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/model/arch_registry.h"
+#include "core/model/model.h"
+#include "core/tools/quantize.h"
+#include "core/tools/synth.h"
+#include "kernels/kernels.h"
+#include "tests/core/model/reference_check.h"
+#include "tests/support/shared_data.h"
+
+namespace ox {
+namespace {
+
+// F32 weights, Numerics::kLlamaCpp (llama.cpp's f16 rounding points): the zoo measured up to
+// 1.4e-3 on logits of ~7 where a 1e-7 summation-order difference moves one f16 rounding; these
+// models' first-position logits are smaller, measured below 5e-4 on scalar, AVX2 and AVX-512, so the
+// issue's 1e-3 holds. The generator rejects seeds whose top-2 gap is under 0.05 at any of the 16
+// positions, so a greedy id can only differ through a real difference.
+constexpr double kTolerance = 1e-3;
+constexpr int kGenerated = 16;
+constexpr int kQuantizedGenerated = 8;
+
+struct ArchReference {
+  std::string synth;  // the "synth:" line: --arch A --seed S --weight-std W --vocab PATH
+  test::Reference ref;
+  std::vector<int32_t> q4_gen;
+};
+
+std::string reference_path(const std::string& arch) { return test::source_path("tests/data/arch_parity/" + arch + ".txt"); }
+
+ArchReference read_arch_reference(const std::string& arch) {
+  ArchReference r;
+  r.ref = test::read_reference_file(reference_path(arch));
+  std::FILE* f = std::fopen(reference_path(arch).c_str(), "rb");
+  if (f == nullptr) return r;
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  r.synth = test::field(text, "synth:");
+  r.q4_gen = test::parse_ids(test::field(text, "q4_k_m_gen_ids:"));
+  return r;
+}
+
+// The value after `flag` in the synth line ("" if absent).
+std::string option(const std::string& line, const std::string& flag) {
+  const size_t at = line.find(flag + " ");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + flag.size() + 1;
+  return line.substr(begin, line.find(' ', begin) - begin);
+}
+
+// The parity model of arch (F32 or Q4_K_M), written once per test run.
+std::shared_ptr<const Model> parity_model(const std::string& arch, const ArchReference& r, bool q4_k_m) {
+  static std::map<std::string, std::shared_ptr<const Model>> cache;
+  const std::string key = arch + (q4_k_m ? "-q4_k_m" : "");
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  SynthOptions o;
+  o.arch = arch;
+  o.shape = "tiny-arch";
+  o.seed = std::strtoull(option(r.synth, "--seed").c_str(), nullptr, 10);
+  o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
+  o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
+  o.out_path = testing::TempDir() + "oxidize_arch_" + arch + ".gguf";
+  EXPECT_EQ(option(r.synth, "--arch"), arch);
+  EXPECT_GT(o.weight_std, 0.0f) << r.synth;
+  const Status st = synth_gguf(o);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  std::string path = o.out_path;
+  if (q4_k_m) {
+    path = testing::TempDir() + "oxidize_arch_" + arch + "-q4_k_m.gguf";
+    const Status q = quantize_gguf(o.out_path, path, "Q4_K_M", 1);
+    EXPECT_TRUE(q.is_ok()) << q.message();
+  }
+  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(path);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return nullptr;
+  Result<std::shared_ptr<const Model>> model = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  std::remove(o.out_path.c_str());
+  if (q4_k_m) std::remove(path.c_str());
+  return cache[key] = model.ok() ? model.value() : nullptr;
+}
+
+std::vector<std::string> arch_names_list() {
+  std::vector<std::string> v;
+  for (const ArchDef* a : all_archs()) v.push_back(a->name);
+  return v;
+}
+
+TEST(ArchParityData, EveryArchitectureHasALlamaCppReference) {
+  for (const std::string& arch : arch_names_list()) {
+    EXPECT_TRUE(test::file_exists(reference_path(arch)))
+        << arch << ": no tests/data/arch_parity/" << arch << ".txt (run tests/data/arch_parity/make_reference.sh " << arch
+        << ")";
+  }
+}
+
+using Param = std::tuple<std::string, const kernels::KernelTable*>;
+
+class ArchParity : public ::testing::TestWithParam<Param> {};
+
+TEST_P(ArchParity, GreedyIdsAndLogitsMatchLlamaCpp) {
+  const auto& [arch, table] = GetParam();
+  const ArchReference r = read_arch_reference(arch);
+  ASSERT_FALSE(r.synth.empty()) << arch << ": no reference";
+  std::shared_ptr<const Model> model = parity_model(arch, r, false);
+  ASSERT_NE(model, nullptr);
+  const test::ReferenceOutcome out =
+      test::check_against_reference(*model, r.ref, table, Numerics::kLlamaCpp, kTolerance, arch, kGenerated, 1);
+  EXPECT_EQ(out.near_ties, 0) << arch << ": greedy ids differ from llama.cpp's";
+  std::printf("  %s/%s: max |logit - llama.cpp| %.2e\n", arch.c_str(), table->isa, out.max_diff);
+}
+
+TEST_P(ArchParity, QuantizedQ4KMGreedyIdsMatchLlamaCpp) {
+  const auto& [arch, table] = GetParam();
+  const ArchReference r = read_arch_reference(arch);
+  ASSERT_EQ(r.q4_gen.size(), static_cast<size_t>(kQuantizedGenerated)) << arch;
+  std::shared_ptr<const Model> model = parity_model(arch, r, true);
+  ASSERT_NE(model, nullptr);
+  ThreadPool pool(2);
+  auto state = model->new_state(512, 64, table, &pool);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  std::vector<float> logits(static_cast<size_t>(model->hparams().n_vocab));
+  model->forward(*state.value(), r.ref.prompt, 0, false, logits.data());
+  std::vector<int32_t> ids;
+  for (int step = 0; step < kQuantizedGenerated; ++step) {
+    const int32_t id = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    ids.push_back(id);
+    model->forward(*state.value(), std::span<const int32_t>(&id, 1), static_cast<int64_t>(r.ref.prompt.size()) + step,
+                   false, logits.data());
+  }
+  EXPECT_EQ(ids, r.q4_gen) << arch << " Q4_K_M";
+}
+
+std::vector<Param> params() {
+  std::vector<Param> p;
+  for (const std::string& arch : arch_names_list()) {
+    for (const kernels::KernelTable* t : kernels::all_kernels()) p.emplace_back(arch, t);
+  }
+  return p;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllArchs, ArchParity, ::testing::ValuesIn(params()), [](const auto& info) {
+  std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param)->isa;
+  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name;
+});
+
+}  // namespace
+}  // namespace ox
