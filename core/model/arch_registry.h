@@ -42,5 +42,7 @@ std::span<const ArchDef* const> all_archs();
 const ArchDef* find_arch(std::string_view name);
 // "falcon, gemma, ...": for error messages.
 std::string arch_names();
+// Whether llama.cpp v0.5.0 has this `general.architecture` (llama_cpp_archs.cpp).
+bool known_to_llama_cpp(std::string_view arch);
 
 }  // namespace ox

@@ -111,8 +111,12 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   const std::string arch(arch_view);
   const ArchDef* def = find_arch(arch);
   if (def == nullptr) {
-    return error(ErrorCode::kUnsupported, strfmt("%s: unknown model architecture '%s' (supported: %s)",
-                                                 model->file_->name().c_str(), arch.c_str(), arch_names().c_str()));
+    const std::string what = known_to_llama_cpp(arch)
+                                 ? strfmt("model architecture '%s' is not supported by oxidize yet (llama.cpp runs it)",
+                                          arch.c_str())
+                                 : strfmt("unknown model architecture '%s'", arch.c_str());
+    return error(ErrorCode::kUnsupported, strfmt("%s: %s (supported: %s)", model->file_->name().c_str(), what.c_str(),
+                                                 arch_names().c_str()));
   }
   OX_ASSIGN_OR_RETURN(model->hparams_, read_hparams(*model->file_));
   model->spec_ = def->spec;
