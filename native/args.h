@@ -34,6 +34,8 @@ class Args {
   // Every value of a repeatable option, in order (--stop a --stop b).
   Result<std::vector<std::string>> strings(std::initializer_list<std::string_view> names);
   bool has(std::initializer_list<std::string_view> names) const;
+  // Whether the command's tables hold this spelling (for options read from a registry).
+  bool accepts(std::string_view name) const { return lookup(name) != nullptr; }
 
   // Positional arguments (anything that is not an option or its value; everything after "--").
   std::vector<std::string> positionals();

@@ -8,6 +8,7 @@
 
 #include "core/base/cpu_info.h"
 #include "core/kv_cache/kv_cache.h"
+#include "core/sampler/registry.h"
 #include "kernels/kernels.h"
 #include "native/commands.h"
 #include "native/prompt_cache.h"
@@ -64,14 +65,6 @@ Result<std::string> prompt_text(Args& args) {
 Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict) {
   GenerateOptions gen;
   OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, default_n_predict, -1, 1 << 24));
-  OX_ASSIGN_OR_RETURN(double temp, args.number({"--temp"}, 0.8));
-  OX_ASSIGN_OR_RETURN(int64_t top_k, args.integer({"--top-k"}, 40, 0, 1 << 24));
-  OX_ASSIGN_OR_RETURN(double top_p, args.number({"--top-p"}, 0.95));
-  OX_ASSIGN_OR_RETURN(double min_p, args.number({"--min-p"}, 0.05));
-  OX_ASSIGN_OR_RETURN(double repeat_penalty, args.number({"--repeat-penalty"}, 1.0));
-  OX_ASSIGN_OR_RETURN(int64_t repeat_last_n, args.integer({"--repeat-last-n"}, 64, -1, 1 << 24));
-  // llama.cpp's seeds are 32-bit, and -1 (its LLAMA_DEFAULT_SEED 0xFFFFFFFF) draws one at random.
-  OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, -1, -1, 0xFFFFFFFFll));
   OX_ASSIGN_OR_RETURN(gen.stop, args.strings({"--stop"}));
   OX_ASSIGN_OR_RETURN(std::vector<std::string> reverse, args.strings({"-r", "--reverse-prompt"}));
   gen.stop.insert(gen.stop.end(), reverse.begin(), reverse.end());
@@ -82,13 +75,13 @@ Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict) 
   const bool shift = args.flag({"--context-shift"});
   gen.context_shift = shift || !no_shift;
   gen.max_tokens = static_cast<int>(n_predict);
-  gen.sampling.temperature = static_cast<float>(temp);
-  gen.sampling.top_k = static_cast<int>(top_k);
-  gen.sampling.top_p = static_cast<float>(top_p);
-  gen.sampling.min_p = static_cast<float>(min_p);
-  gen.sampling.repeat_penalty = static_cast<float>(repeat_penalty);
-  gen.sampling.repeat_last_n = static_cast<int>(repeat_last_n);
-  gen.sampling.seed = seed < 0 ? 0xFFFFFFFFu : static_cast<uint64_t>(seed);
+  // Every sampler flag from the registry (core/sampler/registry.h), then its one validation.
+  for (const ParamDef& d : sampler_params()) {
+    if (d.names[0].empty() || !args.accepts(d.names[0])) continue;
+    OX_ASSIGN_OR_RETURN(std::vector<std::string> values, args.strings({d.names[0]}));
+    OX_TRY(set_param(gen.sampling, d, values));
+  }
+  OX_TRY(validate(gen.sampling));
   return gen;
 }
 
@@ -107,6 +100,16 @@ Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, 
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   messages.push_back({{"role", "user"}, {"content", text}});
   return ls.model->chat_prompt(std::move(messages), /*add_generation_prompt=*/true);
+}
+
+// --n-probs N: one line per generated token on stderr (llama-completion prints none):
+// `probs: ID P | ID:P ID:P ...`, the chosen token and its probability, then the top N, from the
+// softmax of the raw logits (llama-server's n_probs).
+void print_probs(const TokenProbs& probs) {
+  std::string line = strfmt("probs: %d %.6f |", probs.token, probs.p);
+  for (const TokenProb& t : probs.top) line += strfmt(" %d:%.6f", t.id, t.p);
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 }  // namespace
@@ -129,6 +132,7 @@ Status cmd_run(Args& args) {
   auto on_event = [&](const GenerateEvent& e) {
     if (cache_status.is_ok()) cache_status = cache.after_token(*ls.session);
     if (!cache_status.is_ok()) return false;  // a failed save ends the run with its error
+    if (e.probs != nullptr) print_probs(*e.probs);
     if (print_ids) {
       if (e.token >= 0) std::printf(first ? "%d" : " %d", e.token);
       first = false;

@@ -1,6 +1,10 @@
 // The tables behind the CLI: option groups and the commands that use them.
 #include "native/options.h"
 
+#include <string>
+#include <vector>
+
+#include "core/sampler/registry.h"
 #include "native/commands.h"
 
 #ifndef OXIDIZE_VERSION
@@ -38,22 +42,42 @@ const OptionDef kPromptOptions[] = {
     {{"--escape", "-e"}, nullptr, "process escapes in -p (the default)"},
 };
 
-const OptionDef kSamplingOptions[] = {
+const OptionDef kGenerationOptions[] = {
     {{"-n", "--n-predict"}, "N", "tokens to generate (-1: until end of generation or a full context)"},
-    {{"--temp"}, "T", "temperature (0: greedy; default 0.8)"},
-    {{"--top-k"}, "K", "top-k (default 40, 0: off)"},
-    {{"--top-p"}, "P", "top-p (default 0.95)"},
-    {{"--min-p"}, "P", "min-p (default 0.05)"},
-    {{"--repeat-penalty"}, "R", "repetition penalty (default 1.0: off)"},
-    {{"--repeat-last-n"}, "N", "tokens the penalty looks back over (default 64, -1: the context)"},
-    {{"-s", "--seed"}, "S", "sampling seed (-1 or absent: random)"},
     {{"--stop"}, "TEXT", "stop when TEXT is generated (repeatable)", true},
     {{"-r", "--reverse-prompt"}, "TEXT", "stop when TEXT is generated (repeatable; llama.cpp's spelling)", true},
-    {{"--ignore-eos"}, nullptr, "keep generating past end-of-generation tokens"},
+    {{"--ignore-eos"}, nullptr, "ignore end-of-generation tokens and go on (implies --logit-bias EOS-inf)"},
     {{"--keep"}, "N", "prompt tokens kept when the context shifts (default 0, -1: the whole prompt; BOS is always kept)"},
     {{"--context-shift"}, nullptr, "when the context fills, drop half of what follows the kept tokens and go on (default)"},
     {{"--no-context-shift"}, nullptr, "when the context fills, stop (finish: length); a prompt longer than it is an error"},
 };
+
+// The sampler's flags, one per row of core/sampler/registry.h (help with the default appended);
+// with_n_probs: whether the command prints --n-probs (run does, chat does not).
+std::span<const OptionDef> sampler_options(bool with_n_probs) {
+  struct Table {
+    std::vector<std::string> help;
+    std::vector<OptionDef> options;
+  };
+  auto build = [](bool n_probs) {
+    Table t;
+    const SamplerParams defaults;
+    std::vector<const ParamDef*> rows;
+    for (const ParamDef& d : sampler_params()) {
+      if (d.names[0].empty() || (!n_probs && d.i == &SamplerParams::n_probs)) continue;
+      rows.push_back(&d);
+      t.help.push_back(strfmt("%s (default: %s)", d.help, param_value_text(defaults, d).c_str()));
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const bool repeatable = rows[i]->type == ParamType::kLogitBias || rows[i]->type == ParamType::kBreakers;
+      t.options.push_back(OptionDef{OptionNames(rows[i]->names), rows[i]->value, t.help[i].c_str(), repeatable});
+    }
+    return t;
+  };
+  static const Table with = build(true);
+  static const Table without = build(false);
+  return with_n_probs ? std::span<const OptionDef>(with.options) : std::span<const OptionDef>(without.options);
+}
 
 const OptionDef kRunOptions[] = {
     {{"--ids"}, nullptr, "print token ids instead of text"},
@@ -169,7 +193,9 @@ const OptionDef kSynthOptions[] = {
 
 const OptionGroup kModel{"model", kModelOptions};
 const OptionGroup kPrompt{"prompt", kPromptOptions};
-const OptionGroup kSampling{"generation", kSamplingOptions};
+const OptionGroup kGeneration{"generation", kGenerationOptions};
+const OptionGroup kRunSampling{"sampling", sampler_options(true)};
+const OptionGroup kChatSampling{"sampling", sampler_options(false)};
 const OptionGroup kRun{"output", kRunOptions};
 const OptionGroup kChat{"chat", kChatOptions};
 const OptionGroup kLogits{"logits", kLogitsOptions};
@@ -186,9 +212,9 @@ const OptionGroup kImatrix{"imatrix", kImatrixOptions};
 
 const CommandDef kCommands[] = {
     {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
-     {&kModel, &kPrompt, &kSampling, &kRun}, cmd_run},
+     {&kModel, &kPrompt, &kGeneration, &kRunSampling, &kRun}, cmd_run},
     {"chat", "-m MODEL [options]", "interactive chat with the model's template (/help inside)",
-     {&kModel, &kSampling, &kChat}, cmd_chat},
+     {&kModel, &kGeneration, &kChatSampling, &kChat}, cmd_chat},
     {"logits", "-m MODEL [-p PROMPT] [--top K]", "top-K `id logit` after the prompt",
      {&kModel, &kPrompt, &kLogits}, cmd_logits},
     {"inspect", "MODEL.gguf", "metadata and tensor table", {&kInspect}, cmd_inspect},

@@ -1,4 +1,4 @@
-// Sampler implementation: each stage narrows `candidates_`, sorted by logit where needed.
+// Sampler: the chain over a reused candidate list, the grammar's resampling and n_probs.
 #include "core/sampler/sampler.h"
 
 #include <algorithm>
@@ -6,37 +6,21 @@
 #include <cmath>
 #include <random>
 
+#include "core/sampler/registry.h"
+
 namespace ox {
 namespace {
 
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+constexpr uint64_t kXtcStream = 0x5854435F73747265ull;  // "XTC_stre": XTC's seed differs from the draw's
 
-inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t resolve_seed(uint64_t seed) {
+  if (seed != kRandomSeed) return seed;
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
 
 }  // namespace
-
-Rng::Rng(uint64_t seed) {
-  for (uint64_t& s : s_) s = splitmix64(seed);
-}
-
-uint64_t Rng::next() {
-  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double Rng::uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
 
 int32_t argmax(std::span<const float> values) {
   int32_t best = 0;
@@ -46,95 +30,93 @@ int32_t argmax(std::span<const float> values) {
   return best;
 }
 
-Sampler::Sampler(const SamplerParams& params) : params_(params), seed_(params.seed), rng_(0) {
-  if (seed_ == 0xFFFFFFFFu) {
-    std::random_device rd;
-    seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
-            static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  }
-  rng_ = Rng(seed_);
+Sampler::Sampler(const SamplerParams& params, DryBreakers dry_breakers)
+    : params_(params),
+      valid_(validate(params)),
+      dry_breakers_(std::move(dry_breakers)),
+      seed_(resolve_seed(params.seed)),
+      dist_rng_(seed_),
+      xtc_rng_(seed_ ^ kXtcStream),
+      mirostat_mu_(2.0f * params.mirostat_tau) {}
+
+void Sampler::reset() {
+  dist_rng_ = Rng(seed_);
+  xtc_rng_ = Rng(seed_ ^ kXtcStream);
+  mirostat_mu_ = 2.0f * params_.mirostat_tau;
+  if (constraint_ != nullptr) constraint_->reset();
 }
 
-int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> history) {
-  const int32_t n_vocab = static_cast<int32_t>(logits.size());
+void Sampler::fill(std::span<const float> logits) {
   candidates_.resize(logits.size());
-  for (int32_t i = 0; i < n_vocab; ++i) candidates_[i] = {i, logits[i]};
+  for (size_t i = 0; i < logits.size(); ++i) candidates_[i] = {static_cast<int32_t>(i), logits[i], 0.0f};
+}
 
-  // Repetition penalty: shrink the logits of recently seen tokens (divide positive, multiply negative).
-  if (params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0) {
-    const size_t window = params_.repeat_last_n < 0 ? history.size()
-                                                    : std::min(history.size(), static_cast<size_t>(params_.repeat_last_n));
-    std::vector<bool> seen(logits.size(), false);
-    for (size_t i = history.size() - window; i < history.size(); ++i) {
-      const int32_t id = history[i];
-      if (id < 0 || id >= n_vocab || seen[id]) continue;
-      seen[id] = true;
-      float& l = candidates_[id].logit;
-      l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
-    }
-  }
-
-  if (params_.temperature <= 0.0f) {
-    int32_t best = 0;
-    for (int32_t i = 1; i < n_vocab; ++i) {
-      if (candidates_[i].logit > candidates_[best].logit) best = i;
-    }
-    return candidates_[best].id;
-  }
-
-  // Sort by logit, descending; ties by id so the order is the same on every platform.
-  auto by_logit = [](const Candidate& a, const Candidate& b) {
-    return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
-  };
-  size_t n = candidates_.size();
-  if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
-    std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k, candidates_.end(), by_logit);
-    n = static_cast<size_t>(params_.top_k);
+int32_t Sampler::run_chain(size_t n, std::span<const int32_t> history) {
+  Candidates c{candidates_.data(), n, false, -1};
+  apply_logit_bias(c, params_.logit_bias);
+  if (params_.mirostat == 0) {
+    ChainState state{&params_, history, &xtc_rng_, &dry_breakers_};
+    for (Stage s : params_.samplers) stage_def(s).apply(c, state);
+    select_dist(c, dist_rng_);
   } else {
-    std::sort(candidates_.begin(), candidates_.end(), by_logit);
-  }
-
-  // Probabilities of the survivors (softmax at temperature 1, as llama.cpp's top-p/min-p see them).
-  auto softmax_into = [&](size_t count, float temperature) {
-    probs_.resize(count);
-    const float max_l = candidates_[0].logit;
-    double sum = 0;
-    for (size_t i = 0; i < count; ++i) {
-      probs_[i] = std::exp((candidates_[i].logit - max_l) / temperature);
-      sum += probs_[i];
+    apply_temperature(c, params_.temperature, 0.0f, 1.0f);
+    const int32_t n_vocab = static_cast<int32_t>(candidates_.size());
+    if (params_.mirostat == 1) {
+      select_mirostat(c, params_.mirostat_tau, params_.mirostat_eta, /*m=*/100, n_vocab, &mirostat_mu_, dist_rng_);
+    } else {
+      select_mirostat_v2(c, params_.mirostat_tau, params_.mirostat_eta, &mirostat_mu_, dist_rng_);
     }
-    for (size_t i = 0; i < count; ++i) probs_[i] = static_cast<float>(probs_[i] / sum);
-  };
+  }
+  if (c.selected < 0 || c.data[c.selected].logit == -INFINITY) return -1;
+  return c.data[c.selected].id;
+}
 
-  if (params_.top_p < 1.0f) {
-    softmax_into(n, 1.0f);
-    double cumulative = 0;
-    size_t keep = n;
-    for (size_t i = 0; i < n; ++i) {
-      cumulative += probs_[i];
-      if (cumulative >= params_.top_p) {
-        keep = i + 1;
-        break;
-      }
-    }
-    n = keep;
+Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const int32_t> history) {
+  OX_TRY(valid_);
+  if (logits.empty()) return error(ErrorCode::kInvalidArgument, "sampling from an empty vocabulary");
+  fill(logits);
+  int32_t id = run_chain(candidates_.size(), history);
+  if (constraint_ != nullptr && id >= 0) {
+    // Grammar-based rejection sampling: keep the token if the grammar allows it.
+    TokenCandidate one{id, 1.0f, 0.0f};
+    constraint_->apply(std::span<TokenCandidate>(&one, 1));
+    if (one.logit == -INFINITY) id = -1;
   }
-  if (params_.min_p > 0.0f && n > 1) {
-    // Keep tokens whose probability is at least min_p times the top one's: p_i/p_0 = exp(l_i - l_0).
-    const float threshold = candidates_[0].logit + std::log(params_.min_p);
-    size_t keep = 1;
-    while (keep < n && candidates_[keep].logit >= threshold) ++keep;
-    n = keep;
+  if (constraint_ != nullptr && id < 0) {
+    fill(logits);
+    constraint_->apply(candidates_);
+    id = run_chain(candidates_.size(), history);
   }
+  if (id < 0) {
+    return error(ErrorCode::kInvalidArgument,
+                 constraint_ != nullptr ? "no token is possible: the grammar and the logit biases rule out all of them"
+                                        : "no token is possible: the logit biases rule out all of them");
+  }
+  if (params_.n_probs > 0) {
+    compute_probs(logits, id);
+  }
+  return id;
+}
 
-  softmax_into(n, params_.temperature);
-  const double r = rng_.uniform();
-  double cumulative = 0;
-  for (size_t i = 0; i < n; ++i) {
-    cumulative += probs_[i];
-    if (r < cumulative) return candidates_[i].id;
-  }
-  return candidates_[n - 1].id;
+// llama-server's get_token_probabilities: softmax over the raw logits, top n_probs by logit.
+void Sampler::compute_probs(std::span<const float> logits, int32_t token) {
+  const double max_l = logits[static_cast<size_t>(argmax(logits))];
+  double sum = 0;
+  for (float l : logits) sum += std::exp(l - max_l);
+  auto prob = [&](float l) { return static_cast<float>(std::exp(l - max_l) / sum); };
+  const size_t n_top = std::min(logits.size(), static_cast<size_t>(params_.n_probs));
+  fill(logits);
+  std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n_top), candidates_.end(),
+                    logit_order);
+  probs_.top.resize(n_top);
+  for (size_t i = 0; i < n_top; ++i) probs_.top[i] = {candidates_[i].id, prob(candidates_[i].logit)};
+  probs_.token = token;
+  probs_.p = prob(logits[static_cast<size_t>(token)]);
+}
+
+Status Sampler::accept(int32_t token) {
+  if (constraint_ != nullptr) OX_TRY(constraint_->accept(token));
+  return Status::ok();
 }
 
 }  // namespace ox

@@ -2,10 +2,12 @@
 // batched prompt processing, sampling, end-of-generation and stop strings, streamed text.
 #include "core/session/generation.h"
 
+#include "core/sampler/registry.h"
 #include "core/session/session.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 namespace ox {
@@ -14,6 +16,37 @@ namespace {
 double now_ms() {
   using clock = std::chrono::steady_clock;
   return std::chrono::duration<double, std::milli>(clock::now().time_since_epoch()).count();
+}
+
+// The parameters the sampler runs with: --ignore-eos bans every end-of-generation token, as
+// llama.cpp's common_params_sampling::logit_bias_eog.
+SamplerParams sampling_for(const Session& session, const GenerateOptions& options) {
+  SamplerParams p = options.sampling;
+  if (options.ignore_eos) {
+    const tok::Tokenizer& tokenizer = session.model().tokenizer();
+    for (int32_t id = 0; id < tokenizer.n_vocab(); ++id) {
+      if (tokenizer.is_eog(id)) p.logit_bias.push_back({id, -INFINITY});
+    }
+  }
+  return p;
+}
+
+// DRY's sequence breakers as token sequences of this vocabulary (only when DRY is on: it reads
+// every token's text).
+DryBreakers dry_breakers_for(const Session& session, const SamplerParams& p) {
+  const bool dry_on = p.dry_multiplier != 0.0f && p.dry_base >= 1.0f && p.dry_penalty_last_n != 0;
+  if (!dry_on || p.dry_sequence_breakers.empty()) return {};
+  const tok::Tokenizer& tokenizer = session.model().tokenizer();
+  auto text = [&](int32_t id) -> std::string {
+    const int32_t one[1] = {id};
+    Result<std::string> r = tokenizer.decode(one, /*render_special=*/true);
+    return r.ok() ? *r : std::string();
+  };
+  auto tokenize = [&](const std::string& s) -> std::vector<int32_t> {
+    Result<std::vector<int32_t>> r = tokenizer.encode(s, /*add_special=*/false, /*parse_special=*/false);
+    return r.ok() ? *r : std::vector<int32_t>();
+  };
+  return build_dry_breakers(p.dry_sequence_breakers, tokenizer.n_vocab(), text, tokenize);
 }
 
 }  // namespace
@@ -30,7 +63,7 @@ Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOp
       prompt_(std::move(prompt)),
       options_(std::move(options)),
       n_batch_(n_batch > 0 ? n_batch : session.n_batch()),
-      sampler_(options_.sampling),
+      sampler_(sampling_for(session, options_), dry_breakers_for(session, options_.sampling)),
       decoder_(session.model().tokenizer(), options_.render_special),
       stop_(options_.stop) {}
 
@@ -42,6 +75,17 @@ Status Generation::begin() {
     return error(ErrorCode::kInvalidArgument, "the prompt is empty and the vocabulary adds no BOS token");
   }
   const int n_vocab = session_.model().hparams().n_vocab;
+  OX_TRY(validate(options_.sampling));
+  for (const LogitBias& b : options_.sampling.logit_bias) {
+    if (b.token >= n_vocab) {
+      return error(ErrorCode::kInvalidArgument,
+                   strfmt("--logit-bias: token %d is out of range (vocabulary has %d tokens)", b.token, n_vocab));
+    }
+  }
+  if (options_.constraint != nullptr) {
+    sampler_.set_constraint(options_.constraint.get());
+    options_.constraint->reset();
+  }
   for (size_t i = 0; i < prompt_.size(); ++i) {
     if (prompt_[i] < 0 || prompt_[i] >= n_vocab) {
       return error(ErrorCode::kInvalidArgument,
@@ -116,9 +160,10 @@ Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>
         const int32_t one[1] = {pending_};
         OX_TRY(session_.eval(one));
       }
-      const int32_t token = sampler_.sample(session_.logits(), session_.tokens());
+      OX_ASSIGN_OR_RETURN(const int32_t token, sampler_.sample(session_.logits(), session_.tokens()));
       pending_ = token;
       const tok::Tokenizer& tokenizer = session_.model().tokenizer();
+      if (!tokenizer.is_eog(token)) OX_TRY(sampler_.accept(token));
       if (!options_.ignore_eos && tokenizer.is_eog(token)) {
         stats_.generate_ms += now_ms() - t0;
         finish("stop", events, /*flush=*/true);
@@ -129,7 +174,7 @@ Status Generation::step(int max_events, double budget_ms, std::vector<StepEvent>
       OX_ASSIGN_OR_RETURN(std::string text, decoder_.push(token));
       tok::StopMatcher::Step released = stop_.push(text);
       stats_.text += released.text;
-      events->push_back(StepEvent{token, std::move(released.text)});
+      events->push_back(StepEvent{token, std::move(released.text), sampler_.probs()});
       stats_.generate_ms += now_ms() - t0;
       ++produced;
       if (released.stopped) {
@@ -157,7 +202,7 @@ void Generation::finish(const char* reason, std::vector<StepEvent>* events, bool
     if (!last.stopped) rest += stop_.flush();
     if (!rest.empty()) {
       stats_.text += rest;
-      events->push_back(StepEvent{-1, std::string(rest)});
+      events->push_back(StepEvent{-1, std::string(rest), TokenProbs()});
     }
   }
 }

@@ -5,12 +5,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/sampler/constraint.h"
 #include "core/sampler/sampler.h"
 #include "core/tokenizer/stream_decoder.h"
 
@@ -20,9 +22,12 @@ class Session;
 
 struct GenerateOptions {
   int max_tokens = -1;            // -1: until end of generation or the context is full
-  SamplerParams sampling;
+  SamplerParams sampling;         // checked by begin() (validate()); logit-bias ids against the vocabulary
+  // A grammar: each token is sampled as llama.cpp does with one (see Sampler) and accepted into
+  // it; begin() resets it. End-of-generation tokens are not passed to accept().
+  std::shared_ptr<TokenConstraint> constraint;
   std::vector<std::string> stop;  // stop strings, matched across token boundaries
-  bool ignore_eos = false;
+  bool ignore_eos = false;        // as llama.cpp: every end-of-generation token gets a -inf logit bias
   // When the context fills: keep its first n_keep tokens, drop half of the rest, go on
   // (llama.cpp's --keep / --context-shift); false: stop with "length". A prompt longer than the
   // context is cut the same way (the first n_keep tokens and the newest ones) instead of refused.
@@ -41,6 +46,7 @@ int resolve_n_keep(int keep, std::span<const int32_t> prompt, int32_t bos_id);
 struct GenerateEvent {
   int32_t token;
   std::string_view text;
+  const TokenProbs* probs = nullptr;  // with sampling.n_probs > 0: the token's and the top probabilities
 };
 
 struct GenerateStats {
@@ -60,6 +66,7 @@ struct GenerateStats {
 struct StepEvent {
   int32_t token;     // -1 for text flushed at the end (held-back UTF-8 or stop-string prefix)
   std::string text;  // may be empty while a character or possible stop string is pending
+  TokenProbs probs;  // with sampling.n_probs > 0 (token -1 otherwise)
 };
 
 class Generation {

@@ -154,7 +154,8 @@ Result<GenerateStats> Session::generate(std::span<const int32_t> prompt, const G
       OX_TRY(generation.step(/*max_events=*/1, /*budget_ms=*/1e300, &events));
     }
     for (const StepEvent& e : events) {
-      if (!on_event(GenerateEvent{e.token, e.text})) keep_going = false;
+      const TokenProbs* probs = e.probs.token >= 0 ? &e.probs : nullptr;
+      if (!on_event(GenerateEvent{e.token, e.text, probs})) keep_going = false;
     }
     events.clear();
   }

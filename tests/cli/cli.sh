@@ -42,6 +42,35 @@ check "-p escapes: \\n becomes a newline" bash -c "[ \"\$(head -n 1 '$tmp/out')\
 check "--no-escape keeps \\n as typed" bash -c "head -n 1 '$tmp/out' | grep -qF 'a\\nb'"
 "$cli" run -m "$model" --seed -1 -n 4 > /dev/null 2>&1; rc=$?
 check "--seed -1 (random) is accepted" rc_is $rc 0
+# The sampler chain's flags (core/sampler/registry.h) in llama.cpp's spelling; bad values exit 1
+# with the validation message naming the flag.
+"$cli" run -m "$model" -n 8 --samplers "penalties;dry;top_n_sigma;top_k;typ_p;top_p;min_p;xtc;temperature" \
+  --repeat-last-n 32 --repeat-penalty 1.1 --frequency-penalty 0.2 --presence-penalty 0.1 --dry-multiplier 0.8 \
+  --dry-base 1.75 --dry-allowed-length 2 --dry-penalty-last-n 64 --dry-sequence-breaker . --typical 0.9 \
+  --xtc-probability 0.5 --xtc-threshold 0.1 --top-nsigma 2 --dynatemp-range 0.3 --dynatemp-exp 1.2 -l 13+1 \
+  --logit-bias 14-inf --min-p 0.02 --top-p 0.9 --top-k 20 --temperature 0.9 --seed 3 > /dev/null 2> "$tmp/err"; rc=$?
+check "run: every sampler flag of llama.cpp's chain is accepted" rc_is $rc 0
+for m in 1 2; do
+  "$cli" run -m "$model" -n 8 --mirostat $m --mirostat-lr 0.2 --mirostat-ent 4 --sampler-seq kt > /dev/null 2>&1; rc=$?
+  check "run --mirostat $m --mirostat-lr --mirostat-ent" rc_is $rc 0
+done
+"$cli" run -m "$model" -n 4 --seed 7 > "$tmp/a" 2> /dev/null
+"$cli" run -m "$model" -n 4 --seed 7 > "$tmp/b" 2> /dev/null
+check "run --seed 7 twice: the same text" cmp -s "$tmp/a" "$tmp/b"
+"$cli" run -m "$model" -n 3 --temp 0 --n-probs 2 --ids > /dev/null 2> "$tmp/err"; rc=$?
+check "run --n-probs 2: one 'probs: ID P | ID:P ID:P' line per token on stderr" \
+  bash -c "[ $rc -eq 0 ] && [ \$(grep -cE '^probs: [0-9]+ [0-9.]+ \| [0-9]+:[0-9.]+ [0-9]+:[0-9.]+$' '$tmp/err') -eq 3 ]"
+for bad in "--temp nan" "--top-p 2" "--min-p -1" "--typical 1.5" "--repeat-penalty 0" "--top-k -5" "--mirostat 3" \
+           "--samplers top_k;nope" "--sampler-seq kq" "--dry-base 0.5" "--xtc-probability inf" "--logit-bias 13*1" \
+           "--seed 4294967296" "--n-probs -1" "--frequency-penalty nan" "--dynatemp-range -1" "--repeat-last-n -2"; do
+  "$cli" run -m "$model" -n 1 $bad > /dev/null 2> "$tmp/err"; rc=$?
+  check "run $bad -> exit 1 naming ${bad%% *}" bash -c "[ $rc -eq 1 ] && grep -q -- '${bad%% *}: ' '$tmp/err'"
+done
+"$cli" run -m "$model" -n 1 --logit-bias 999999+1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --logit-bias with a token outside the vocabulary -> exit 1 naming it" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '--logit-bias: token 999999 is out of range' '$tmp/err'"
+"$cli" chat -m "$model" --top-p 2 < /dev/null > /dev/null 2> "$tmp/err"; rc=$?
+check "chat --top-p 2 -> exit 1 naming --top-p" bash -c "[ $rc -eq 1 ] && grep -q -- '--top-p: ' '$tmp/err'"
 "$cli" run -m "$model" -r "Lily" --temp 0 -n 64 > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "-r TEXT stops generation at TEXT" bash -c "[ $rc -eq 0 ] && ! grep -q 'Lily' '$tmp/out' && grep -q 'finish: stop' '$tmp/err'"
 

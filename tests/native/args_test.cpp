@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/sampler/registry.h"
 #include "native/args.h"
 #include "native/options.h"
 
@@ -126,6 +127,20 @@ TEST(ReadTextFile, DirectoryAndMissingFileAreNamed) {
   Result<std::string> missing = read_text_file("/nonexistent/prompt.txt");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("No such file"), std::string::npos) << missing.status().message();
+}
+
+TEST(Args, EverySamplerParameterIsAFlagOfRunAndChat) {
+  // The sampler registry is the one list: each row with a spelling is a flag of run (and chat,
+  // which prints no --n-probs).
+  for (const ParamDef& d : sampler_params()) {
+    for (std::string_view n : d.names) {
+      if (n.empty()) continue;
+      EXPECT_TRUE(Args(command("run"), {}).accepts(n)) << n;
+      if (d.i != &SamplerParams::n_probs) {
+        EXPECT_TRUE(Args(command("chat"), {}).accepts(n)) << n;
+      }
+    }
+  }
 }
 
 }  // namespace
