@@ -31,9 +31,10 @@ std::pair<bool, uint32_t> match_char(const std::vector<GrammarElement>& elems, u
   return {found == positive, pos};
 }
 
-// llama_grammar_match_partial_char: could some completion of the partial sequence satisfy the class?
+// Could some completion of the partial sequence satisfy the class at elems[pos]? As
+// llama_grammar_match_partial_char for positive classes; for a negated class llama.cpp refuses as
+// soon as an excluded char lies in the range, we refuse only when the excluded chars cover it all.
 bool match_partial_char(const std::vector<GrammarElement>& elems, uint32_t pos, PartialUtf8 partial) {
-  const bool positive = elems[pos].op != GrammarOp::kCharNot;
   const int n_remain = partial.n_remain;
   if (n_remain < 0 || (n_remain == 1 && partial.value < 2)) return false;  // invalid, or an overlong 7-bit char
   uint32_t low = partial.value << (n_remain * 6);
@@ -42,18 +43,30 @@ bool match_partial_char(const std::vector<GrammarElement>& elems, uint32_t pos, 
     if (n_remain == 2) low = 1u << 11;
     if (n_remain == 3) low = 1u << 16;
   }
+  const bool positive = elems[pos].op != GrammarOp::kCharNot;
+  std::vector<std::pair<uint32_t, uint32_t>> excluded;
   do {
+    uint32_t lo = elems[pos].value, hi = lo;
+    if (elems[pos].op == GrammarOp::kCharAny) return true;
     if (elems[pos + 1].op == GrammarOp::kCharRngUpper) {
-      if (elems[pos].value <= high && low <= elems[pos + 1].value) return positive;
+      hi = elems[pos + 1].value;
       pos += 2;
-    } else if (elems[pos].op == GrammarOp::kCharAny) {
-      return true;
     } else {
-      if (low <= elems[pos].value && elems[pos].value <= high) return positive;
       pos += 1;
     }
+    if (lo <= high && low <= hi) {
+      if (positive) return true;
+      excluded.push_back({lo, hi});
+    }
   } while (elems[pos].op == GrammarOp::kCharAlt);
-  return !positive;
+  if (positive) return false;
+  std::sort(excluded.begin(), excluded.end());
+  uint64_t covered_to = low;  // every code point below this is excluded
+  for (const auto& [lo, hi] : excluded) {
+    if (lo > covered_to) return true;  // a gap: that code point is allowed
+    covered_to = std::max<uint64_t>(covered_to, static_cast<uint64_t>(hi) + 1);
+  }
+  return covered_to <= high;
 }
 
 }  // namespace
