@@ -287,7 +287,7 @@ struct Chat {
 Status cmd_chat(Args& args) {
   OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
   Chat chat{ls, {}, {}};
-  OX_ASSIGN_OR_RETURN(chat.gen, generate_options(args, 512));
+  OX_ASSIGN_OR_RETURN(chat.gen, generate_options(args, *ls.model, 512));
   OX_ASSIGN_OR_RETURN(chat.system, args.string({"--system", "-sys"}, ""));
   OX_TRY(args.finish());
   install_sigint();

@@ -62,8 +62,45 @@ Result<std::string> prompt_text(Args& args) {
   return escape ? process_escapes(prompt) : prompt;
 }
 
-Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict) {
+namespace {
+
+// At most one of --grammar TEXT, --grammar-file F, -j/--json-schema TEXT, -jf/--json-schema-file F
+// (llama.cpp's spellings): the constraint the sampler chain ends with, or null.
+Result<std::shared_ptr<TokenConstraint>> constraint_from_args(Args& args, const LoadedModel& model) {
+  OX_ASSIGN_OR_RETURN(std::string grammar, args.string({"--grammar"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string grammar_file, args.string({"--grammar-file"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string schema, args.string({"-j", "--json-schema"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string schema_file, args.string({"-jf", "--json-schema-file"}, ""));
+  const int given = args.has({"--grammar"}) + args.has({"--grammar-file"}) + args.has({"-j", "--json-schema"}) +
+                    args.has({"-jf", "--json-schema-file"});
+  if (given > 1) {
+    return error(ErrorCode::kInvalidArgument,
+                 "give one of --grammar, --grammar-file, --json-schema and --json-schema-file");
+  }
+  if (args.has({"--grammar-file"})) {
+    OX_ASSIGN_OR_RETURN(grammar, read_text_file(grammar_file));
+  }
+  if (args.has({"-jf", "--json-schema-file"})) {
+    OX_ASSIGN_OR_RETURN(schema, read_text_file(schema_file));
+  }
+  if (args.has({"--grammar"}) || args.has({"--grammar-file"})) {
+    Result<std::shared_ptr<TokenConstraint>> c = model.grammar_constraint(grammar);
+    if (!c.ok()) return c.status().with_context(args.has({"--grammar"}) ? "--grammar" : grammar_file);
+    return c;
+  }
+  if (args.has({"-j", "--json-schema"}) || args.has({"-jf", "--json-schema-file"})) {
+    Result<std::shared_ptr<TokenConstraint>> c = model.json_schema_constraint(schema.empty() ? "{}" : schema);
+    if (!c.ok()) return c.status().with_context(args.has({"-j", "--json-schema"}) ? "--json-schema" : schema_file);
+    return c;
+  }
+  return std::shared_ptr<TokenConstraint>();
+}
+
+}  // namespace
+
+Result<GenerateOptions> generate_options(Args& args, const LoadedModel& model, int64_t default_n_predict) {
   GenerateOptions gen;
+  OX_ASSIGN_OR_RETURN(gen.constraint, constraint_from_args(args, model));
   OX_ASSIGN_OR_RETURN(int64_t n_predict, args.integer({"-n", "--n-predict"}, default_n_predict, -1, 1 << 24));
   OX_ASSIGN_OR_RETURN(gen.stop, args.strings({"--stop"}));
   OX_ASSIGN_OR_RETURN(std::vector<std::string> reverse, args.strings({"-r", "--reverse-prompt"}));
@@ -116,7 +153,7 @@ void print_probs(const TokenProbs& probs) {
 
 Status cmd_run(Args& args) {
   OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
-  OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, -1));
+  OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, *ls.model, -1));
   const bool print_ids = args.flag({"--ids"});
   const bool display_prompt = args.flag({"--display-prompt"}) && !args.flag({"--no-display-prompt"});
   OX_ASSIGN_OR_RETURN(PromptCache cache, PromptCache::from_args(args));

@@ -38,8 +38,9 @@ Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open = 
 Status cache_types(Args& args, DType* type_k, DType* type_v);
 // Prompt text from -p (escapes processed unless --no-escape), -f or --stdin (empty if none).
 Result<std::string> prompt_text(Args& args);
-// -n and the sampling, stop and EOS options (run and chat).
-Result<GenerateOptions> generate_options(Args& args, int64_t default_n_predict);
+// -n and the sampling, stop and EOS options (run and chat); --grammar / --grammar-file /
+// -j / -jf compiled against the model's vocabulary.
+Result<GenerateOptions> generate_options(Args& args, const LoadedModel& model, int64_t default_n_predict);
 
 
 }  // namespace ox::cli

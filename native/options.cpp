@@ -50,6 +50,10 @@ const OptionDef kGenerationOptions[] = {
     {{"--keep"}, "N", "prompt tokens kept when the context shifts (default 0, -1: the whole prompt; BOS is always kept)"},
     {{"--context-shift"}, nullptr, "when the context fills, drop half of what follows the kept tokens and go on (default)"},
     {{"--no-context-shift"}, nullptr, "when the context fills, stop (finish: length); a prompt longer than it is an error"},
+    {{"--grammar"}, "GBNF", "constrain the output to this grammar (llama.cpp's GBNF)"},
+    {{"--grammar-file"}, "FILE", "the same from a file"},
+    {{"-j", "--json-schema"}, "SCHEMA", "constrain the output to JSON matching this JSON Schema ({}: any JSON value)"},
+    {{"-jf", "--json-schema-file"}, "FILE", "the same from a file"},
 };
 
 // The sampler's flags, one per row of core/sampler/registry.h (help with the default appended);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include "core/gguf/gguf.h"
 #include "core/model/model.h"
 #include "core/sampler/sampler.h"
+#include "core/sampler/token_trie.h"
 #include "core/session/generation.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -52,11 +54,20 @@ class LoadedModel {
   Result<std::vector<int32_t>> chat_prompt_from_json(std::string_view messages_json, bool add_generation_prompt) const;
   Result<std::vector<int32_t>> chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt) const;
 
+  // Structured output (grammar.cpp): a sampler constraint from a GBNF grammar (--grammar), a JSON
+  // schema (--json-schema; an empty text: any JSON object), over this vocabulary's token
+  // trie, built on first use and shared by every constraint of the model.
+  Result<std::shared_ptr<TokenConstraint>> grammar_constraint(std::string_view gbnf) const;
+  Result<std::shared_ptr<TokenConstraint>> json_schema_constraint(std::string_view schema_json) const;
+  std::shared_ptr<const TokenTrie> token_trie() const;
+
  private:
   static Result<std::shared_ptr<const LoadedModel>> build(std::shared_ptr<const gguf::GgufFile> file);
   std::shared_ptr<const gguf::GgufFile> file_;
   std::shared_ptr<const Model> model_;
   std::unique_ptr<tok::Tokenizer> tokenizer_;
+  mutable std::once_flag trie_once_;
+  mutable std::shared_ptr<const TokenTrie> trie_;
 };
 
 struct SessionOptions {

@@ -262,4 +262,22 @@ check "  ... more tokens than -c -> exit 1 naming both" \
 check "  ... --prompt-cache-ro without --prompt-cache -> exit 1" \
   bash -c "[ $rc -eq 1 ] && grep -q 'needs --prompt-cache FILE' '$tmp/err'"
 
+# Structured output (--grammar, -j): what comes out parses; bad grammars and schemas name the problem.
+"$cli" run -m "$model" -p "Once upon a time" -n 200 --temp 0.9 --seed 7 \
+  -j '{"type":"object","properties":{"name":{"type":"string","maxLength":20},"age":{"type":"integer","minimum":0,"maximum":120}},"required":["name","age"],"additionalProperties":false}' \
+  > "$tmp/out" 2> /dev/null; rc=$?
+check "run -j SCHEMA: the output is JSON that validates (python json + the schema's own checks)" \
+  bash -c "[ $rc -eq 0 ] && /usr/bin/python3 -c \"import json,sys; d=json.load(open('$tmp/out')); assert set(d)=={'name','age'} and isinstance(d['age'],int) and 0<=d['age']<=120 and len(d['name'])<=20\""
+"$cli" run -m "$model" -p "Once" -n 40 --temp 0.8 --seed 3 --grammar 'root ::= ("yes" | "no") " " [a-z]+ "."' > "$tmp/out" 2> /dev/null; rc=$?
+check "run --grammar: the output is a sentence of the grammar" bash -c "[ $rc -eq 0 ] && grep -Eqx '(yes|no) [a-z]+\.' '$tmp/out'"
+"$cli" run -m "$model" -p x -n 4 --grammar 'root ::= "a' > /dev/null 2> "$tmp/err"; rc=$?
+check "run --grammar with an unterminated string -> exit 1 naming line and column" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '--grammar: grammar: line 1, column 10: unterminated string literal' '$tmp/err'"
+"$cli" run -m "$model" -p x -n 4 --grammar 'root ::= root "a"' > /dev/null 2> "$tmp/err"; rc=$?
+check "run --grammar left-recursive -> exit 1 (never a hang)" bash -c "[ $rc -eq 1 ] && grep -qi 'left.recursi' '$tmp/err'"
+"$cli" run -m "$model" -p x -n 4 -j '{"type":"object","propertyNames":{}}' > /dev/null 2> "$tmp/err"; rc=$?
+check "run -j with an unsupported keyword -> exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q \"unsupported keyword 'propertyNames'\" '$tmp/err'"
+"$cli" run -m "$model" -p x -n 4 -j '{}' --grammar 'root ::= "a"' > /dev/null 2> "$tmp/err"; rc=$?
+check "run -j and --grammar together -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'give one of --grammar' '$tmp/err'"
+
 check_summary
