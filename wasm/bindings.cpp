@@ -13,6 +13,7 @@
 #include "core/tools/bench.h"
 #include "kernels/kernels.h"
 #include "wasm/engine.h"
+#include "wasm/generate_options.h"
 #include "wasm/sha256.h"
 
 namespace ox::web {
@@ -129,6 +130,17 @@ val events_array(const std::vector<StepEvent>& events) {
     val item = val::object();
     item.set("token", e.token);
     item.set("text", e.text);
+    if (e.probs.token >= 0) {  // n_probs > 0: the chosen token's probability and the top ones
+      val top = val::array();
+      for (const TokenProb& t : e.probs.top) {
+        val entry = val::object();
+        entry.set("token", t.id);
+        entry.set("p", t.p);
+        top.call<void>("push", entry);
+      }
+      item.set("p", e.probs.p);
+      item.set("top", top);
+    }
     out.call<void>("push", item);
   }
   return out;
@@ -263,34 +275,16 @@ class JsEngine {
     return out;
   }
 
-  // options: {max_tokens, temperature, top_k, top_p, min_p, repeat_penalty, repeat_last_n, seed,
-  // stop: string[], ignore_eos, render_special, n_keep, context_shift}.
+  // options: {max_tokens | max_completion_tokens, stop, ignore_eos, render_special, n_keep,
+  // context_shift, response_format | grammar | json_schema, and every sampler field by its
+  // llama-server key (temperature, top_k, frequency_penalty, logit_bias, ...)}; any other key is an
+  // "unsupported" error naming it (generate_options.cpp).
   val begin(val prompt, val options) {
-    GenerateOptions g;
-    g.max_tokens = int_option(options, "max_tokens", -1, -1, 1 << 24);
-    g.sampling.temperature = static_cast<float>(number_or(options, "temperature", g.sampling.temperature));
-    g.sampling.top_k = int_option(options, "top_k", g.sampling.top_k, 0, 1 << 24);
-    g.sampling.top_p = static_cast<float>(number_or(options, "top_p", g.sampling.top_p));
-    g.sampling.min_p = static_cast<float>(number_or(options, "min_p", g.sampling.min_p));
-    g.sampling.repeat_penalty = static_cast<float>(number_or(options, "repeat_penalty", g.sampling.repeat_penalty));
-    g.sampling.repeat_last_n = int_option(options, "repeat_last_n", g.sampling.repeat_last_n, -1, 1 << 24);
-    const double seed = number_or(options, "seed", static_cast<double>(g.sampling.seed));
-    if (seed >= 0 && seed <= 9007199254740991.0) g.sampling.seed = static_cast<uint64_t>(seed);
-    g.ignore_eos = bool_or(options, "ignore_eos", false);
-    g.render_special = bool_or(options, "render_special", false);
-    g.context_shift = bool_or(options, "context_shift", true);
+    if (!engine_.loaded()) return error_object(ErrorCode::kInvalidArgument, "no model is loaded");
     const std::vector<int32_t> prompt_ids = tokens_from_js(prompt);
-    g.n_keep = resolve_n_keep(int_option(options, "n_keep", 0, -1, 1 << 24), prompt_ids,
-                              engine_.loaded() ? engine_.model().tokenizer().bos_id() : -1);
-    if (!options.isUndefined() && !options.isNull()) {
-      val stop = options["stop"];
-      if (val::global("Array").call<bool>("isArray", stop)) {
-        const int n = stop["length"].as<int>();
-        for (int i = 0; i < n; ++i) {
-          if (stop[i].isString()) g.stop.push_back(stop[i].as<std::string>());
-        }
-      }
-    }
+    Result<GenerateOptions> options_or = generate_options_from_js(options, engine_.model(), prompt_ids);
+    if (!options_or.ok()) return error_object(options_or.status());
+    const GenerateOptions& g = options_or.value();
     Status status = engine_.begin_generation(prompt_ids, g);
     if (!status.is_ok()) return error_object(status);
     val out = ok_object();

@@ -92,6 +92,12 @@ interface RequestCommon extends SamplingParams {
   signal?: AbortSignal;
   /** Accepted for OpenAI compatibility; the loaded model is always used. */
   model?: string;
+  /** Choices to generate (default 1): each one after the last, from the prompt evaluated once. */
+  n?: number;
+  /** include_usage: false leaves usage out of the last chunk (default: included). */
+  stream_options?: { include_usage?: boolean };
+  /** Accepted for OpenAI compatibility (an end-user id); not used. */
+  user?: string;
 }
 export interface ChatCompletionRequestStreaming extends RequestCommon {
   messages: ChatMessage[];
@@ -370,34 +376,34 @@ function timings(r: GenerationResult): Timings {
   };
 }
 
-function usage(r: GenerationResult): CompletionUsage {
-  const prompt = r.n_prompt + r.n_prompt_cached;
-  return { prompt_tokens: prompt, completion_tokens: r.n_generated, total_tokens: prompt + r.n_generated };
+/** The prompt counted once (later choices reuse it from the cache), the completions of every choice. */
+function usageOf(rs: GenerationResult[]): CompletionUsage {
+  const prompt = rs[0].n_prompt + rs[0].n_prompt_cached;
+  const completion = rs.reduce((sum, r) => sum + r.n_generated, 0);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function samplingOf(req: RequestCommon): SamplingParams {
-  const keys: (keyof SamplingParams)[] = [
-    'max_tokens', 'temperature', 'top_p', 'top_k', 'min_p', 'repeat_penalty', 'repeat_last_n', 'seed', 'stop', 'ignore_eos',
-    'n_keep', 'context_shift',
-  ];
+// The request's own fields, handled here; every other key goes to the engine, which implements it
+// or refuses it by name (wasm/generate_options.cpp).
+const REQUEST_KEYS = new Set(['signal', 'model', 'messages', 'prompt', 'stream', 'stream_options', 'n', 'user']);
+
+function samplingOf(req: RequestCommon, seedOffset = 0): SamplingParams {
   const out: Record<string, unknown> = {};
-  for (const k of keys) {
-    const v = req[k];
-    if (v === undefined || v === null) continue;
-    if (k === 'stop') {
-      const stop = typeof v === 'string' ? [v] : v;
-      if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string')) {
-        throw new EngineError('invalid_argument', 'stop must be a string or an array of strings');
-      }
-      out[k] = stop;
-    } else if (k === 'ignore_eos' || k === 'context_shift') {
-      out[k] = Boolean(v);
-    } else {
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new EngineError('invalid_argument', `${k} must be a finite number`);
-      out[k] = v;
-    }
+  for (const [k, v] of Object.entries(req)) {
+    if (REQUEST_KEYS.has(k) || v === undefined || v === null) continue;
+    out[k] = v;
   }
+  if (seedOffset > 0 && typeof out.seed === 'number' && out.seed >= 0) out.seed = (out.seed + seedOffset) % 4294967295;
   return out as SamplingParams;
+}
+
+/** n (OpenAI): how many choices; each is generated after the previous one from the cached prompt. */
+function choicesOf(req: RequestCommon): number {
+  const n = req.n ?? 1;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 128) {
+    throw new EngineError('invalid_argument', `n: ${String(n)} is not an integer in [1, 128]`);
+  }
+  return n;
 }
 
 const MAX_BENCH_TOKENS = 1 << 20;  // the native CLI's bounds (native/cmd_bench.cpp)
@@ -639,30 +645,32 @@ export class Engine {
     const created = Math.floor(Date.now() / 1000);
     const model = this.modelInfo?.name ?? '';
     if (req.stream) {
-      let first = true;
+      const started = new Set<number>();
       return Promise.resolve(
-        this.stream<ChatCompletionChunk>(prompt, req, (text, finish, result) => {
+        this.stream<ChatCompletionChunk>(prompt, req, (index, text, finish, result) => {
           const delta: { role?: 'assistant'; content?: string } = {};
-          if (first) delta.role = 'assistant';
+          if (!started.has(index)) delta.role = 'assistant';
           if (text !== null) delta.content = text;
-          first = false;
+          started.add(index);
           const chunk: ChatCompletionChunk = {
             id, object: 'chat.completion.chunk', created, model,
-            choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+            choices: [{ index, delta, finish_reason: finish, logprobs: null }],
           };
           if (result !== null) {
-            chunk.usage = usage(result);
-            chunk.timings = timings(result);
+            chunk.usage = result.usage;
+            chunk.timings = result.timings;
           }
           return chunk;
         }),
       );
     }
-    return this.run(prompt, req).then((r) => ({
+    return this.runChoices(prompt, req).then((rs) => ({
       id, object: 'chat.completion', created, model,
-      choices: [{ index: 0, message: { role: 'assistant', content: r.text }, finish_reason: r.finish_reason, logprobs: null }],
-      usage: usage(r),
-      timings: timings(r),
+      choices: rs.map((r, index) => ({
+        index, message: { role: 'assistant' as const, content: r.text }, finish_reason: r.finish_reason, logprobs: null,
+      })),
+      usage: usageOf(rs),
+      timings: timings(rs[0]),
     }));
   }
 
@@ -674,29 +682,30 @@ export class Engine {
     const model = this.modelInfo?.name ?? '';
     if (req.stream) {
       return Promise.resolve(
-        this.stream<CompletionChunk>(prompt, req, (text, finish, result) => {
+        this.stream<CompletionChunk>(prompt, req, (index, text, finish, result) => {
           const chunk: CompletionChunk = {
             id, object: 'text_completion', created, model,
-            choices: [{ index: 0, text: text ?? '', finish_reason: finish, logprobs: null }],
+            choices: [{ index, text: text ?? '', finish_reason: finish, logprobs: null }],
           };
           if (result !== null) {
-            chunk.usage = usage(result);
-            chunk.timings = timings(result);
+            chunk.usage = result.usage;
+            chunk.timings = result.timings;
           }
           return chunk;
         }),
       );
     }
-    return this.run(prompt, req).then((r) => ({
+    return this.runChoices(prompt, req).then((rs) => ({
       id, object: 'text_completion', created, model,
-      choices: [{ index: 0, text: r.text, finish_reason: r.finish_reason, logprobs: null }],
-      usage: usage(r),
-      timings: timings(r),
+      choices: rs.map((r, index) => ({ index, text: r.text, finish_reason: r.finish_reason, logprobs: null })),
+      usage: usageOf(rs),
+      timings: timings(rs[0]),
     }));
   }
 
-  private start(prompt: PromptSpec, req: RequestCommon, onDelta?: (events: TokenEvent[]) => void) {
-    const params = samplingOf(req);
+  // Choice `index` of a request: seeds after the first are seed + index, so choices differ.
+  private start(prompt: PromptSpec, req: RequestCommon, index: number, onDelta?: (events: TokenEvent[]) => void) {
+    const params = samplingOf(req, index);
     const { id, promise } = this.transport.send({ type: 'generate', prompt, params }, onDelta ? { onDelta } : {});
     this.stoppable.add(id);
     const onAbort = () => this.transport.abort(id);
@@ -709,24 +718,43 @@ export class Engine {
     return { id, done };
   }
 
-  private run(prompt: PromptSpec, req: RequestCommon): Promise<GenerationResult> {
-    return this.start(prompt, req).done;
+  // The n choices one after another: the prompt is evaluated for the first and reused from the
+  // cache by the others.
+  private async runChoices(prompt: PromptSpec, req: RequestCommon): Promise<GenerationResult[]> {
+    const n = choicesOf(req);
+    const results: GenerationResult[] = [];
+    for (let i = 0; i < n; ++i) results.push(await this.start(prompt, req, i).done);
+    return results;
   }
 
+  // Chunks of every choice (index 0 to n-1, one after another); the last choice's final chunk carries
+  // the usage of all of them (unless stream_options.include_usage is false).
   private stream<T>(
     prompt: PromptSpec,
     req: RequestCommon,
-    make: (text: string | null, finish: FinishReason | null, result: GenerationResult | null) => T,
+    make: (index: number, text: string | null, finish: FinishReason | null, last: { usage?: CompletionUsage; timings?: Timings } | null) => T,
   ): ChunkStream<T> {
+    const n = choicesOf(req);
+    const withUsage = req.stream_options?.include_usage !== false;
     let id = -1;
     const channel = new Channel<T>(() => this.transport.abort(id));
-    const started = this.start(prompt, req, (events) => {
-      for (const e of events) if (e.text !== '') channel.push(make(e.text, null, null));
-    });
-    id = started.id;
-    const result = started.done.then(
+    const results: GenerationResult[] = [];
+    const runAll = async (): Promise<GenerationResult> => {
+      for (let index = 0; index < n; ++index) {
+        const started = this.start(prompt, req, index, (events) => {
+          for (const e of events) if (e.text !== '') channel.push(make(index, e.text, null, null));
+        });
+        id = started.id;
+        const r = await started.done;
+        results.push(r);
+        const last = index === n - 1 || r.finish_reason === 'abort';
+        channel.push(make(index, null, r.finish_reason, last ? (withUsage ? { usage: usageOf(results), timings: timings(results[0]) } : {}) : null));
+        if (last) return r;
+      }
+      return results[results.length - 1];
+    };
+    const result = runAll().then(
       (r) => {
-        channel.push(make(null, r.finish_reason, r));
         channel.close();
         return r;
       },

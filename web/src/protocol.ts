@@ -94,20 +94,56 @@ export interface ChatMessage {
   content: string;
 }
 
-/** Sampling and stopping, named as in OpenAI's API (plus llama.cpp's top_k / min_p / penalties). */
+/** JSON output: any JSON object, or JSON valid against a schema (OpenAI's response_format). */
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object'; schema?: Record<string, unknown> }
+  | { type: 'json_schema'; json_schema: { name?: string; description?: string; schema: Record<string, unknown>; strict?: boolean } };
+
+/**
+ * Sampling and stopping, named as in OpenAI's API plus llama-server's sampler fields. Every key is
+ * checked by the engine: a value out of range is an EngineError('invalid_argument') naming the
+ * parameter and its range, and a key not listed here (tools, logprobs, ...) is an
+ * EngineError('unsupported', '<key> is not supported'), never silently ignored.
+ */
 export interface SamplingParams {
   /** Tokens to generate at most; absent or -1: until end of generation or a full context. */
   max_tokens?: number;
+  /** OpenAI's newer name for max_tokens (give one; both must agree). */
+  max_completion_tokens?: number;
   /** 0: greedy (argmax). Default 0.8. */
   temperature?: number;
   top_p?: number;
+  /** 0: disabled. Default 40. */
   top_k?: number;
   min_p?: number;
+  typical_p?: number;
+  top_n_sigma?: number;
+  xtc_probability?: number;
+  xtc_threshold?: number;
+  dynatemp_range?: number;
+  dynatemp_exponent?: number;
   repeat_penalty?: number;
+  /** -1: the whole history. */
   repeat_last_n?: number;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  dry_multiplier?: number;
+  dry_base?: number;
+  dry_allowed_length?: number;
+  dry_penalty_last_n?: number;
+  dry_sequence_breakers?: string[];
+  /** 0 (off), 1 or 2. */
+  mirostat?: number;
+  mirostat_tau?: number;
+  mirostat_eta?: number;
+  /** The sampler chain's order, as llama-server: "penalties;dry;top_k;..." or an array of names. */
+  samplers?: string | string[];
+  /** OpenAI's {"token id": bias} or llama-server's [[id, bias]]; a bias of false bans the token. */
+  logit_bias?: Record<string, number | false> | [number, number | false][];
   /** Same seed, same parameters, same prompt: same tokens (here and in the native CLI). */
   seed?: number;
-  stop?: string[];
+  stop?: string | string[];
   ignore_eos?: boolean;
   /**
    * When the context fills (or a prompt is longer than it): keep the prompt's first n_keep tokens
@@ -116,6 +152,10 @@ export interface SamplingParams {
    */
   n_keep?: number;
   context_shift?: boolean;
+  /** Structured output; one of response_format, grammar (llama.cpp's GBNF) and json_schema. */
+  response_format?: ResponseFormat;
+  grammar?: string;
+  json_schema?: Record<string, unknown>;
 }
 
 export type PromptSpec =

@@ -181,6 +181,36 @@ for (const mode of ['isolated', 'plain']) {
       assert.ok(r.timings.tokens_per_second > 0);
     });
 
+    test('request parameters: implemented or refused by name; JSON schema output; n choices', T, async () => {
+      const unsupported = await rejection(page, async (engine) => {
+        await engine.load('/models/stories260K.gguf');
+        await engine.completions.create({ prompt: 'Once', max_tokens: 2, tools: [] });
+      });
+      assert.equal(unsupported.code, 'unsupported', JSON.stringify(unsupported));
+      assert.match(unsupported.message, /^tools is not supported/);
+      const outOfRange = await rejection(page, (engine) => engine.completions.create({ prompt: 'Once', max_tokens: 2, top_p: 2 }));
+      assert.equal(outOfRange.code, 'invalid_argument', JSON.stringify(outOfRange));
+      assert.match(outOfRange.message, /top-p: 2 is out of range \(valid: 0 to 1\)/);
+      const r = await inEngine(page, async (engine) => {
+        const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, n: { type: 'integer' } },
+          required: ['name', 'n'], additionalProperties: false };
+        const json = await engine.chat.completions.create({
+          messages: [{ role: 'user', content: 'Hi' }], max_completion_tokens: 120, temperature: 0.9, seed: 5,
+          response_format: { type: 'json_schema', json_schema: { name: 'x', schema } },
+        });
+        const two = await engine.completions.create({ prompt: 'Once upon a time', max_tokens: 6, temperature: 1, seed: 1, n: 2,
+          frequency_penalty: 0.5, presence_penalty: 0.2, logit_bias: { 13: -100 } });
+        return { json: json.choices[0].message.content, finish: json.choices[0].finish_reason,
+          texts: two.choices.map((c) => c.text), indices: two.choices.map((c) => c.index), usage: two.usage };
+      });
+      assert.equal(r.finish, 'stop', r.json);
+      const parsed = JSON.parse(r.json);
+      assert.deepEqual(Object.keys(parsed).sort(), ['n', 'name']);
+      assert.ok(Number.isInteger(parsed.n) && typeof parsed.name === 'string' && parsed.name.length <= 12, r.json);
+      assert.deepEqual(r.indices, [0, 1]);
+      assert.equal(r.usage.completion_tokens, 12);
+    });
+
     test('chat: message text that spells control tokens stays text (no special-token injection)', T, async () => {
       const r = await inEngine(page, async (engine) => {
         await engine.load('/models/stories260K.gguf');

@@ -1,0 +1,199 @@
+// generate_options_from_js: each key of the options object dispatched to the generation field, the
+// sampler registry row or the structured-output constraint it names; anything else is an
+// "unsupported" error naming the key.
+#include "wasm/generate_options.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/sampler/registry.h"
+
+namespace ox::web {
+namespace {
+
+using emscripten::val;
+
+bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
+
+Status type_error(const std::string& key, const char* what) {
+  return error(ErrorCode::kInvalidArgument, strfmt("%s must be %s", key.c_str(), what));
+}
+
+Result<double> number(const val& v, const std::string& key) {
+  if (!v.isNumber() || !std::isfinite(v.as<double>())) return type_error(key, "a finite number");
+  return v.as<double>();
+}
+
+Result<int> integer(const val& v, const std::string& key, int lo, int hi) {
+  OX_ASSIGN_OR_RETURN(double d, number(v, key));
+  if (d != std::floor(d) || d < lo || d > hi) {
+    return error(ErrorCode::kInvalidArgument, strfmt("%s: %.17g is not an integer in [%d, %d]", key.c_str(), d, lo, hi));
+  }
+  return static_cast<int>(d);
+}
+
+Result<bool> boolean(const val& v, const std::string& key) {
+  if (!v.isTrue() && !v.isFalse()) return type_error(key, "a boolean");
+  return v.isTrue();
+}
+
+Result<std::vector<std::string>> strings(const val& v, const std::string& key) {
+  if (v.isString()) return std::vector<std::string>{v.as<std::string>()};
+  if (!is_array(v)) return type_error(key, "a string or an array of strings");
+  std::vector<std::string> out;
+  const int n = v["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    if (!v[i].isString()) return type_error(key, "a string or an array of strings");
+    out.push_back(v[i].as<std::string>());
+  }
+  return out;
+}
+
+// "id+bias" texts (the CLI's --logit-bias) from OpenAI's {"id": bias} or llama-server's [[id, bias]].
+Result<std::vector<std::string>> logit_bias_texts(const val& v, const std::string& key) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& id, const val& bias) -> Status {
+    double b = 0;
+    if (bias.isFalse()) {
+      b = -INFINITY;  // llama-server: false bans the token
+    } else {
+      OX_ASSIGN_OR_RETURN(b, number(bias, key + "[" + id + "]"));
+    }
+    out.push_back(std::isinf(b) ? id + "-inf" : strfmt("%s%+.9g", id.c_str(), b));
+    return Status::ok();
+  };
+  if (is_array(v)) {
+    const int n = v["length"].as<int>();
+    for (int i = 0; i < n; ++i) {
+      const val pair = v[i];
+      if (!is_array(pair) || pair["length"].as<int>() != 2 || !pair[0].isNumber()) {
+        return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
+      }
+      OX_TRY(add(strfmt("%d", pair[0].as<int>()), pair[1]));
+    }
+    return out;
+  }
+  if (!v.isObject()) return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
+  const val keys = val::global("Object").call<val>("keys", v);
+  const int n = keys["length"].as<int>();
+  for (int i = 0; i < n; ++i) {
+    const std::string id = keys[i].as<std::string>();
+    OX_TRY(add(id, v[id]));
+  }
+  return out;
+}
+
+// The texts set_param() takes for one registry row, from the JS value.
+Result<std::vector<std::string>> param_texts(const ParamDef& d, const val& v, const std::string& key) {
+  switch (d.type) {
+    case ParamType::kFloat:
+    case ParamType::kInt:
+    case ParamType::kSeed: {
+      OX_ASSIGN_OR_RETURN(double x, number(v, key));
+      return std::vector<std::string>{strfmt("%.17g", x)};
+    }
+    case ParamType::kStages: {  // "penalties;top_k" or ["penalties", "top_k"]
+      OX_ASSIGN_OR_RETURN(std::vector<std::string> names, strings(v, key));
+      std::string joined;
+      for (const std::string& s : names) joined += (joined.empty() ? "" : ";") + s;
+      return std::vector<std::string>{joined};
+    }
+    case ParamType::kStageChars:
+      if (!v.isString()) return type_error(key, "a string");
+      return std::vector<std::string>{v.as<std::string>()};
+    case ParamType::kLogitBias: return logit_bias_texts(v, key);
+    case ParamType::kBreakers: {
+      OX_ASSIGN_OR_RETURN(std::vector<std::string> b, strings(v, key));
+      if (b.empty()) b.push_back("none");
+      return b;
+    }
+  }
+  return type_error(key, "a value");
+}
+
+// response_format: {type: "text" | "json_object" [, schema] | "json_schema", json_schema: {schema}}.
+Result<std::shared_ptr<TokenConstraint>> response_format(const val& v, const LoadedModel& model) {
+  if (!v.isObject() || !v["type"].isString()) return type_error("response_format", "an object with a string type");
+  const std::string type = v["type"].as<std::string>();
+  const val json = val::global("JSON");
+  if (type == "text") return std::shared_ptr<TokenConstraint>();
+  if (type == "json_object") {
+    const val schema = v["schema"];
+    return model.json_schema_constraint(schema.isUndefined() ? "" : json.call<std::string>("stringify", schema));
+  }
+  if (type == "json_schema") {
+    const val spec = v["json_schema"];
+    if (!spec.isObject() || !spec["schema"].isObject()) {
+      return type_error("response_format.json_schema.schema", "a JSON Schema object");
+    }
+    if (spec["strict"].isFalse()) {
+      return error(ErrorCode::kUnsupported, "response_format.json_schema.strict: false is not supported (the output always follows the schema)");
+    }
+    return model.json_schema_constraint(json.call<std::string>("stringify", spec["schema"]));
+  }
+  return error(ErrorCode::kInvalidArgument,
+               strfmt("response_format.type: '%s' is not one of text, json_object, json_schema", type.c_str()));
+}
+
+}  // namespace
+
+Result<GenerateOptions> generate_options_from_js(const val& options, const LoadedModel& model,
+                                                 std::span<const int32_t> prompt) {
+  GenerateOptions g;
+  if (options.isUndefined() || options.isNull()) {
+    OX_TRY(validate(g.sampling));
+    return g;
+  }
+  int keep = 0;
+  int max_tokens = -2;
+  int constraints = 0;
+  const val keys = val::global("Object").call<val>("keys", options);
+  const int n_keys = keys["length"].as<int>();
+  for (int i = 0; i < n_keys; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    const val v = options[key];
+    if (v.isUndefined() || v.isNull()) continue;
+    if (key == "max_tokens" || key == "max_completion_tokens") {
+      OX_ASSIGN_OR_RETURN(const int n, integer(v, key, -1, 1 << 24));
+      if (max_tokens != -2 && max_tokens != n) {
+        return error(ErrorCode::kInvalidArgument, "max_tokens and max_completion_tokens disagree: give one");
+      }
+      max_tokens = n;
+    } else if (key == "stop") {
+      OX_ASSIGN_OR_RETURN(g.stop, strings(v, key));
+    } else if (key == "ignore_eos") {
+      OX_ASSIGN_OR_RETURN(g.ignore_eos, boolean(v, key));
+    } else if (key == "render_special") {
+      OX_ASSIGN_OR_RETURN(g.render_special, boolean(v, key));
+    } else if (key == "context_shift") {
+      OX_ASSIGN_OR_RETURN(g.context_shift, boolean(v, key));
+    } else if (key == "n_keep") {
+      OX_ASSIGN_OR_RETURN(keep, integer(v, key, -1, 1 << 24));
+    } else if (key == "response_format" || key == "grammar" || key == "json_schema") {
+      if (++constraints > 1) {
+        return error(ErrorCode::kInvalidArgument, "give one of response_format, grammar and json_schema");
+      }
+      if (key == "response_format") {
+        OX_ASSIGN_OR_RETURN(g.constraint, response_format(v, model));
+      } else if (key == "grammar") {
+        if (!v.isString()) return type_error(key, "a GBNF grammar string");
+        OX_ASSIGN_OR_RETURN(g.constraint, model.grammar_constraint(v.as<std::string>()));
+      } else {
+        OX_ASSIGN_OR_RETURN(g.constraint, model.json_schema_constraint(
+                                              val::global("JSON").call<std::string>("stringify", v)));
+      }
+    } else if (const ParamDef* d = find_param(key); d != nullptr && key == d->key) {
+      OX_ASSIGN_OR_RETURN(std::vector<std::string> texts, param_texts(*d, v, key));
+      OX_TRY(set_param(g.sampling, *d, texts));
+    } else {
+      return error(ErrorCode::kUnsupported, strfmt("%s is not supported", key.c_str()));
+    }
+  }
+  if (max_tokens != -2) g.max_tokens = max_tokens;
+  OX_TRY(validate(g.sampling));
+  g.n_keep = resolve_n_keep(keep, prompt, model.tokenizer().bos_id());
+  return g;
+}
+
+}  // namespace ox::web
