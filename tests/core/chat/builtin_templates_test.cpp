@@ -79,9 +79,9 @@ TEST(BuiltinTemplates, DetectRealTemplates) {
       {"openbmb-MiniCPM5-1B.jinja", "chatml"},
   };
   for (const auto& [file, name] : cases) {
-    const std::string path = test::shared_path(std::string("templates/") + file);
-    if (!test::file_exists(path)) GTEST_SKIP() << path << " is missing (set OXIDIZE_SHARED)";
-    const std::vector<uint8_t> bytes = test::read_file_bytes(path);
+    const std::string path = ox::test::shared_path(std::string("templates/") + file);
+    if (!ox::test::file_exists(path)) GTEST_SKIP() << path << " is missing (set OXIDIZE_SHARED)";
+    const std::vector<uint8_t> bytes = ox::test::read_file_bytes(path);
     const std::string source(bytes.begin(), bytes.end());
     EXPECT_EQ(detect_template_name(source), name) << file;
   }
