@@ -52,7 +52,8 @@ struct ModelFacts {
 
 struct TemplateGuess {
   std::string_view name;  // a registry name, never empty (chatml when nothing matched, as llama.cpp)
-  std::string reason;     // "the vocabulary's <|im_start|> token", "general.architecture = gemma2", ...
+  std::string reason;     // "the vocabulary's <|im_start|> token", "general.architecture = gemma2", ...;
+                          // empty for the default
 };
 
 // llama.cpp's own rule first (a tekken vocabulary with 40 layers is Mistral Small 3: mistral-v7-tekken),

@@ -193,7 +193,7 @@ TemplateGuess guess_template(const ModelFacts& f) {
   for (const ArchRule& r : kArchRules) {
     if (arch_matches(r.arch, f.arch)) return {r.name, "general.architecture = " + std::string(f.arch)};
   }
-  return {"chatml", "nothing else (llama.cpp's default)"};
+  return {"chatml", ""};  // llama.cpp's default
 }
 
 std::string_view guess_template_name_by(std::string_view arch, const std::function<bool(std::string_view)>& has) {

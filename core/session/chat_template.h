@@ -21,7 +21,7 @@ struct ChatTemplateInfo {
   ChatTemplateOrigin origin = ChatTemplateOrigin::kGuessed;
   std::string source;  // the Jinja text rendered
   bool builtin = false;  // source is the registry's: BOS is added as the vocabulary asks (llama.cpp's way)
-  std::string reason;  // how a guess was made ("the vocabulary's <|im_start|> token")
+  std::string reason;  // how a guess was made ("the vocabulary's <|im_start|> token"; empty: the default)
 };
 
 // "file", "guessed", "override" (the JS ModelInfo spelling).

@@ -39,6 +39,7 @@ std::string render(std::string_view name, const nlohmann::json& messages, bool a
 }
 
 TEST(BuiltinTemplates, RenderWhatLlamaCppWrites) {
+  static_assert(std::size(test::kLlamaCppCases) == 36, "every case of llama.cpp's test");
   for (const test::LlamaCppCase& c : test::kLlamaCppCases) {
     EXPECT_EQ(render(c.name, conversation(c)), c.expected) << c.name << " (llama.cpp case " << c.label << ")";
   }
@@ -235,7 +236,8 @@ TEST(BuiltinTemplates, GuessFromTokensThenNameThenArchitecture) {
   EXPECT_EQ(g.name, "chatml");
   EXPECT_EQ(g.reason, "the vocabulary's <|im_start|> token");
   facts = {};
-  EXPECT_EQ(guess_template(facts).reason, "nothing else (llama.cpp's default)");
+  EXPECT_EQ(guess_template(facts).name, "chatml");
+  EXPECT_EQ(guess_template(facts).reason, "");
 }
 
 }  // namespace

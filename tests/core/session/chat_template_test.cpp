@@ -3,6 +3,7 @@
 // preceded by BOS when the vocabulary adds one, as llama.cpp's tokenizer does for them.
 #include <gtest/gtest.h>
 
+#include "core/chat/builtin_templates.h"
 #include "core/session/session.h"
 #include "tests/support/shared_data.h"
 
