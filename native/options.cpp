@@ -200,7 +200,8 @@ const CommandDef kCommands[] = {
     {"inspect", "MODEL.gguf", "metadata and tensor table", {&kInspect}, cmd_inspect},
     {"tokenize", "-m MODEL (-p TEXT | -f FILE | --stdin) [options]", "token ids and pieces of a text",
      {&kTokenize, &kPrompt}, cmd_tokenize},
-    {"template", "(-m MODEL | --template FILE.jinja) --messages FILE.json [options]",
+    {"template", "(-m MODEL [--chat-template NAME|FILE] | --chat-template NAME|FILE | --template FILE.jinja) "
+                 "--messages FILE.json [options]",
      "render a chat template", {&kTemplate, &kChatTemplate}, cmd_template},
     {"quantize", "[options] IN.gguf OUT.gguf TYPE [THREADS]", "convert a model's weights to TYPE", {&kQuantize},
      cmd_quantize},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/chat/builtin_templates.h"
+#include "core/gguf/writer.h"
 #include "core/session/session.h"
 #include "tests/support/shared_data.h"
 
@@ -31,6 +32,60 @@ TEST(ChatTemplate, ModelWithoutTemplateGetsTheGuessedBuiltin) {
   ASSERT_TRUE(text.ok()) << text.status().message();
   // llama.cpp's llama2 format, after the BOS its tokenizer would add.
   EXPECT_EQ(text.value(), "<s>[INST] Tell me a story [/INST]");
+}
+
+// stories260K's metadata (its vocabulary, no tensors) with `chat_template` added.
+std::unique_ptr<gguf::GgufFile> vocab_with_template(std::string_view chat_template, std::vector<uint8_t>* bytes) {
+  Result<std::unique_ptr<gguf::GgufFile>> base = gguf::GgufFile::open(test::shared_path("models/stories260K.gguf"));
+  EXPECT_TRUE(base.ok()) << base.status().message();
+  if (!base.ok()) return nullptr;
+  gguf::GgufWriter w;
+  for (const auto& [key, value] : base.value()->metadata()) {
+    if (key == "general.alignment") continue;
+    EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+  }
+  EXPECT_TRUE(w.add_string("tokenizer.chat_template", chat_template).is_ok());
+  Result<std::vector<uint8_t>> out = w.to_bytes();
+  EXPECT_TRUE(out.ok());
+  if (!out.ok()) return nullptr;
+  *bytes = std::move(out.value());
+  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::parse(*bytes, "vocab.gguf");
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  return file.ok() ? std::move(file.value()) : nullptr;
+}
+
+TEST(ChatTemplate, TheFilesTemplateIsUsedAndRecognised) {
+  const std::string llama31 = [] {
+    const std::vector<uint8_t> b =
+        test::read_file_bytes(test::shared_path("templates/meta-llama-Llama-3.1-8B-Instruct.jinja"));
+    return std::string(b.begin(), b.end());
+  }();
+  ASSERT_FALSE(llama31.empty());
+  std::vector<uint8_t> bytes;
+  std::unique_ptr<gguf::GgufFile> file = vocab_with_template(llama31, &bytes);
+  ASSERT_NE(file, nullptr);
+  Result<std::unique_ptr<tok::Tokenizer>> t = tok::Tokenizer::from_gguf(*file);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ChatTemplateInfo info = model_chat_template(*file, *t.value());
+  EXPECT_EQ(info.name, "llama3");
+  EXPECT_EQ(info.origin, ChatTemplateOrigin::kFile);
+  EXPECT_FALSE(info.builtin);
+  EXPECT_EQ(info.source, llama31);
+  EXPECT_EQ(describe_chat_template(info), "llama3 (from the file)");
+  EXPECT_EQ(chat_template_origin_name(info.origin), "file");
+
+  // A template of no known format: "custom"; rendered as written, BOS only where it writes one.
+  file = vocab_with_template("{{ messages[0].content }}", &bytes);
+  ASSERT_NE(file, nullptr);
+  t = tok::Tokenizer::from_gguf(*file);
+  ASSERT_TRUE(t.ok());
+  info = model_chat_template(*file, *t.value());
+  EXPECT_EQ(info.name, "custom");
+  EXPECT_EQ(describe_chat_template(info), "custom (from the file; not a built-in format)");
+  Result<std::string> text =
+      render_chat_template(info, nlohmann::ordered_json::parse(kStory), true, "<s>", "</s>", /*add_bos=*/true);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text.value(), "Tell me a story");
 }
 
 TEST(ChatTemplate, OverrideByNameOrJinja) {
