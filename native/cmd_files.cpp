@@ -24,8 +24,10 @@ Status cmd_inspect(Args& args) {
   // Files with a vocabulary (models, vocab-only GGUFs) render chats: say with which template.
   if (file->find("tokenizer.ggml.model") != nullptr) {
     Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::from_gguf(*file);
-    text += tokenizer.ok() ? "chat template: " + describe_chat_template(model_chat_template(*file, **tokenizer)) + "\n"
-                           : "chat template: none (the vocabulary does not load: " + tokenizer.status().message() + ")\n";
+    text += "chat template: ";
+    text += tokenizer.ok() ? describe_chat_template(model_chat_template(*file, **tokenizer))
+                           : "none (the vocabulary does not load: " + tokenizer.status().message() + ")";
+    text += "\n";
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return Status::ok();

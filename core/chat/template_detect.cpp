@@ -48,7 +48,8 @@ const DetectRule kDetectRules[] = {
     {{"<|start_of_role|>", "<tool_call>"}, "granite-4.1"},
     {{"<|start_of_role|>", "<tools>"}, "granite-4.1"},
     {{"<|start_of_role|>"}, "granite"},
-    {{"message['role'] + additional_special_tokens[0] + message['content'] + additional_special_tokens[1]"}, "gigachat"},
+    {{"message['role'] + additional_special_tokens[0] + message['content'] + additional_special_tokens[1]"},
+     "gigachat"},
     {{"<|role_start|>"}, "megrez"},
     {{" Ассистент:"}, "yandex"},
     {{"<role>ASSISTANT</role>", "'HUMAN'"}, "bailing"},
@@ -151,8 +152,9 @@ const ArchRule kArchRules[] = {
 };
 
 bool arch_matches(std::string_view pattern, std::string_view arch) {
-  if (!pattern.empty() && pattern.back() == '*') return arch.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
-  return pattern == arch;
+  if (pattern.empty() || pattern.back() != '*') return pattern == arch;
+  pattern.remove_suffix(1);
+  return arch.substr(0, pattern.size()) == pattern;
 }
 
 }  // namespace
@@ -174,10 +176,13 @@ std::string_view detect_template_name(std::string_view t) {
 
 TemplateGuess guess_template(const ModelFacts& f) {
   // llama.cpp's one fallback rule (llama_model_chat_template): Mistral Small 2503 ships without a template.
-  if (f.pre == "tekken" && f.n_layer == 40) return {"mistral-v7-tekken", "a tekken vocabulary with 40 layers (Mistral Small 3)"};
+  if (f.pre == "tekken" && f.n_layer == 40) {
+    return {"mistral-v7-tekken", "a tekken vocabulary with 40 layers (Mistral Small 3)"};
+  }
   if (f.has_token) {
     for (const TokenRule& r : kTokenRules) {
-      if (std::all_of(std::begin(r.tokens), std::end(r.tokens), [&](std::string_view s) { return s.empty() || f.has_token(s); })) {
+      auto has = [&](std::string_view s) { return s.empty() || f.has_token(s); };
+      if (std::all_of(std::begin(r.tokens), std::end(r.tokens), has)) {
         return {r.name, "the vocabulary's " + std::string(r.tokens[0]) + " token"};
       }
     }

@@ -39,11 +39,12 @@ std::string describe_chat_template(const ChatTemplateInfo& info) {
       return info.name + (info.name == "custom" ? " (from the file; not a built-in format)" : " (from the file)");
     case ChatTemplateOrigin::kGuessed:
       if (info.reason.empty()) {
-        return info.name + " (llama.cpp's default: the file has no tokenizer.chat_template and nothing in it names a format)";
+        return info.name +
+               " (llama.cpp's default: the file has no tokenizer.chat_template and nothing in it names a format)";
       }
       return info.name + " (guessed from " + info.reason + "; the file has no tokenizer.chat_template)";
     case ChatTemplateOrigin::kOverride:
-      return info.name + (info.builtin ? " (built-in, chosen by --chat-template)" : " (Jinja given by --chat-template)");
+      return info.name + (info.builtin ? " (built-in, chosen over the model's)" : " (Jinja given over the model's)");
   }
   return info.name;
 }
