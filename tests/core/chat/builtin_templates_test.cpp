@@ -163,13 +163,25 @@ TEST(BuiltinTemplates, RenderLlamaCppFormatsItsTestLacks) {
   for (const Derived& d : kDerived) EXPECT_EQ(render(d.name, messages), d.expected) << d.name;
 }
 
-TEST(BuiltinTemplates, EveryBuiltinParsesRendersAndIsDetectedAsItself) {
+// llama-server logs the built-in format it chose as a chat_example of a fixed conversation; this one
+// is deepseek3's, as logged by llama.cpp servers ("chat template | ... chat_example=... built_in=true").
+TEST(BuiltinTemplates, Deepseek3AsLlamaServerLogsIt) {
+  const nlohmann::json messages = nlohmann::json::parse(R"([
+    {"role": "system", "content": "You are a helpful assistant"}, {"role": "user", "content": "Hello"},
+    {"role": "assistant", "content": "Hi there"}, {"role": "user", "content": "How are you?"}])");
+  EXPECT_EQ(render("deepseek3", messages),
+            "You are a helpful assistant\n\n<｜User｜>Hello<｜Assistant｜>Hi there<｜end▁of▁sentence｜><｜User｜>How are "
+            "you?<｜Assistant｜>");
+}
+
+TEST(BuiltinTemplates, EveryBuiltinParsesRendersAndIsFoundByName) {
   std::set<std::string_view> names;
   nlohmann::json messages = nlohmann::json::array();
   append(&messages, test::kLlamaCppConversation);
   for (const BuiltinTemplate& b : builtin_templates()) {
     EXPECT_TRUE(names.insert(b.name).second) << "duplicate " << b.name;
     EXPECT_FALSE(b.family.empty()) << b.name;
+    EXPECT_EQ(detect_template_name(b.name), b.name);
     const std::string out = render(b.name, messages);
     EXPECT_FALSE(out.starts_with("ERROR")) << b.name << ": " << out;
     EXPECT_NE(out.find("Another question"), std::string::npos) << b.name;
