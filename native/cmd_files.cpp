@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/chat/template.h"
 #include "core/gguf/describe.h"
 #include "core/session/chat_template.h"
 #include "native/commands.h"

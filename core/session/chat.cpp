@@ -3,7 +3,6 @@
 // tokenizes the result so that text from the messages can never become a control token.
 #include <nlohmann/json.hpp>
 
-#include "core/chat/template.h"
 #include "core/session/session.h"
 
 namespace ox {
