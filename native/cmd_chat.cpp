@@ -285,14 +285,15 @@ struct Chat {
 }  // namespace
 
 Status cmd_chat(Args& args) {
-  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args, {.chat_template = true}));
   Chat chat{ls, {}, {}};
   OX_ASSIGN_OR_RETURN(chat.gen, generate_options(args, *ls.model, 512));
   OX_ASSIGN_OR_RETURN(chat.system, args.string({"--system", "-sys"}, ""));
   OX_TRY(args.finish());
   install_sigint();
-  std::fprintf(stderr, "chat with %s: /help for commands, Ctrl-C stops a reply, end of input quits\n",
-               ls.model->file().name().c_str());
+  std::fprintf(stderr,
+               "chat with %s (chat template: %s): /help for commands, Ctrl-C stops a reply, end of input quits\n",
+               ls.model->file().name().c_str(), describe_chat_template(ls.model->chat_template()).c_str());
   std::string line;
   for (bool quit = false; !quit;) {
     std::fprintf(stderr, "> ");

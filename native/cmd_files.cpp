@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "core/chat/template.h"
 #include "core/gguf/describe.h"
+#include "core/session/chat_template.h"
 #include "native/commands.h"
 
 namespace ox::cli {
@@ -19,7 +19,15 @@ Status cmd_inspect(Args& args) {
     return error(ErrorCode::kInvalidArgument, "usage: oxidize inspect MODEL.gguf");
   }
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
-  const std::string text = gguf::describe_gguf(*file);
+  std::string text = gguf::describe_gguf(*file);
+  // Files with a vocabulary (models, vocab-only GGUFs) render chats: say with which template.
+  if (file->find("tokenizer.ggml.model") != nullptr) {
+    Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::from_gguf(*file);
+    text += "chat template: ";
+    text += tokenizer.ok() ? describe_chat_template(model_chat_template(*file, **tokenizer))
+                           : "none (the vocabulary does not load: " + tokenizer.status().message() + ")";
+    text += "\n";
+  }
   std::fwrite(text.data(), 1, text.size(), stdout);
   return Status::ok();
 }
@@ -52,14 +60,18 @@ Status cmd_tokenize(Args& args) {
 Status cmd_template(Args& args) {
   OX_ASSIGN_OR_RETURN(std::string model_path, args.string({"-m", "--model"}, ""));
   OX_ASSIGN_OR_RETURN(std::string template_path, args.string({"--template"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string chat_template, chat_template_arg(args));
   OX_ASSIGN_OR_RETURN(std::string messages_path, args.string({"--messages"}, ""));
   const bool add_generation_prompt = args.flag({"--add-generation-prompt"});
   const bool has_bos = args.has({"--bos"}), has_eos = args.has({"--eos"});
   OX_ASSIGN_OR_RETURN(std::string bos, args.string({"--bos"}, ""));
   OX_ASSIGN_OR_RETURN(std::string eos, args.string({"--eos"}, ""));
   OX_TRY(args.finish());
-  if (model_path.empty() == template_path.empty()) {
-    return error(ErrorCode::kInvalidArgument, "give exactly one of -m MODEL.gguf or --template FILE.jinja");
+  if (template_path.empty() ? model_path.empty() && chat_template.empty()
+                            : !model_path.empty() || !chat_template.empty()) {
+    return error(ErrorCode::kInvalidArgument,
+                 "give -m MODEL.gguf (its template, or --chat-template NAME|FILE with its BOS/EOS), "
+                 "--chat-template NAME|FILE, or --template FILE.jinja");
   }
   if (messages_path.empty()) return error(ErrorCode::kInvalidArgument, "--messages FILE.json is required");
   OX_ASSIGN_OR_RETURN(std::string messages_text, read_text_file(messages_path));
@@ -74,17 +86,18 @@ Status cmd_template(Args& args) {
                  strfmt("%s: expected a JSON array of messages (or an object with \"messages\")", messages_path.c_str()));
   }
 
-  std::string source;
+  ChatTemplateInfo info;
+  bool add_bos = false;
   if (!template_path.empty()) {
-    OX_ASSIGN_OR_RETURN(source, read_text_file(template_path));
-  } else {
+    OX_ASSIGN_OR_RETURN(info.source, read_text_file(template_path));  // rendered as it is, BOS and all
+  } else if (!chat_template.empty()) {
+    OX_ASSIGN_OR_RETURN(info, override_chat_template(chat_template));
+  }
+  if (!model_path.empty()) {
     OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(model_path));
     OX_ASSIGN_OR_RETURN(std::unique_ptr<tok::Tokenizer> tokenizer, tok::Tokenizer::from_gguf(*file));
-    source = std::string(tokenizer->chat_template());
-    if (source.empty()) {
-      return error(ErrorCode::kInvalidArgument,
-                   strfmt("%s has no tokenizer.chat_template; pass --template FILE.jinja", model_path.c_str()));
-    }
+    if (chat_template.empty()) info = model_chat_template(*file, *tokenizer);
+    add_bos = tokenizer->add_bos();
     // Without explicit --bos/--eos, the model's own token texts fill bos_token/eos_token.
     if (!has_bos && tokenizer->bos_id() >= 0) {
       OX_ASSIGN_OR_RETURN(bos, tokenizer->token_to_piece(tokenizer->bos_id(), true));
@@ -93,7 +106,8 @@ Status cmd_template(Args& args) {
       OX_ASSIGN_OR_RETURN(eos, tokenizer->token_to_piece(tokenizer->eos_id(), true));
     }
   }
-  OX_ASSIGN_OR_RETURN(std::string rendered, chat::apply_chat_template_ordered(source, messages, add_generation_prompt, bos, eos));
+  OX_ASSIGN_OR_RETURN(std::string rendered,
+                      render_chat_template(info, messages, add_generation_prompt, bos, eos, add_bos));
   std::fwrite(rendered.data(), 1, rendered.size(), stdout);
   return Status::ok();
 }

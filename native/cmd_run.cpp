@@ -2,11 +2,13 @@
 // option readers run, chat and logits share.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
 
 #include "core/base/cpu_info.h"
+#include "core/chat/builtin_templates.h"
 #include "core/kv_cache/kv_cache.h"
 #include "core/sampler/registry.h"
 #include "kernels/kernels.h"
@@ -21,6 +23,18 @@ Status cache_types(Args& args, DType* type_k, DType* type_v) {
   OX_ASSIGN_OR_RETURN(*type_k, parse_kv_cache_type(k, "-ctk"));
   OX_ASSIGN_OR_RETURN(*type_v, parse_kv_cache_type(v, "-ctv"));
   return Status::ok();
+}
+
+Result<std::string> chat_template_arg(Args& args) {
+  OX_ASSIGN_OR_RETURN(std::string value, args.string({"--chat-template"}, ""));
+  if (value.empty() || chat::find_builtin_template(value) != nullptr) return value;
+  std::error_code ec;
+  if (!std::filesystem::exists(value, ec)) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("--chat-template %s: not a built-in template nor a file; the built-in names: %s", value.c_str(),
+                        chat::builtin_template_list().c_str()));
+  }
+  return read_text_file(value);
 }
 
 Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open) {
@@ -38,8 +52,15 @@ Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open) {
   options.n_threads = static_cast<int>(n_threads);
   options.n_batch = static_cast<int>(n_batch);
   OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
+  std::string chat_template;
+  if (open.chat_template) {
+    OX_ASSIGN_OR_RETURN(chat_template, chat_template_arg(args));
+  }
   LoadedSession out;
   OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(path));
+  if (!chat_template.empty()) {
+    OX_ASSIGN_OR_RETURN(out.model, out.model->with_chat_template(chat_template));
+  }
   const int n_ctx_train = out.model->hparams().n_ctx_train;
   if (open.ctx_within_training && options.n_ctx > n_ctx_train) {
     return error(ErrorCode::kInvalidArgument, strfmt("-c %d is larger than the model's training context (%d tokens)",
@@ -152,7 +173,7 @@ void print_probs(const TokenProbs& probs) {
 }  // namespace
 
 Status cmd_run(Args& args) {
-  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args));
+  OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args, {.chat_template = true}));
   OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, *ls.model, -1));
   const bool print_ids = args.flag({"--ids"});
   const bool display_prompt = args.flag({"--display-prompt"}) && !args.flag({"--no-display-prompt"});

@@ -32,8 +32,12 @@ struct LoadedSession {
 struct OpenSessionOptions {
   int default_n_ctx = 0;             // -c when absent (0: the model's, capped as SessionOptions says)
   bool ctx_within_training = false;  // -c above the model's training context is an error
+  bool chat_template = false;        // the command takes --chat-template (run, chat)
 };
 Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open = {});
+// --chat-template NAME|FILE as LoadedModel::with_chat_template takes it: a built-in name as it is,
+// else the Jinja text of the file; neither is an error listing the built-in names. Empty if absent.
+Result<std::string> chat_template_arg(Args& args);
 // -ctk / -ctv (default f16 each).
 Status cache_types(Args& args, DType* type_k, DType* type_v);
 // Prompt text from -p (escapes processed unless --no-escape), -f or --stdin (empty if none).

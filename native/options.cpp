@@ -100,6 +100,11 @@ const OptionDef kChatOptions[] = {
     {{"--system", "-sys", "--system-prompt"}, "TEXT", "system message"},
 };
 
+const OptionDef kChatTemplateOptions[] = {
+    {{"--chat-template"}, "NAME|FILE", "render chats with this template instead of the model's: a built-in name "
+                                       "(llama.cpp's: chatml, llama3, mistral-v7, gemma, phi3, ...) or a Jinja file"},
+};
+
 const OptionDef kLogitsOptions[] = {
     {{"--top"}, "K", "how many of the highest logits to print (default 5)"},
 };
@@ -202,6 +207,7 @@ const OptionGroup kRunSampling{"sampling", sampler_options(true)};
 const OptionGroup kChatSampling{"sampling", sampler_options(false)};
 const OptionGroup kRun{"output", kRunOptions};
 const OptionGroup kChat{"chat", kChatOptions};
+const OptionGroup kChatTemplate{"chat template", kChatTemplateOptions};
 const OptionGroup kLogits{"logits", kLogitsOptions};
 const OptionGroup kInspect{"inspect", kInspectOptions};
 const OptionGroup kFormats{"formats", kFormatsOptions};
@@ -216,16 +222,17 @@ const OptionGroup kImatrix{"imatrix", kImatrixOptions};
 
 const CommandDef kCommands[] = {
     {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
-     {&kModel, &kPrompt, &kGeneration, &kRunSampling, &kRun}, cmd_run},
+     {&kModel, &kPrompt, &kGeneration, &kRunSampling, &kRun, &kChatTemplate}, cmd_run},
     {"chat", "-m MODEL [options]", "interactive chat with the model's template (/help inside)",
-     {&kModel, &kGeneration, &kChatSampling, &kChat}, cmd_chat},
+     {&kModel, &kGeneration, &kChatSampling, &kChat, &kChatTemplate}, cmd_chat},
     {"logits", "-m MODEL [-p PROMPT] [--top K]", "top-K `id logit` after the prompt",
      {&kModel, &kPrompt, &kLogits}, cmd_logits},
     {"inspect", "MODEL.gguf", "metadata and tensor table", {&kInspect}, cmd_inspect},
     {"tokenize", "-m MODEL (-p TEXT | -f FILE | --stdin) [options]", "token ids and pieces of a text",
      {&kTokenize, &kPrompt}, cmd_tokenize},
-    {"template", "(-m MODEL | --template FILE.jinja) --messages FILE.json [options]",
-     "render a chat template", {&kTemplate}, cmd_template},
+    {"template", "(-m MODEL [--chat-template NAME|FILE] | --chat-template NAME|FILE | --template FILE.jinja) "
+                 "--messages FILE.json [options]",
+     "render a chat template", {&kTemplate, &kChatTemplate}, cmd_template},
     {"quantize", "[options] IN.gguf OUT.gguf TYPE [THREADS]", "convert a model's weights to TYPE", {&kQuantize},
      cmd_quantize},
     {"imatrix", "-m MODEL -f TEXT [-o imatrix.gguf] [-c 512] [--chunks N] [options]",

@@ -203,6 +203,11 @@ class JsEngine {
       if (!parsed.ok()) return error_object(parsed.status());
       *type = parsed.value();
     }
+    const val chat_template = options.isUndefined() || options.isNull() ? val::undefined() : options["chatTemplate"];
+    if (!chat_template.isUndefined()) {
+      if (!chat_template.isString()) return error_object(ErrorCode::kInvalidArgument, "chatTemplate must be a string");
+      o.chat_template = chat_template.as<std::string>();
+    }
 #ifdef __EMSCRIPTEN_PTHREADS__
     o.n_threads = int_option(options, "n_threads", 1, 1, 256);
 #else
@@ -238,6 +243,10 @@ class JsEngine {
     out.set("bos_id", t.bos_id());
     out.set("eos_id", t.eos_id());
     out.set("has_chat_template", !t.chat_template().empty());
+    val chat_template = val::object();
+    chat_template.set("name", m.chat_template().name);
+    chat_template.set("origin", std::string(chat_template_origin_name(m.chat_template().origin)));
+    out.set("chatTemplate", chat_template);
     out.set("kernels", std::string(kernels::best_kernels().isa));
     return out;
   }

@@ -86,6 +86,9 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   OX_ASSIGN_OR_RETURN(std::shared_ptr<const LoadedModel> model,
                       LoadedModel::from_bytes(std::span<const uint8_t>(bytes, static_cast<size_t>(size)),
                                               std::move(name), std::move(owner), /*writable=*/true));
+  if (!options.chat_template.empty()) {
+    OX_ASSIGN_OR_RETURN(model, model->with_chat_template(options.chat_template));
+  }
   SessionOptions session_options;
   session_options.n_ctx = options.n_ctx;
   session_options.n_threads = options.n_threads;

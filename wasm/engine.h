@@ -36,6 +36,7 @@ struct LoadOptions {
   int n_batch = 512;
   DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
   DType cache_type_v = DType::F16;
+  std::string chat_template;  // JS chatTemplate: a built-in name or Jinja source; empty: the model's
 };
 
 inline constexpr int kConversationSlots = 8;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/status.h"
+#include "core/chat/builtin_templates.h"
 
 namespace ox::chat {
 
@@ -75,16 +76,5 @@ Result<std::string> apply_chat_template_ordered(std::string_view source, const n
                                                 bool add_generation_prompt, std::string_view bos,
                                                 std::string_view eos, const nlohmann::ordered_json& extra = {},
                                                 const RenderOptions& options = {});
-
-// Built-in templates (Jinja sources) for models without tokenizer.chat_template:
-// "chatml", "llama-2", "llama-3", "mistral", "gemma", "phi-3". Empty view if unknown.
-std::string_view builtin_template(std::string_view name);
-std::vector<std::string_view> builtin_template_names();
-
-// Picks a built-in template from general.architecture and the vocabulary's special tokens
-// (e.g. "<|im_start|>" means chatml). Returns "chatml" when nothing matches.
-std::string_view guess_template_name(std::string_view model_arch, const std::vector<std::string>& special_tokens);
-// The same, asking `has_token` whether the vocabulary holds a token (for vocabularies too large to list).
-std::string_view guess_template_name_by(std::string_view model_arch, const std::function<bool(std::string_view)>& has_token);
 
 }  // namespace ox::chat

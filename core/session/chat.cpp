@@ -1,19 +1,12 @@
-// LoadedModel::apply_chat_template and chat_prompt: the model's Jinja chat template (or a built-in
-// one) applied to OpenAI-style messages, with the model's BOS/EOS texts; chat_prompt also
+// LoadedModel::apply_chat_template and chat_prompt: the model's chat template (chat_template():
+// the file's, a guessed built-in or an override) applied to OpenAI-style messages, with the model's BOS/EOS texts; chat_prompt also
 // tokenizes the result so that text from the messages can never become a control token.
 #include <nlohmann/json.hpp>
 
-#include "core/chat/template.h"
 #include "core/session/session.h"
 
 namespace ox {
 namespace {
-
-// True if `text` is a single special token of this vocabulary.
-bool has_special_token(const tok::Tokenizer& t, std::string_view text) {
-  Result<std::vector<int32_t>> ids = t.encode(text, /*add_special=*/false, /*parse_special=*/true);
-  return ids.ok() && ids.value().size() == 1;
-}
 
 // Message strings that hold control-token texts ("<|im_end|>", "</s>") are marked before the
 // template runs: each such text is wrapped in U+E000 ... U+E001, and any of U+E000-U+E002 the user
@@ -122,14 +115,7 @@ Result<std::string> LoadedModel::render_chat(const nlohmann::ordered_json& messa
   if (t.eos_id() >= 0) {
     OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
   }
-  std::string_view source = t.chat_template();
-  if (source.empty()) {
-    // No tokenizer.chat_template: a built-in one chosen from the vocabulary's markers, as llama.cpp does.
-    Result<std::string_view> arch = file().get_string("general.architecture");
-    source = chat::builtin_template(chat::guess_template_name_by(
-        arch.ok() ? arch.value() : std::string_view(), [&](std::string_view text) { return has_special_token(t, text); }));
-  }
-  return chat::apply_chat_template_ordered(source, messages, add_generation_prompt, bos, eos);
+  return render_chat_template(chat_template_, messages, add_generation_prompt, bos, eos, t.add_bos());
 }
 
 Result<std::vector<int32_t>> LoadedModel::chat_prompt_from_json(std::string_view messages_json, bool add_generation_prompt) const {

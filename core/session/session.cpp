@@ -47,12 +47,24 @@ Result<std::shared_ptr<const LoadedModel>> LoadedModel::build(std::shared_ptr<co
   auto loaded = std::shared_ptr<LoadedModel>(new LoadedModel());
   loaded->file_ = file;
   OX_ASSIGN_OR_RETURN(loaded->model_, Model::load(file));
-  OX_ASSIGN_OR_RETURN(loaded->tokenizer_, tok::Tokenizer::from_gguf(*file));
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<tok::Tokenizer> tokenizer, tok::Tokenizer::from_gguf(*file));
+  loaded->tokenizer_ = std::move(tokenizer);
   if (loaded->tokenizer_->n_vocab() != loaded->model_->hparams().n_vocab) {
     return error(ErrorCode::kInvalidFile,
                  strfmt("%s: tokenizer has %d tokens but the model's vocabulary has %d", file->name().c_str(),
                         loaded->tokenizer_->n_vocab(), loaded->model_->hparams().n_vocab));
   }
+  loaded->chat_template_ = model_chat_template(*file, *loaded->tokenizer_);
+  return std::shared_ptr<const LoadedModel>(std::move(loaded));
+}
+
+Result<std::shared_ptr<const LoadedModel>> LoadedModel::with_chat_template(std::string_view name_or_source) const {
+  OX_ASSIGN_OR_RETURN(ChatTemplateInfo info, override_chat_template(name_or_source));
+  auto loaded = std::shared_ptr<LoadedModel>(new LoadedModel());
+  loaded->file_ = file_;
+  loaded->model_ = model_;
+  loaded->tokenizer_ = tokenizer_;
+  loaded->chat_template_ = std::move(info);
   return std::shared_ptr<const LoadedModel>(std::move(loaded));
 }
 

@@ -21,6 +21,7 @@
 #include "core/model/model.h"
 #include "core/sampler/sampler.h"
 #include "core/sampler/token_trie.h"
+#include "core/session/chat_template.h"
 #include "core/session/generation.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -43,8 +44,14 @@ class LoadedModel {
   const tok::Tokenizer& tokenizer() const { return *tokenizer_; }
   const HParams& hparams() const { return model_->hparams(); }
 
-  // Renders chat messages (JSON array of {role, content}) with the model's chat template, or a
-  // built-in one guessed from the model when the GGUF carries none.
+  // The chat template render_chat uses: the file's, a guessed built-in, or an override.
+  const ChatTemplateInfo& chat_template() const { return chat_template_; }
+  // The same model (weights, tokenizer shared) rendering chats with `name_or_source` instead: a
+  // built-in name (chat::builtin_templates) or Jinja source (see override_chat_template).
+  Result<std::shared_ptr<const LoadedModel>> with_chat_template(std::string_view name_or_source) const;
+
+  // Renders chat messages (JSON array of {role, content}) with chat_template(). A built-in one
+  // is preceded by the BOS text when the vocabulary adds BOS (as llama.cpp's tokenizer would).
   Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
   Result<std::string> render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt) const;
   // The prompt tokens of a conversation: the messages rendered as above and tokenized so that only
@@ -65,7 +72,8 @@ class LoadedModel {
   static Result<std::shared_ptr<const LoadedModel>> build(std::shared_ptr<const gguf::GgufFile> file);
   std::shared_ptr<const gguf::GgufFile> file_;
   std::shared_ptr<const Model> model_;
-  std::unique_ptr<tok::Tokenizer> tokenizer_;
+  std::shared_ptr<const tok::Tokenizer> tokenizer_;
+  ChatTemplateInfo chat_template_;
   mutable std::once_flag trie_once_;
   mutable std::shared_ptr<const TokenTrie> trie_;
 };

@@ -279,5 +279,29 @@ check "run --grammar left-recursive -> exit 1 (never a hang)" bash -c "[ $rc -eq
 check "run -j with an unsupported keyword -> exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q \"unsupported keyword 'propertyNames'\" '$tmp/err'"
 "$cli" run -m "$model" -p x -n 4 -j '{}' --grammar 'root ::= "a"' > /dev/null 2> "$tmp/err"; rc=$?
 check "run -j and --grammar together -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'give one of --grammar' '$tmp/err'"
+# Chat templates (issue #20): inspect says which one and whence; --chat-template NAME|FILE overrides it.
+"$cli" inspect "$model" > "$tmp/out" 2>&1; rc=$?
+check "inspect: a 'chat template:' line (stories260K has none: llama2 guessed from its architecture)" \
+  bash -c "[ $rc -eq 0 ] && grep -q '^chat template: llama2 (guessed from general.architecture = llama;' '$tmp/out'"
+echo '[{"role": "user", "content": "Hi"}]' > "$tmp/msgs.json"
+"$cli" template -m "$model" --messages "$tmp/msgs.json" --add-generation-prompt > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "template -m (no template in the file): the guessed llama2, after BOS" \
+  bash -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/out')\" = '<s>[INST] Hi [/INST]' ]"
+"$cli" template -m "$model" --chat-template chatml --messages "$tmp/msgs.json" --add-generation-prompt > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "template --chat-template chatml: the built-in ChatML" \
+  bash -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/out')\" = \"\$(printf '<s><|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n')\" ]"
+printf '{%% for m in messages %%}<<{{ m.content }}>>{%% endfor %%}' > "$tmp/t.jinja"
+"$cli" template --chat-template "$tmp/t.jinja" --messages "$tmp/msgs.json" > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "template --chat-template FILE: the file's Jinja" bash -c "[ $rc -eq 0 ] && [ \"\$(cat '$tmp/out')\" = '<<Hi>>' ]"
+"$cli" run -m "$model" --chat -p Hi --chat-template nosuch -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --chat-template nosuch -> exit 1 listing the built-in names" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'nosuch: not a built-in template nor a file' '$tmp/err' && grep -q 'chatml, llama2, llama2-sys' '$tmp/err' && grep -q 'gpt-oss' '$tmp/err'"
+"$cli" run -m "$model" --chat -p Hi --chat-template gemma -n 4 --temp 0 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --chat --chat-template gemma -> exit 0" rc_is $rc 0
+echo hi | "$cli" chat -m "$model" --chat-template llama3 -n 4 --temp 0 > /dev/null 2> "$tmp/err"; rc=$?
+check "chat --chat-template llama3: exit 0, the banner names it" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'chat template: llama3 (built-in, chosen over the model' '$tmp/err'"
+"$cli" logits -m "$model" --chat-template chatml > /dev/null 2> "$tmp/err"; rc=$?
+check "logits --chat-template (renders no chat) -> rejected by name" bash -c "[ $rc -eq 1 ] && grep -q \"'--chat-template'\" '$tmp/err'"
 
 check_summary

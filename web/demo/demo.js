@@ -54,7 +54,8 @@ async function load(input) {
     ui.useTemplate.checked = info.has_chat_template;
     ui.modelInfo.textContent =
       `${info.name}: ${info.arch}, ${info.n_layer} layers, vocab ${info.n_vocab}, context ${info.n_ctx}, ` +
-      `${mib(info.size_bytes)} from ${info.source}` + (info.has_chat_template ? '' : ' (no chat template: raw completion)');
+      `${mib(info.size_bytes)} from ${info.source}, chat template ${info.chatTemplate.name} (${info.chatTemplate.origin})` +
+      (info.has_chat_template ? '' : ' (none in the file: raw completion by default)');
   } catch (e) {
     ui.progress.value = 0;
     ui.modelInfo.textContent = 'no model loaded';

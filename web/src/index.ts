@@ -31,6 +31,8 @@ export type {
   BenchRecord,
   BenchReport,
   ChatMessage,
+  ChatTemplateInfo,
+  ChatTemplateOrigin,
   ErrorCode,
   FinishReason,
   GenerationResult,
@@ -504,6 +506,7 @@ export class Engine {
     if (options.cacheTypeK !== undefined) params.cacheTypeK = options.cacheTypeK;
     if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
     if (options.sha256 !== undefined) params.sha256 = options.sha256;
+    if (options.chatTemplate !== undefined) params.chatTemplate = options.chatTemplate;
     let source: ModelSource;
     const transfer: Transferable[] = [];
     if (typeof input === 'string' || input instanceof URL) {

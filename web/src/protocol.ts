@@ -63,6 +63,23 @@ export interface LoadParams {
   cacheTypeV?: KvCacheType;
   /** Expected SHA-256 (hex) of the file; checked before parsing, and on every cache hit. */
   sha256?: string;
+  /**
+   * Chat template used instead of the model's: a built-in name (llama.cpp's: 'chatml', 'llama3',
+   * 'mistral-v7', 'gemma', 'phi3', ...) or Jinja source. An unknown name rejects the load with
+   * "invalid_argument" listing the built-in names.
+   */
+  chatTemplate?: string;
+}
+
+/** Where the chat template came from: the GGUF's tokenizer.chat_template, a built-in guessed for a
+ * file without one, or LoadParams.chatTemplate. */
+export type ChatTemplateOrigin = 'file' | 'guessed' | 'override';
+
+export interface ChatTemplateInfo {
+  /** A built-in's name ('chatml', 'llama3', ...), the built-in format a Jinja template was
+   * recognised as, or 'custom'. */
+  name: string;
+  origin: ChatTemplateOrigin;
 }
 
 export interface ModelInfo {
@@ -84,6 +101,8 @@ export interface ModelInfo {
   bos_id: number;
   eos_id: number;
   has_chat_template: boolean;
+  /** The template chats are rendered with, and where it came from. */
+  chatTemplate: ChatTemplateInfo;
   kernels: string;
   /** Where the bytes came from this time. */
   source: 'network' | 'cache' | 'blob' | 'buffer';

@@ -1,5 +1,5 @@
 // Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
-import type { ErrorCode, KvCacheType } from './protocol.js';
+import type { ChatTemplateInfo, ErrorCode, KvCacheType } from './protocol.js';
 
 export interface WasmError {
   ok: false;
@@ -26,6 +26,7 @@ export interface WasmModelInfo {
   bos_id: number;
   eos_id: number;
   has_chat_template: boolean;
+  chatTemplate: ChatTemplateInfo;
   kernels: string;
 }
 
@@ -54,7 +55,14 @@ export interface WasmEngine {
   bufferSha256(): string;
   load(
     name: string,
-    options: { n_ctx: number; n_batch: number; n_threads: number; cacheTypeK?: string; cacheTypeV?: string },
+    options: {
+      n_ctx: number;
+      n_batch: number;
+      n_threads: number;
+      cacheTypeK?: string;
+      cacheTypeV?: string;
+      chatTemplate?: string;
+    },
   ): WasmResult<WasmModelInfo>;
   unload(): void;
   info(): WasmResult<WasmModelInfo>;

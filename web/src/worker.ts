@@ -329,6 +329,7 @@ function openModel(eng: WasmEngine, name: string, params: LoadParams, source: Mo
       n_threads: runtime?.threads ?? 1,
       cacheTypeK: params.cacheTypeK,
       cacheTypeV: params.cacheTypeV,
+      chatTemplate: params.chatTemplate,
     }),
   );
   const { ok: _ok, ...fields } = info;

@@ -174,6 +174,7 @@ for (const mode of ['isolated', 'plain']) {
       }, { prompt: PROMPT, n: N_PREDICT });
       assert.equal(r.info.arch, 'llama');
       assert.equal(r.info.n_vocab, 512);
+      assert.deepEqual(r.info.chatTemplate, { name: 'llama2', origin: 'guessed' });
       assert.equal(r.info.n_threads, mode === 'isolated' ? r.timings.threads : 1);
       assert.equal(r.text, expectedText);
       assert.equal(r.finish, 'length');
@@ -336,6 +337,23 @@ for (const mode of ['isolated', 'plain']) {
         return (await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 })).choices[0].text;
       }, { prompt: PROMPT, n: N_PREDICT });
       assert.equal(r, expectedText);
+    });
+
+    test('chatTemplate overrides the model\'s by built-in name or Jinja; an unknown name rejects listing them', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        const byName = await engine.load('/models/stories260K.gguf', { chatTemplate: 'chatml' });
+        const named = await engine.applyChatTemplate([{ role: 'user', content: 'Hi' }]);
+        const byJinja = await engine.load('/models/stories260K.gguf', { chatTemplate: '{% for m in messages %}<<{{ m.content }}>>{% endfor %}' });
+        const jinja = await engine.applyChatTemplate([{ role: 'user', content: 'Hi' }]);
+        return { byName: byName.chatTemplate, named, byJinja: byJinja.chatTemplate, jinja };
+      });
+      assert.deepEqual(r.byName, { name: 'chatml', origin: 'override' });
+      assert.equal(r.named, '<s><|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n');
+      assert.deepEqual(r.byJinja, { name: 'custom', origin: 'override' });
+      assert.equal(r.jinja, '<<Hi>>');
+      const unknown = await rejection(page, (engine) => engine.load('/models/stories260K.gguf', { chatTemplate: 'nosuch' }));
+      assert.equal(unknown.code, 'invalid_argument', JSON.stringify(unknown));
+      assert.match(unknown.message, /unknown chat template 'nosuch'.*chatml, llama2, llama2-sys/);
     });
 
     test('cacheTypeK/V set the KV cache type; unknown or misfitting types reject by name', T, async () => {
