@@ -29,7 +29,8 @@ enum class Residual : uint8_t { kSequential, kParallel, kParallelTwoNorms };
 //   kMamba2: Mamba-2's SSD with groups and a grouped RMSNorm (ssm_norm)
 //   kShortConv: lfm2's gated short convolution (shortconv.in_proj / conv / out_proj)
 //   kRwkv7: RWKV-7's time mix (wkv7 state) and channel mix, each with a token shift
-enum class Recurrent : uint8_t { kNone, kMamba, kMamba2, kShortConv, kRwkv7 };
+//   kDeltaNet: Qwen3.5's gated delta net (attn_qkv, attn_gate, ssm_conv1d, ssm_alpha/beta, ssm_a, ssm_norm)
+enum class Recurrent : uint8_t { kNone, kMamba, kMamba2, kShortConv, kRwkv7, kDeltaNet };
 
 // Whether a tensor is in the architecture: never, optional (llama.cpp's TENSOR_NOT_REQUIRED: the
 // loader takes it when the file has it, synth always writes it), or required.
@@ -89,6 +90,9 @@ struct ArchSpec {
   float embd_mult = 0.0f;
   float residual_mult = 0.0f;
   float logit_div = 0.0f;
+  // qwen35: every attention_interval-th layer attends, the others are recurrent, unless the file's
+  // <arch>.full_attention_interval says otherwise (0: the layer pattern comes from head_count_kv).
+  int attention_interval = 0;
 };
 
 }  // namespace ox

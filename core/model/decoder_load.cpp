@@ -82,6 +82,10 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kChannelMixLerpK: return &L.rwkv.cm_lerp_k;
     case Tn::kChannelMixKey: return &L.rwkv.cm_key;
     case Tn::kChannelMixValue: return &L.rwkv.cm_value;
+    // qwen35
+    case Tn::kAttnGate: return &L.attn_gate;
+    case Tn::kSsmBeta: return &L.ssm_beta;
+    case Tn::kSsmAlpha: return &L.ssm_alpha;
     default: return nullptr;
   }
 }

@@ -58,6 +58,7 @@ Status read_ssm(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
   OX_ASSIGN_OR_RETURN(hp.n_lora_value_res_mix, read_count(f, p + "attention.value_residual_mix_lora_rank", false, 0));
   OX_ASSIGN_OR_RETURN(hp.n_lora_gate, read_count(f, p + "attention.gate_lora_rank", false, 0));
   OX_ASSIGN_OR_RETURN(hp.token_shift_count, read_count(f, p + "token_shift_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.full_attention_interval, read_count(f, p + "full_attention_interval", false, 0));
   return Status::ok();
 }
 

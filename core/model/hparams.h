@@ -48,6 +48,7 @@ struct HParams {
   int wkv_head_size = 0;
   int n_lora_decay = 0, n_lora_iclr = 0, n_lora_value_res_mix = 0, n_lora_gate = 0;
   int token_shift_count = 0;
+  int full_attention_interval = 0;  // <arch>.full_attention_interval (qwen35; 0 if absent)
   // Hybrids (lfm2): attention.head_count_kv given per layer, 0 on the recurrent layers; n_head_kv is
   // then the largest. Empty when the key is a single count.
   std::vector<bool> kv_free_layer;

@@ -57,6 +57,9 @@ struct LayerWeights {
   // lfm2's short-convolution layers use ssm_in / ssm_conv1d / ssm_out for in_proj / conv / out_proj.
   Tensor ssm_in, ssm_conv1d, ssm_conv1d_b, ssm_x, ssm_dt, ssm_dt_b, ssm_a, ssm_d, ssm_norm, ssm_out;
   Rwkv7Weights rwkv;
+  // qwen35's gated delta net (its q|k|v projection is attn_qkv, held in wq): the output gate's
+  // projection and the per-head learning-rate (beta) and decay (alpha) projections.
+  Tensor attn_gate, ssm_beta, ssm_alpha;
 };
 
 struct ModelWeights {

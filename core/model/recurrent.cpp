@@ -37,6 +37,15 @@ RecurrentDims recurrent_dims(const ArchSpec& spec, const HParams& hp) {
       r.scratch = 16 * d + lora;
       break;
     }
+    case Recurrent::kDeltaNet: {
+      const int64_t conv_dim = d_inner + 2 * n_group * d_state;  // q | k | v
+      const int64_t n_v_head = dt_rank, head_v = d_inner / std::max<int64_t>(1, n_v_head);
+      r.conv = keep * conv_dim;
+      r.ssm = d_inner * head_v;  // an S x S matrix per value head
+      // q k v, their convolution, the gate z, beta, alpha (decay), the output; attention layers: q|gate
+      r.scratch = 2 * conv_dim + 2 * d_inner + 2 * n_v_head + 2 * int64_t{hp.n_head} * hp.head_dim_k;
+      break;
+    }
     case Recurrent::kShortConv:
       r.conv = int64_t{hp.shortconv_l_cache - 1} * hp.n_embd;
       // b | c | x, b * x, the convolution's output

@@ -47,6 +47,8 @@ void forward_rwkv7(const Model& m, ForwardState& st, std::span<const BatchToken>
 void forward_falcon_h1(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
 // The forward pass of granitehybrid (forward_granite_hybrid.cpp).
 void forward_granite_hybrid(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
+// The forward pass of qwen35 (forward_qwen35.cpp).
+void forward_qwen35(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
 // The forward pass of lfm2 (forward_lfm2.cpp).
 void forward_lfm2(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
 

@@ -69,6 +69,9 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kChannelMixKey, "channel_mix_key", true, false, G::kNone},
     {Tn::kChannelMixValue, "channel_mix_value", true, false, G::kNone},
     {Tn::kFfnNormBare, "ffn_norm", true, true, G::kNone, true},
+    {Tn::kAttnGate, "attn_gate", true, false, G::kNone},
+    {Tn::kSsmBeta, "ssm_beta", true, false, G::kNone},
+    {Tn::kSsmAlpha, "ssm_alpha", true, false, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

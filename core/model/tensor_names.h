@@ -26,6 +26,8 @@ enum class Tn : uint8_t {
   kTimeMixValue, kTimeMixReceptance, kTimeMixLn, kTimeMixOutput, kChannelMixLerpK, kChannelMixKey, kChannelMixValue,
   // falcon-h1's feed-forward norm, which llama.cpp names without a suffix ("blk.%d.ffn_norm")
   kFfnNormBare,
+  // qwen35's gated delta net: the output gate's projection and the per-head beta / alpha maps
+  kAttnGate, kSsmBeta, kSsmAlpha,
   kCount
 };
 

@@ -47,7 +47,8 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
   if (s.recurrent == Recurrent::kRwkv7) p.norm(s, Tn::kTokenEmbdNorm, -1);  // RWKV's norm of the embeddings
   for (int l = 0; l < hp.n_layer; ++l) {
-    if (is_recurrent_layer(s, hp, l)) {  // state-space layers (tensor_plan_recurrent.cpp)
+    // state-space layers, and every layer of qwen35 (tensor_plan_recurrent.cpp)
+    if (is_recurrent_layer(s, hp, l) || s.recurrent == Recurrent::kDeltaNet) {
       plan_recurrent_layer(s, hp, l, out);
       continue;
     }

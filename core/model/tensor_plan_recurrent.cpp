@@ -4,6 +4,8 @@
 
 namespace ox {
 
+void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out);
+
 namespace {
 
 // RWKV-7 (llama.cpp's src/models/rwkv7.cpp): LayerNorms with biases before each mix.
@@ -46,9 +48,50 @@ void plan_rwkv7_layer(const HParams& hp, int l, std::vector<PlannedTensor>& out)
 
 }  // namespace
 
+// qwen35 (llama.cpp's src/models/qwen35.cpp): both kinds of layer end in post_attention_norm (the
+// feed-forward's norm) and a SwiGLU feed-forward. Attention layers project q together with its
+// output gate (per head [q | gate]).
+void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out) {
+  const int64_t d = hp.n_embd;
+  auto add = [&](Tn role, std::vector<int64_t> dims, bool bias = false, Has has = Has::kYes) {
+    out.push_back({role, l, bias, has, std::move(dims)});
+  };
+  add(Tn::kAttnNorm, {d});
+  add(Tn::kAttnPostNorm, {d});
+  if (is_recurrent_layer(s, hp, l)) {
+    const int64_t key_dim = int64_t{hp.ssm_d_state} * hp.ssm_n_group, value_dim = hp.ssm_d_inner;
+    const int64_t n_v_head = hp.ssm_dt_rank;
+    add(Tn::kAttnQkv, {d, 2 * key_dim + value_dim});
+    add(Tn::kAttnGate, {d, value_dim});
+    add(Tn::kSsmConv1d, {hp.ssm_d_conv, 2 * key_dim + value_dim});
+    add(Tn::kSsmDt, {n_v_head}, true);
+    add(Tn::kSsmA, {n_v_head});
+    add(Tn::kSsmBeta, {d, n_v_head});
+    add(Tn::kSsmAlpha, {d, n_v_head});
+    add(Tn::kSsmNorm, {value_dim / n_v_head});
+    add(Tn::kSsmOut, {value_dim, d});
+  } else {
+    const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k, kv_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
+    add(Tn::kAttnQ, {d, 2 * q_dim});
+    add(Tn::kAttnQ, {2 * q_dim}, true, Has::kOptional);
+    add(Tn::kAttnK, {d, kv_dim});
+    add(Tn::kAttnK, {kv_dim}, true, Has::kOptional);
+    add(Tn::kAttnV, {d, kv_dim});
+    add(Tn::kAttnV, {kv_dim}, true, Has::kOptional);
+    add(Tn::kAttnOutput, {q_dim, d});
+    add(Tn::kAttnQNorm, {hp.head_dim_k});
+    add(Tn::kAttnKNorm, {hp.head_dim_k});
+  }
+  add(Tn::kFfnGate, {d, hp.n_ff});
+  add(Tn::kFfnUp, {d, hp.n_ff});
+  add(Tn::kFfnDown, {hp.n_ff, d});
+}
+
 bool is_recurrent_layer(const ArchSpec& s, const HParams& hp, int l) {
   if (s.recurrent == Recurrent::kNone) return false;
   if (!s.hybrid) return true;
+  const int interval = hp.full_attention_interval > 0 ? hp.full_attention_interval : s.attention_interval;
+  if (hp.kv_free_layer.empty() && interval > 0) return (l + 1) % interval != 0;
   return static_cast<size_t>(l) < hp.kv_free_layer.size() && hp.kv_free_layer[static_cast<size_t>(l)];
 }
 
@@ -59,6 +102,10 @@ void plan_recurrent_layer(const ArchSpec& s, const HParams& hp, int l, std::vect
   };
   if (s.recurrent == Recurrent::kRwkv7) {
     plan_rwkv7_layer(hp, l, out);
+    return;
+  }
+  if (s.recurrent == Recurrent::kDeltaNet) {
+    plan_qwen35_layer(s, hp, l, out);
     return;
   }
   add(Tn::kAttnNorm, {d});
@@ -108,6 +155,7 @@ void plan_recurrent_mixer(const ArchSpec& s, const HParams& hp, int l, std::vect
       break;
     }
     case Recurrent::kRwkv7:
+    case Recurrent::kDeltaNet:  // whole layers: plan_rwkv7_layer, plan_qwen35_layer
       break;
     case Recurrent::kShortConv:  // lfm2: gates and input, the convolution, the output
       add(Tn::kShortConvConv, {hp.shortconv_l_cache, d});

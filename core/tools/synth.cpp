@@ -171,6 +171,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "ssm.group_count") hp.ssm_n_group = v;
     if (key == "shortconv.l_cache") hp.shortconv_l_cache = v;
     if (key == "wkv.head_size") hp.wkv_head_size = v;
+    if (key == "full_attention_interval") hp.full_attention_interval = v;
     if (key == "attention.decay_lora_rank") hp.n_lora_decay = v;
     if (key == "attention.iclr_lora_rank") hp.n_lora_iclr = v;
     if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
@@ -209,6 +210,16 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
       case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
       case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
       case SynthKey::kBool: OX_TRY(w.add_bool(p + k.key, k.value != 0)); break;
+      case SynthKey::kU32List: {
+        std::vector<uint32_t> v;
+        for (const char* q = k.layers; q != nullptr && *q != '\0';) {
+          char* end = nullptr;
+          v.push_back(static_cast<uint32_t>(std::strtoul(q, &end, 10)));
+          q = *end == ',' ? end + 1 : end;
+        }
+        OX_TRY(w.add_array<uint32_t>(p + k.key, v));
+        break;
+      }
       case SynthKey::kU32Layers: {
         const std::vector<uint32_t> v = layer_values(k, static_cast<uint32_t>(hp.n_layer));
         OX_TRY(w.add_array<uint32_t>(p + k.key, v));
