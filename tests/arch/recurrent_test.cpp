@@ -190,6 +190,45 @@ TEST_P(RecurrentModel, SessionStateRestoresTheRecurrentState) {
   EXPECT_TRUE(b.value()->truncate(0).is_ok());
 }
 
+// Greedy generation through a session: a second prompt that shares only part of the first cannot
+// reuse the cut state, so it starts again from position 0 and gives a fresh session's tokens; a
+// context shift past n_ctx keeps generating.
+std::vector<int32_t> generate(Session& s, std::span<const int32_t> prompt, int n, bool* ok) {
+  GenerateOptions o;
+  o.max_tokens = n;
+  o.sampling.temperature = 0.0f;
+  o.ignore_eos = true;
+  std::vector<int32_t> out;
+  auto on_event = [&](const GenerateEvent& e) {
+    out.push_back(e.token);
+    return true;
+  };
+  Result<GenerateStats> r = s.generate(prompt, o, on_event);
+  *ok = r.ok();
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return out;
+}
+
+TEST_P(RecurrentModel, GenerationRestartsWhereThePrefixDiverges) {
+  SessionOptions options;
+  options.n_ctx = 24;
+  options.n_threads = 1;
+  auto a = Session::create(loaded_, options);
+  auto b = Session::create(loaded_, options);
+  ASSERT_TRUE(a.ok() && b.ok());
+  bool ok = false;
+  generate(*a.value(), kPrompt, 4, &ok);
+  std::vector<int32_t> other(kPrompt.begin(), kPrompt.begin() + 6);
+  other.push_back(290);
+  const std::vector<int32_t> reused = generate(*a.value(), other, 6, &ok);
+  const std::vector<int32_t> fresh = generate(*b.value(), other, 6, &ok);
+  EXPECT_EQ(reused, fresh);
+  // 7 prompt tokens + 30 generated in a context of 24: shifted at least once, and still going.
+  const std::vector<int32_t> longer = generate(*b.value(), other, 30, &ok);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(longer.size(), 30u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, RecurrentModel, ::testing::ValuesIn(recurrent_archs()),
                          [](const auto& info) {
                            std::string name = info.param;
