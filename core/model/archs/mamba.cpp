@@ -9,6 +9,13 @@ namespace ox::archs {
 namespace {
 
 Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
+  // FalconMamba's RMSNorm of dt, B and C (ssm.dt_b_c_rms) is not implemented: refuse, not misrun.
+  OX_ASSIGN_OR_RETURN(const bool dt_b_c_rms, file.get_bool_or(hp.arch + ".ssm.dt_b_c_rms", false));
+  if (dt_b_c_rms) {
+    return error(ErrorCode::kUnsupported, strfmt("%s: '%s.ssm.dt_b_c_rms' (FalconMamba's norms of dt, B and C) is not "
+                                                 "supported",
+                                                 file.name().c_str(), hp.arch.c_str()));
+  }
   return check_ssm_hparams(file, hp, Recurrent::kMamba);
 }
 
