@@ -32,6 +32,10 @@ Result<DType> parse_kv_cache_type(std::string_view name, std::string_view what) 
 
 namespace {
 
+RecurrentShape recurrent_shape(const KvCacheShape& s) {
+  return RecurrentShape{s.n_layer, s.n_seq, s.rs_conv_dim, s.rs_ssm_dim};
+}
+
 // A block format needs whole blocks per head: attention reads one head's row at a time.
 Status check_type(DType type, int head_dim, const char* which) {
   bool listed = false;
@@ -59,7 +63,8 @@ Result<uint64_t> KvCache::bytes_needed(const KvCacheShape& s) {
   const uint64_t rows =
       static_cast<uint64_t>(s.n_layer) * static_cast<uint64_t>(s.n_seq) * static_cast<uint64_t>(s.n_ctx);
   return rows * (dtype_row_bytes(s.type_k, static_cast<uint64_t>(s.k_dim)) +
-                 dtype_row_bytes(s.type_v, static_cast<uint64_t>(s.v_dim)));
+                 dtype_row_bytes(s.type_v, static_cast<uint64_t>(s.v_dim))) +
+         recurrent_shape(s).bytes();
 }
 
 Result<KvCache> KvCache::create(const KvCacheShape& shape) {
@@ -81,6 +86,7 @@ Result<KvCache> KvCache::create(const KvCacheShape& shape) {
       static_cast<uint64_t>(shape.n_layer) * static_cast<uint64_t>(shape.n_seq) * static_cast<uint64_t>(shape.n_ctx);
   OX_ASSIGN_OR_RETURN(c.k_, BigBuffer::zeroed(rows * c.k_row_bytes_));
   OX_ASSIGN_OR_RETURN(c.v_, BigBuffer::zeroed(rows * c.v_row_bytes_));
+  OX_ASSIGN_OR_RETURN(c.rs_, RecurrentState::create(recurrent_shape(shape)));
   c.n_pos_.assign(static_cast<size_t>(shape.n_seq), 0);
   return c;
 }
@@ -122,6 +128,14 @@ Status KvCache::seq_cp(int src, int dst, int64_t p0, int64_t p1) {
                         "missing in between",
                         static_cast<long long>(p0), dst, static_cast<long long>(n_pos(dst))));
   }
+  if (has_recurrent() && (p0 != 0 || p1 != n_pos(src))) {
+    return error(ErrorCode::kUnsupported,
+                 strfmt("cannot copy positions [%lld, %lld) of sequence %d: its recurrent state covers all %lld "
+                        "positions it holds, so only the whole sequence can be copied",
+                        static_cast<long long>(p0), static_cast<long long>(p1), src,
+                        static_cast<long long>(n_pos(src))));
+  }
+  rs_.copy(src, dst);
   const size_t n = static_cast<size_t>(p1 - p0);
   for (int l = 0; l < shape_.n_layer; ++l) {
     std::memcpy(k(l, dst, p0), k(l, src, p0), n * k_row_bytes_);
@@ -138,6 +152,7 @@ std::vector<std::span<const uint8_t>> KvCache::ranges(int64_t n, int seq) const 
     out.emplace_back(k(l, seq, 0), static_cast<size_t>(n) * k_row_bytes_);
     out.emplace_back(v(l, seq, 0), static_cast<size_t>(n) * v_row_bytes_);
   }
+  for (std::span<const uint8_t> r : rs_.ranges(seq)) out.push_back(r);
   return out;
 }
 
@@ -148,6 +163,7 @@ std::vector<std::span<uint8_t>> KvCache::mutable_ranges(int64_t n, int seq) {
     out.emplace_back(k(l, seq, 0), static_cast<size_t>(n) * k_row_bytes_);
     out.emplace_back(v(l, seq, 0), static_cast<size_t>(n) * v_row_bytes_);
   }
+  for (std::span<uint8_t> r : rs_.mutable_ranges(seq)) out.push_back(r);
   return out;
 }
 

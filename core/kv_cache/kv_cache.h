@@ -3,7 +3,8 @@
 // format). Layout: per layer, per sequence (llama.cpp's non-unified cache, one stream per
 // sequence), [n_ctx] rows of n_head_kv * head_dim elements for K and for V, so one position's
 // heads are adjacent and a head's rows are k_row_bytes apart. Sequence s holds positions
-// [0, n_pos(s)).
+// [0, n_pos(s)). Recurrent and hybrid models also keep a fixed-size state per layer and sequence
+// (recurrent_state.h) in the same cache: sized, counted, copied, saved and cleared with the rows.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "core/base/big_buffer.h"
 #include "core/base/status.h"
+#include "core/kv_cache/recurrent_state.h"
 #include "core/quant/dtype.h"
 
 namespace ox {
@@ -39,6 +41,10 @@ struct KvCacheShape {
   DType type_k = DType::F16;
   DType type_v = DType::F16;
   int n_seq = 1;  // sequences, each with its own n_ctx positions per layer
+  // Recurrent state per layer and sequence, in f32 (0, 0: none, a pure transformer). A pure
+  // recurrent model has k_dim = v_dim = 0.
+  int64_t rs_conv_dim = 0;
+  int64_t rs_ssm_dim = 0;
 };
 
 class KvCache {
@@ -59,7 +65,13 @@ class KvCache {
   DType type_v() const { return shape_.type_v; }
   uint64_t k_row_bytes() const { return k_row_bytes_; }  // one position, every head
   uint64_t v_row_bytes() const { return v_row_bytes_; }
-  uint64_t bytes() const { return k_.size() + v_.size(); }
+  uint64_t bytes() const { return k_.size() + v_.size() + rs_.bytes(); }
+
+  // The recurrent layers' state (empty for a pure transformer). A sequence's state summarises
+  // positions [0, n_pos(seq)); whoever writes it keeps n_pos in step.
+  bool has_recurrent() const { return !rs_.empty(); }
+  RecurrentState& rs() { return rs_; }
+  const RecurrentState& rs() const { return rs_; }
 
   // Row of position pos of sequence seq in layer `layer`; the rows of one (layer, seq) are adjacent.
   uint8_t* k(int layer, int seq, int64_t pos) { return k_.data() + row_index(layer, seq, pos) * k_row_bytes_; }
@@ -86,11 +98,13 @@ class KvCache {
   // positions of sequence dst (a prompt prefix evaluated once, shared by several sequences). dst
   // then holds [0, p1): its rows before p0 are kept, whatever it held from p1 on is dropped.
   // Errors: a sequence out of range, src == dst, a range src does not hold, or p0 past what dst
-  // holds (a gap).
+  // holds (a gap). With recurrent state, whose positions cannot be told apart, only the whole of
+  // src can be copied ([0, n_pos(src))).
   Status seq_cp(int src, int dst, int64_t p0, int64_t p1);
 
-  // Every byte of positions [0, n) of sequence seq in every layer, K then V per layer (saved
-  // state). mutable_ranges is for filling those positions: seq holds n positions afterwards.
+  // Every byte of positions [0, n) of sequence seq in every layer, K then V per layer, then the
+  // recurrent state of every layer if any (saved state; n must then be n_pos(seq), the positions
+  // the state summarises). mutable_ranges is for filling them: seq holds n positions afterwards.
   std::vector<std::span<const uint8_t>> ranges(int64_t n, int seq = 0) const;
   std::vector<std::span<uint8_t>> mutable_ranges(int64_t n, int seq = 0);
 
@@ -103,6 +117,7 @@ class KvCache {
   KvCacheShape shape_;
   uint64_t k_row_bytes_ = 0, v_row_bytes_ = 0;
   BigBuffer k_, v_;  // zeroed pages from the OS (big_buffer.h)
+  RecurrentState rs_;
   std::vector<int64_t> n_pos_;  // [n_seq]
 };
 

@@ -22,8 +22,12 @@ struct BatchToken;
 // models switch on every optional feature (a sliding window, soft-caps, ...).
 struct SynthKey {
   const char* key = nullptr;  // nullptr ends the list
-  enum Type : uint8_t { kU32, kF32, kBool } type = kU32;
+  enum Type : uint8_t { kU32, kF32, kBool, kU32Layers, kU32List } type = kU32;
   double value = 0;
+  // kU32Layers: an array of one u32 per layer, cycling through this list ("0,2": layer 0 gets 0,
+  // layer 1 gets 2, layer 2 gets 0, ...): per-layer keys such as a hybrid's head_count_kv.
+  // kU32List: an array of exactly these values (qwen35's rope.dimension_sections).
+  const char* layers = nullptr;
 };
 
 struct ArchDef {
@@ -34,7 +38,7 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-  SynthKey synth_keys[6] = {};
+  SynthKey synth_keys[12] = {};
 };
 
 // Every registered architecture, sorted by name.

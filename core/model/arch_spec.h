@@ -22,6 +22,16 @@ enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu };
 //   kParallelTwoNorms:  x += attn(norm1(x)) + ffn(norm2(x))      (gpt-neox, falcon-40B)
 enum class Residual : uint8_t { kSequential, kParallel, kParallelTwoNorms };
 
+// The sequence mixer of recurrent layers, which keep a fixed-size state per sequence
+// (recurrent_state.h) instead of K/V rows: kNone for transformers. Such layers run in the
+// architecture's own forward function (forward_<mixer>.cpp).
+//   kMamba:  Mamba's selective scan (ssm_in, ssm_conv1d, ssm_x, ssm_dt, ssm_a, ssm_d, ssm_out)
+//   kMamba2: Mamba-2's SSD with groups and a grouped RMSNorm (ssm_norm)
+//   kShortConv: lfm2's gated short convolution (shortconv.in_proj / conv / out_proj)
+//   kRwkv7: RWKV-7's time mix (wkv7 state) and channel mix, each with a token shift
+//   kDeltaNet: Qwen3.5's gated delta net (attn_qkv, attn_gate, ssm_conv1d, ssm_alpha/beta, ssm_a, ssm_norm)
+enum class Recurrent : uint8_t { kNone, kMamba, kMamba2, kShortConv, kRwkv7, kDeltaNet };
+
 // Whether a tensor is in the architecture: never, optional (llama.cpp's TENSOR_NOT_REQUIRED: the
 // loader takes it when the file has it, synth always writes it), or required.
 enum class Has : uint8_t { kNo, kOptional, kYes };
@@ -65,6 +75,24 @@ struct ArchSpec {
   int swa_pattern = 0;
   float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
   float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
+
+  Recurrent recurrent = Recurrent::kNone;  // the mixer of recurrent layers
+  // Some layers attend, the others are recurrent: the file's per-layer attention.head_count_kv
+  // says which (0: recurrent; HParams::kv_free_layer). false: every layer is recurrent.
+  bool hybrid = false;
+  Tn output_norm = Tn::kOutputNorm;  // the final norm's tensor (lfm2: token_embd_norm)
+  // falcon-h1: every layer runs the recurrent mixer beside its attention, from the same norm.
+  bool ssm_beside_attention = false;
+  Has ssm_conv_bias = Has::kYes;  // Mamba-2's ssm_conv1d.bias (falcon-h1, granitehybrid: optional)
+  Has ssm_norm = Has::kYes;       // Mamba-2's grouped norm (falcon-h1: optional)
+  // Granite's scales (0: off; set from the file's keys by the configure hook): x = token_embd *
+  // embd_mult; each sub-block's output * residual_mult before the residual add; logits / logit_div.
+  float embd_mult = 0.0f;
+  float residual_mult = 0.0f;
+  float logit_div = 0.0f;
+  // qwen35: every attention_interval-th layer attends, the others are recurrent, unless the file's
+  // <arch>.full_attention_interval says otherwise (0: the layer pattern comes from head_count_kv).
+  int attention_interval = 0;
 };
 
 }  // namespace ox

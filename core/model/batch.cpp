@@ -76,6 +76,8 @@ void Model::forward(ForwardState& st, std::span<const int32_t> tokens, int64_t p
   const int64_t n = static_cast<int64_t>(tokens.size());
   OX_CHECK(n >= 1 && n <= st.max_batch);
   OX_CHECK(pos0 >= 0 && pos0 <= st.kv.n_pos(0) && pos0 + n <= st.kv.n_ctx());
+  // A recurrent state cannot go back: it continues its sequence or starts it again at 0.
+  OX_CHECK(!st.kv.has_recurrent() || pos0 == 0 || pos0 == st.kv.n_pos(0));
   for (int64_t t = 0; t < n; ++t) {
     const bool logits_row = all_logits || t == n - 1;
     st.batch[static_cast<size_t>(t)] = BatchToken{tokens[static_cast<size_t>(t)], 0, pos0 + t, logits_row};

@@ -313,4 +313,14 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   }
 }
 
+// The decoder's sub-blocks, for the forward functions of hybrids (decoder_load.h).
+void decoder_attention(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
+                       int64_t n, float* out) {
+  attention_block(m, st, l, h, runs, n, out);
+}
+
+void decoder_ffn(const Model& m, ForwardState& st, int l, const float* h, int64_t n, float* out) {
+  ffn_block(m, st, m.weights().layers[static_cast<size_t>(l)], h, n, out);
+}
+
 }  // namespace ox

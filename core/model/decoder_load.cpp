@@ -16,6 +16,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
       case Tn::kTokenEmbd: return &w.token_embd;
       case Tn::kPositionEmbd: return &w.position_embd;
       case Tn::kOutputNorm: return t.bias ? &w.output_norm_b : &w.output_norm;
+      case Tn::kOutputNormLfm2: return &w.output_norm;
+      case Tn::kTokenEmbdNorm: return t.bias ? &w.token_embd_norm_b : &w.token_embd_norm;
       case Tn::kOutput: return t.bias ? &w.output_b : &w.output;
       case Tn::kRopeFreqs: return &w.rope_freqs;
       default: return nullptr;
@@ -25,6 +27,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
   switch (t.role) {
     case Tn::kAttnNorm: return t.bias ? &L.attn_norm_b : &L.attn_norm;
     case Tn::kAttnNorm2:
+    case Tn::kFfnNormBare:  // falcon-h1
     case Tn::kFfnNorm: return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
     case Tn::kAttnQ:
     case Tn::kAttnQkv: return t.bias ? &L.bq : &L.wq;
@@ -42,14 +45,66 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kFfnGateExps: return &L.ffn_gate_exps;
     case Tn::kFfnUpExps: return &L.ffn_up_exps;
     case Tn::kFfnDownExps: return &L.ffn_down_exps;
+    // state-space layers
+    case Tn::kSsmIn: return &L.ssm_in;
+    case Tn::kSsmConv1d: return t.bias ? &L.ssm_conv1d_b : &L.ssm_conv1d;
+    case Tn::kSsmX: return &L.ssm_x;
+    case Tn::kSsmDt: return t.bias ? &L.ssm_dt_b : &L.ssm_dt;
+    case Tn::kSsmA: return &L.ssm_a;
+    case Tn::kSsmD: return &L.ssm_d;
+    case Tn::kSsmNorm: return &L.ssm_norm;
+    case Tn::kSsmOut: return &L.ssm_out;
+    // lfm2's short convolution: the same roles as Mamba's convolution and projections
+    case Tn::kShortConvConv: return &L.ssm_conv1d;
+    case Tn::kShortConvInProj: return &L.ssm_in;
+    case Tn::kShortConvOutProj: return &L.ssm_out;
+    // RWKV-7
+    case Tn::kTimeMixW0: return &L.rwkv.w0;
+    case Tn::kTimeMixW1: return &L.rwkv.w1;
+    case Tn::kTimeMixW2: return &L.rwkv.w2;
+    case Tn::kTimeMixA0: return &L.rwkv.a0;
+    case Tn::kTimeMixA1: return &L.rwkv.a1;
+    case Tn::kTimeMixA2: return &L.rwkv.a2;
+    case Tn::kTimeMixV0: return &L.rwkv.v0;
+    case Tn::kTimeMixV1: return &L.rwkv.v1;
+    case Tn::kTimeMixV2: return &L.rwkv.v2;
+    case Tn::kTimeMixG1: return &L.rwkv.g1;
+    case Tn::kTimeMixG2: return &L.rwkv.g2;
+    case Tn::kTimeMixLerpFused: return &L.rwkv.lerp_fused;
+    case Tn::kTimeMixKK: return &L.rwkv.k_k;
+    case Tn::kTimeMixKA: return &L.rwkv.k_a;
+    case Tn::kTimeMixRK: return &L.rwkv.r_k;
+    case Tn::kTimeMixKey: return &L.rwkv.key;
+    case Tn::kTimeMixValue: return &L.rwkv.value;
+    case Tn::kTimeMixReceptance: return &L.rwkv.receptance;
+    case Tn::kTimeMixLn: return t.bias ? &L.rwkv.ln_b : &L.rwkv.ln;
+    case Tn::kTimeMixOutput: return &L.rwkv.output;
+    case Tn::kChannelMixLerpK: return &L.rwkv.cm_lerp_k;
+    case Tn::kChannelMixKey: return &L.rwkv.cm_key;
+    case Tn::kChannelMixValue: return &L.rwkv.cm_value;
+    // qwen35
+    case Tn::kAttnGate: return &L.attn_gate;
+    case Tn::kSsmBeta: return &L.ssm_beta;
+    case Tn::kSsmAlpha: return &L.ssm_alpha;
     default: return nullptr;
   }
+}
+
+// Small tensors the recurrent mixers read as plain floats rather than multiply by.
+bool is_f32_matrix(const PlannedTensor& t) {
+  if (t.bias) return false;
+  return t.role == Tn::kSsmConv1d || t.role == Tn::kSsmA || t.role == Tn::kSsmD || t.role == Tn::kSsmNorm ||
+         t.role == Tn::kShortConvConv || t.role == Tn::kTimeMixLerpFused;
 }
 
 Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
   const std::string name = t.name();
   const bool required = t.presence == Has::kYes;
-  if (t.vector()) {
+  if (is_f32_matrix(t) && !required && !b.has(name)) {
+    *out = Tensor{};
+  } else if (is_f32_matrix(t)) {
+    OX_ASSIGN_OR_RETURN(*out, b.f32_matrix(name, t.dims[0], t.dims.size() > 1 ? t.dims.back() : 1));
+  } else if (t.vector()) {
     OX_ASSIGN_OR_RETURN(*out, required ? b.vector(name, t.dims[0]) : b.optional_vector(name, t.dims[0]));
   } else if (t.dims.size() == 3) {
     OX_ASSIGN_OR_RETURN(*out, b.matrices(name, t.dims[0], t.dims[1], t.dims[2]));
@@ -111,7 +166,7 @@ Status load_decoder(ModelBuilder& b) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: vocabulary size unknown (no %s.vocab_size, no "
                                                  "tokenizer.ggml.tokens)", file, hp.arch.c_str()));
   }
-  if (hp.n_ff <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
+  if (hp.n_ff <= 0 && s.recurrent == Recurrent::kNone) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
     Tensor* out = slot(w, t);

@@ -17,5 +17,10 @@ Status load_decoder(ModelBuilder& b);
 // One forward pass over a batch (already checked: Model::forward_batch / Model::forward); logits
 // gets a row for each token that asks for one, in batch order.
 void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
+// Its sub-blocks, for the forward functions of hybrids: out = attention(h) of layer l (K/V into the
+// cache, the spec's q/k norms, rope and window) and out = feed-forward(h) (dense or experts).
+void decoder_attention(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
+                       int64_t n, float* out);
+void decoder_ffn(const Model& m, ForwardState& st, int l, const float* h, int64_t n, float* out);
 
 }  // namespace ox

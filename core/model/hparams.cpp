@@ -1,6 +1,8 @@
 // read_hparams: GGUF keys -> HParams, with the defaults llama.cpp applies when a key is absent.
 #include "core/model/hparams.h"
 
+#include <algorithm>
+
 namespace ox {
 namespace {
 
@@ -16,6 +18,50 @@ Result<int> read_count(const gguf::GgufFile& f, const std::string& key, bool req
   return static_cast<int>(v);
 }
 
+// attention.head_count_kv: one count, or one per layer (hybrids: 0 on layers without attention,
+// recorded in kv_free_layer); the largest count sizes the KV cache. Absent: n_head.
+Result<int> read_head_count_kv(const gguf::GgufFile& f, const std::string& key, HParams& hp) {
+  const gguf::Value* v = f.find(key);
+  if (v == nullptr || v->type != gguf::ValueType::ARRAY) return read_count(f, key, false, hp.n_head);
+  gguf::Value elem;
+  elem.type = v->elem_type;
+  if (v->count != static_cast<uint64_t>(hp.n_layer) || !elem.is_integer()) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' holds %llu values for %d layers (integers expected)", f.name().c_str(),
+                                                 key.c_str(), static_cast<unsigned long long>(v->count), hp.n_layer));
+  }
+  int largest = 0;
+  hp.kv_free_layer.assign(static_cast<size_t>(hp.n_layer), false);
+  for (uint64_t l = 0; l < v->count; ++l) {
+    const int64_t n = v->integer_at(l);
+    if (n < 0 || n > (1 << 20)) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: '%s'[%llu] = %lld is out of range", f.name().c_str(),
+                                                   key.c_str(), static_cast<unsigned long long>(l),
+                                                   static_cast<long long>(n)));
+    }
+    hp.kv_free_layer[static_cast<size_t>(l)] = n == 0;
+    largest = std::max(largest, static_cast<int>(n));
+  }
+  return largest > 0 ? largest : hp.n_head;  // no attention layer: the count sizes nothing that is used
+}
+
+// <arch>.ssm.*, shortconv.* and RWKV's keys: optional here, checked by the architectures that use them.
+Status read_ssm(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
+  OX_ASSIGN_OR_RETURN(hp.ssm_d_conv, read_count(f, p + "ssm.conv_kernel", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.ssm_d_inner, read_count(f, p + "ssm.inner_size", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.ssm_d_state, read_count(f, p + "ssm.state_size", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.ssm_dt_rank, read_count(f, p + "ssm.time_step_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.ssm_n_group, read_count(f, p + "ssm.group_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.shortconv_l_cache, read_count(f, p + "shortconv.l_cache", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.wkv_head_size, read_count(f, p + "wkv.head_size", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_decay, read_count(f, p + "attention.decay_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_iclr, read_count(f, p + "attention.iclr_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_value_res_mix, read_count(f, p + "attention.value_residual_mix_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_gate, read_count(f, p + "attention.gate_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.token_shift_count, read_count(f, p + "token_shift_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.full_attention_interval, read_count(f, p + "full_attention_interval", false, 0));
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<HParams> read_hparams(const gguf::GgufFile& f) {
@@ -28,7 +74,11 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.n_layer, read_count(f, p + "block_count", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_ff, read_count(f, p + "feed_forward_length", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_head, read_count(f, p + "attention.head_count", true, 0));
-  OX_ASSIGN_OR_RETURN(hp.n_head_kv, read_count(f, p + "attention.head_count_kv", false, hp.n_head));
+  OX_ASSIGN_OR_RETURN(hp.n_head_kv, read_head_count_kv(f, p + "attention.head_count_kv", hp));
+  OX_TRY(read_ssm(f, p, hp));
+  // Pure state-space models (mamba) have no attention: head_count 0.
+  const bool attention_free = hp.n_head == 0 && hp.n_head_kv == 0 && hp.ssm_d_inner > 0;
+  if (attention_free) hp.n_head = hp.n_head_kv = 1;  // head sizes below stay defined; no KV cache is made
   if (hp.n_embd <= 0 || hp.n_layer <= 0 || hp.n_head <= 0 || hp.n_head_kv <= 0 || hp.n_ctx_train <= 0) {
     return error(ErrorCode::kInvalidFile,
                  strfmt("%s: embedding_length, block_count, head counts and context_length must be positive",

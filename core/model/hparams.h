@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/base/status.h"
 #include "core/gguf/gguf.h"
@@ -34,6 +35,23 @@ struct HParams {
   float rope_freq_base_swa = 0.0f;  // <arch>.rope.freq_base_swa (0 if absent)
   float attn_softcap = 0.0f;        // <arch>.attn_logit_softcapping (0 = off)
   float final_softcap = 0.0f;       // <arch>.final_logit_softcapping (0 = off)
+  // State-space layers (mamba, mamba2 and the hybrids): <arch>.ssm.* (0 if absent; the
+  // architectures that need them check them in their configure hook).
+  int ssm_d_conv = 0;   // ssm.conv_kernel
+  int ssm_d_inner = 0;  // ssm.inner_size
+  int ssm_d_state = 0;  // ssm.state_size
+  int ssm_dt_rank = 0;  // ssm.time_step_rank (mamba2: the head count)
+  int ssm_n_group = 0;  // ssm.group_count
+  int shortconv_l_cache = 0;  // <arch>.shortconv.l_cache: lfm2's convolution width
+  // RWKV-7 (0 if absent): wkv.head_size, the low-rank sizes of its decay / in-context learning
+  // rate / value residual / gate projections (attention.*_lora_rank), token_shift_count.
+  int wkv_head_size = 0;
+  int n_lora_decay = 0, n_lora_iclr = 0, n_lora_value_res_mix = 0, n_lora_gate = 0;
+  int token_shift_count = 0;
+  int full_attention_interval = 0;  // <arch>.full_attention_interval (qwen35; 0 if absent)
+  // Hybrids (lfm2): attention.head_count_kv given per layer, 0 on the recurrent layers; n_head_kv is
+  // then the largest. Empty when the key is a single count.
+  std::vector<bool> kv_free_layer;
 };
 
 // Reads and validates the hyperparameters (counts positive, heads divide evenly, ...).

@@ -6,6 +6,7 @@
 #include "core/base/memory.h"
 #include "core/model/arch_registry.h"
 #include "core/model/decoder_load.h"
+#include "core/model/recurrent.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -24,7 +25,9 @@ Result<Tensor> view(ModelBuilder& b, const std::string& name, int64_t cols, int6
   if (n_mats > 1) {
     shape_ok = shape_ok && dims.size() == 3 && dims[1] == u(rows);
   } else {
-    shape_ok = shape_ok && (dims.size() < 2 || dims[1] == u(rows) || rows == 1);
+    // {cols, 1, 1, rows}: RWKV's stacked vectors (time_mix_lerp_fused)
+    const bool stacked = dims.size() == 4 && dims[1] == 1 && dims[2] == 1 && dims[3] == u(rows);
+    shape_ok = shape_ok && (dims.size() < 2 || dims[1] == u(rows) || rows == 1 || stacked);
   }
   if (!shape_ok) {
     std::string shape;
@@ -95,6 +98,16 @@ Result<Tensor> ModelBuilder::optional_vector(const std::string& name, int64_t n)
   return t;
 }
 
+Result<Tensor> ModelBuilder::f32_matrix(const std::string& name, int64_t cols, int64_t rows) {
+  OX_ASSIGN_OR_RETURN(Tensor t, view(*this, name, cols, rows, 1, true));
+  if (t.type == DType::F32) return t;
+  model.converted_.push_back(to_f32(t));
+  t.type = DType::F32;
+  t.row_bytes = static_cast<uint64_t>(cols) * sizeof(float);
+  t.data = reinterpret_cast<const uint8_t*>(model.converted_.back().data());
+  return t;
+}
+
 Result<Tensor> ModelBuilder::vector(const std::string& name, int64_t n) {
   OX_ASSIGN_OR_RETURN(Tensor t, optional_vector(name, n));
   if (t.empty()) {
@@ -143,6 +156,13 @@ KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, 
   s.type_k = cache_type_k;
   s.type_v = cache_type_v;
   s.n_seq = n_seq;
+  // Recurrent layers: their state instead of K/V rows (a pure state-space model attends nowhere).
+  if (spec_.recurrent != Recurrent::kNone) {
+    const RecurrentDims r = recurrent_dims(spec_, hp);
+    s.rs_conv_dim = r.conv;
+    s.rs_ssm_dim = r.ssm;
+    if (!spec_.hybrid) s.k_dim = s.v_dim = 0;
+  }
   return s;
 }
 
@@ -167,6 +187,8 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
   uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
   if (hp.n_expert > 0) scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd);
+  const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch);
+  scratch += mixer;
   scratch *= sizeof(float);
   scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
   OX_TRY(check_memory(kv_bytes + scratch,
@@ -193,6 +215,7 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   st->att.resize(n * hp.n_head * hp.head_dim_v);
   st->gate.resize(n * hp.n_ff);
   st->up.resize(n * hp.n_ff);
+  st->mixer.resize(mixer);
   if (hp.n_expert > 0) {
     st->router.resize(n * hp.n_expert);
     st->routed.resize(n * hp.n_expert_used);
@@ -205,6 +228,8 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
 }
 
 Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq) const {
+  // A hybrid shifts its attention layers' rows like a transformer and keeps its recurrent state.
+  if (spec_.recurrent != Recurrent::kNone && !spec_.hybrid) return shift_recurrent(st, n_keep, n_discard, n_past, seq);
   if (!can_shift()) {
     return error(ErrorCode::kUnsupported,
                  strfmt("%s: a context shift needs rotary position embeddings; this %s model has learned absolute "
@@ -251,11 +276,39 @@ Status Model::seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const {
                                                 static_cast<long long>(p0), seq, static_cast<long long>(n_pos)));
   }
   if (p0 == p1) return Status::ok();
+  if (st.kv.has_recurrent()) {
+    // The state summarises every position: only all of them can go (llama.cpp refuses the rest).
+    if (p0 != 0 || p1 != n_pos) {
+      return error(ErrorCode::kUnsupported,
+                   strfmt("cannot remove positions [%lld, %lld) of sequence %d (of %lld): this %s model keeps a "
+                          "recurrent state per sequence, which can only be cleared whole (positions 0 to the end)",
+                          static_cast<long long>(p0), static_cast<long long>(p1), seq, static_cast<long long>(n_pos),
+                          hparams_.arch.c_str()));
+    }
+    st.kv.rs().clear(seq);
+    st.kv.set_n_pos(seq, 0);
+    return Status::ok();
+  }
   if (p1 == n_pos) {  // the tail: later tokens overwrite those rows
     st.kv.set_n_pos(seq, p0);
     return Status::ok();
   }
   return shift(st, p0, p1 - p0, n_pos, seq);
+}
+
+// A context shift of a pure recurrent model: the state cannot forget the dropped positions, so it
+// is kept as it is and only the positions are renumbered (llama.cpp's recurrent memory does the
+// same: its seq_rm of a middle range changes no state, seq_add moves the positions).
+Status Model::shift_recurrent(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq) const {
+  OX_TRY(st.kv.check_seq(seq));
+  if (n_keep < 0 || n_discard < 1 || n_keep + n_discard > n_past || n_past > st.kv.n_pos(seq)) {
+    return error(ErrorCode::kOutOfRange,
+                 strfmt("cannot drop positions [%lld, %lld) of a context holding %lld (sequence %d has %lld cached)",
+                        static_cast<long long>(n_keep), static_cast<long long>(n_keep + n_discard),
+                        static_cast<long long>(n_past), seq, static_cast<long long>(st.kv.n_pos(seq))));
+  }
+  st.kv.set_n_pos(seq, n_past - n_discard);
+  return Status::ok();
 }
 
 }  // namespace ox

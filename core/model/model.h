@@ -26,6 +26,17 @@ struct LayerAttention {
   RopeParams rope;
 };
 
+// RWKV-7's tensors of one block (rwkv7_mixer.cpp): the time mix's low-rank maps (w: decay, a: in-
+// context learning rate, v: value residual, g: gate; *0 are their biases), the six token-shift
+// mixes (lerp_fused rows r, w, k, v, a, g), k/r scales, projections and group norm; the channel mix.
+// Vectors and the small low-rank matrices are f32.
+struct Rwkv7Weights {
+  Tensor w0, w1, w2, a0, a1, a2, v0, v1, v2, g1, g2;
+  Tensor lerp_fused, k_k, k_a, r_k;
+  Tensor key, value, receptance, output, ln, ln_b;
+  Tensor cm_lerp_k, cm_key, cm_value;
+};
+
 // Tensors of one transformer block. A tensor an architecture does not use stays empty; fused
 // tensors (attn_qkv, phi3's gate|up) are loaded as row views, so wq/wk/wv and ffn_gate/ffn_up
 // are always separate here.
@@ -41,6 +52,14 @@ struct LayerWeights {
   Tensor ffn_post_norm;
   // Mixture of experts: router [n_expert x n_embd] and n_expert matrices per projection.
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;
+  // State-space layers (mamba, mamba2): in/out projections, the depthwise convolution, x -> (dt, B, C)
+  // and dt's projection (mamba), A, D and Mamba-2's grouped norm. conv1d, a, d, norm are f32.
+  // lfm2's short-convolution layers use ssm_in / ssm_conv1d / ssm_out for in_proj / conv / out_proj.
+  Tensor ssm_in, ssm_conv1d, ssm_conv1d_b, ssm_x, ssm_dt, ssm_dt_b, ssm_a, ssm_d, ssm_norm, ssm_out;
+  Rwkv7Weights rwkv;
+  // qwen35's gated delta net (its q|k|v projection is attn_qkv, held in wq): the output gate's
+  // projection and the per-head learning-rate (beta) and decay (alpha) projections.
+  Tensor attn_gate, ssm_beta, ssm_alpha;
 };
 
 struct ModelWeights {
@@ -50,6 +69,7 @@ struct ModelWeights {
   Tensor output;  // may alias token_embd (tied embeddings)
   Tensor output_b;
   Tensor rope_freqs;
+  Tensor token_embd_norm, token_embd_norm_b;  // RWKV's norm of the embeddings
   std::vector<LayerWeights> layers;
 };
 
@@ -87,6 +107,8 @@ struct ForwardState {
   std::vector<int32_t> members;  // [n] tokens routed to the expert being computed
   std::vector<float> moe_in;     // [n, n_embd] those tokens' inputs, gathered
   std::vector<float> moe_out;    // [n, n_embd] the expert's outputs for them
+  // Recurrent mixers' temporaries (forward_ssm.cpp carves them): [n, recurrent_dims().scratch].
+  std::vector<float> mixer;
 };
 
 class Model {
@@ -133,15 +155,23 @@ class Model {
   // rotated, stored again in the cache's type), as llama.cpp's seq_rm + seq_add do; seq then holds
   // n_past - n_discard. kUnsupported for a model without rotary embeddings (learned absolute
   // positions cannot be moved).
+  // A pure recurrent model (mamba) keeps its state and only renumbers the positions, as llama.cpp
+  // does: the state cannot forget, but the context can go on past n_ctx.
   Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq = 0) const;
   // llama_memory_seq_rm: removes positions [p0, p1) of sequence seq (p1 < 0: to the end). A tail
   // (p1 at or past what seq holds) is only a shorter sequence, for every model; a middle range is a
   // context shift (shift()), so it needs rotary embeddings.
+  // With recurrent state only the whole sequence can be removed (p0 = 0, p1 to the end: the state
+  // is cleared); anything else is kUnsupported.
   Status seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const;
-  bool can_shift() const { return spec_.rope; }
+  bool can_shift() const { return spec_.rope || spec_.recurrent != Recurrent::kNone; }
+  // Recurrent layers keep per-sequence state in the cache (kv.rs()): a sequence can be continued,
+  // cleared or copied whole, never cut back to an earlier position (seq_rm refuses).
+  bool has_recurrent_state() const { return spec_.recurrent != Recurrent::kNone; }
 
  private:
   friend struct ModelBuilder;
+  Status shift_recurrent(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq) const;
   using ForwardFn = void (*)(const Model&, ForwardState&, std::span<const BatchToken>, float*);
   std::shared_ptr<const gguf::GgufFile> file_;
   HParams hparams_;

@@ -32,6 +32,46 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kFfnGateExps, "ffn_gate_exps", true, false, G::kFfnGate},
     {Tn::kFfnUpExps, "ffn_up_exps", true, false, G::kFfnUp},
     {Tn::kFfnDownExps, "ffn_down_exps", true, false, G::kFfnDown},
+    {Tn::kSsmIn, "ssm_in", true, false, G::kNone},
+    {Tn::kSsmConv1d, "ssm_conv1d", true, false, G::kNone},
+    {Tn::kSsmX, "ssm_x", true, false, G::kNone},
+    {Tn::kSsmDt, "ssm_dt", true, false, G::kNone},
+    {Tn::kSsmA, "ssm_a", true, false, G::kNone, true},
+    {Tn::kSsmD, "ssm_d", true, false, G::kNone, true},
+    {Tn::kSsmNorm, "ssm_norm", true, false, G::kNone},
+    {Tn::kSsmOut, "ssm_out", true, false, G::kNone},
+    {Tn::kOutputNormLfm2, "token_embd_norm", false, true, G::kNone},
+    {Tn::kShortConvConv, "shortconv.conv", true, false, G::kNone},
+    {Tn::kShortConvInProj, "shortconv.in_proj", true, false, G::kNone},
+    {Tn::kShortConvOutProj, "shortconv.out_proj", true, false, G::kNone},
+    {Tn::kTokenEmbdNorm, "token_embd_norm", false, true, G::kNone},
+    {Tn::kTimeMixW0, "time_mix_w0", true, true, G::kNone},
+    {Tn::kTimeMixW1, "time_mix_w1", true, false, G::kNone},
+    {Tn::kTimeMixW2, "time_mix_w2", true, false, G::kNone},
+    {Tn::kTimeMixA0, "time_mix_a0", true, true, G::kNone},
+    {Tn::kTimeMixA1, "time_mix_a1", true, false, G::kNone},
+    {Tn::kTimeMixA2, "time_mix_a2", true, false, G::kNone},
+    {Tn::kTimeMixV0, "time_mix_v0", true, true, G::kNone},
+    {Tn::kTimeMixV1, "time_mix_v1", true, false, G::kNone},
+    {Tn::kTimeMixV2, "time_mix_v2", true, false, G::kNone},
+    {Tn::kTimeMixG1, "time_mix_g1", true, false, G::kNone},
+    {Tn::kTimeMixG2, "time_mix_g2", true, false, G::kNone},
+    {Tn::kTimeMixLerpFused, "time_mix_lerp_fused", true, false, G::kNone},
+    {Tn::kTimeMixKK, "time_mix_k_k", true, true, G::kNone},
+    {Tn::kTimeMixKA, "time_mix_k_a", true, true, G::kNone},
+    {Tn::kTimeMixRK, "time_mix_r_k", true, true, G::kNone},
+    {Tn::kTimeMixKey, "time_mix_key", true, false, G::kNone},
+    {Tn::kTimeMixValue, "time_mix_value", true, false, G::kNone},
+    {Tn::kTimeMixReceptance, "time_mix_receptance", true, false, G::kNone},
+    {Tn::kTimeMixLn, "time_mix_ln", true, true, G::kNone},
+    {Tn::kTimeMixOutput, "time_mix_output", true, false, G::kNone},
+    {Tn::kChannelMixLerpK, "channel_mix_lerp_k", true, true, G::kNone},
+    {Tn::kChannelMixKey, "channel_mix_key", true, false, G::kNone},
+    {Tn::kChannelMixValue, "channel_mix_value", true, false, G::kNone},
+    {Tn::kFfnNormBare, "ffn_norm", true, true, G::kNone, true},
+    {Tn::kAttnGate, "attn_gate", true, false, G::kNone},
+    {Tn::kSsmBeta, "ssm_beta", true, false, G::kNone},
+    {Tn::kSsmAlpha, "ssm_alpha", true, false, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 
@@ -52,8 +92,9 @@ std::span<const TensorNameRow> tensor_rows() { return kTensorNames; }
 
 std::string tensor_name(Tn role, int layer, std::string_view suffix) {
   const TensorNameRow& r = tensor_row(role);
-  std::string name = r.per_layer ? strfmt("blk.%d.%s.", layer, r.base) : std::string(r.base) + ".";
-  return name.append(suffix);
+  std::string name = r.per_layer ? strfmt("blk.%d.%s", layer, r.base) : std::string(r.base);
+  if (r.bare) return name;
+  return name.append(".").append(suffix);
 }
 
 QuantGroup quant_group_of(std::string_view name) {

@@ -15,6 +15,19 @@ enum class Tn : uint8_t {
   kAttnNorm, kAttnNorm2, kAttnQ, kAttnK, kAttnV, kAttnQkv, kAttnOutput, kAttnQNorm, kAttnKNorm, kAttnPostNorm,
   kFfnNorm, kFfnGate, kFfnUp, kFfnDown, kFfnPostNorm,
   kFfnGateInp, kFfnGateExps, kFfnUpExps, kFfnDownExps,
+  // State-space layers (mamba, mamba2): ssm_a and ssm_d are named without a suffix.
+  kSsmIn, kSsmConv1d, kSsmX, kSsmDt, kSsmA, kSsmD, kSsmNorm, kSsmOut,
+  // lfm2: its final norm (llama.cpp's LLM_TENSOR_OUTPUT_NORM_LFM2) and short-convolution layers
+  kOutputNormLfm2, kShortConvConv, kShortConvInProj, kShortConvOutProj,
+  // RWKV-7: the norm after the embedding, the time mix's low-rank maps, token-shift mixes (lerp),
+  // projections and group norm, the channel mix
+  kTokenEmbdNorm, kTimeMixW0, kTimeMixW1, kTimeMixW2, kTimeMixA0, kTimeMixA1, kTimeMixA2, kTimeMixV0, kTimeMixV1,
+  kTimeMixV2, kTimeMixG1, kTimeMixG2, kTimeMixLerpFused, kTimeMixKK, kTimeMixKA, kTimeMixRK, kTimeMixKey,
+  kTimeMixValue, kTimeMixReceptance, kTimeMixLn, kTimeMixOutput, kChannelMixLerpK, kChannelMixKey, kChannelMixValue,
+  // falcon-h1's feed-forward norm, which llama.cpp names without a suffix ("blk.%d.ffn_norm")
+  kFfnNormBare,
+  // qwen35's gated delta net: the output gate's projection and the per-head beta / alpha maps
+  kAttnGate, kSsmBeta, kSsmAlpha,
   kCount
 };
 
@@ -27,6 +40,7 @@ struct TensorNameRow {
   bool per_layer;
   bool vector;        // norms, biases, rope_freqs: 1-D, converted to f32 at load
   QuantGroup group;
+  bool bare = false;  // "blk.%d.ssm_a": no ".weight" / ".bias" suffix
 };
 
 const TensorNameRow& tensor_row(Tn role);

@@ -45,7 +45,13 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   p.matrix(Tn::kTokenEmbd, -1, d, hp.n_vocab);
   if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train);
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
+  if (s.recurrent == Recurrent::kRwkv7) p.norm(s, Tn::kTokenEmbdNorm, -1);  // RWKV's norm of the embeddings
   for (int l = 0; l < hp.n_layer; ++l) {
+    // state-space layers, and every layer of qwen35 (tensor_plan_recurrent.cpp)
+    if (is_recurrent_layer(s, hp, l) || s.recurrent == Recurrent::kDeltaNet) {
+      plan_recurrent_layer(s, hp, l, out);
+      continue;
+    }
     p.norm(s, Tn::kAttnNorm, l);
     if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
@@ -60,6 +66,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.vector(Tn::kAttnKNorm, l, hp.head_dim_k);
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
+    if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
 
     if (s.residual != Residual::kParallel) p.norm(s, s.ffn_norm, l);
     if (s.moe && hp.n_expert > 0) {
@@ -77,7 +84,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     if (s.post_norms) p.vector(Tn::kFfnPostNorm, l, d);
   }
-  p.norm(s, Tn::kOutputNorm, -1);
+  p.norm(s, s.output_norm, -1);
   p.matrix(Tn::kOutput, -1, d, hp.n_vocab, s.output);
   p.bias(Tn::kOutput, -1, hp.n_vocab, s.bias.output);
   return out;

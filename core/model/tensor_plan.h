@@ -24,4 +24,13 @@ struct PlannedTensor {
 
 std::vector<PlannedTensor> plan_tensors(const ArchSpec& spec, const HParams& hp);
 
+// The tensors of recurrent layer l (its norm, its mixer, its feed-forward if any), appended to out:
+// what plan_tensors plans for a layer when the spec has a recurrent mixer (tensor_plan_recurrent.cpp).
+void plan_recurrent_layer(const ArchSpec& spec, const HParams& hp, int l, std::vector<PlannedTensor>& out);
+// Only the mixer's tensors of layer l (falcon-h1: beside its attention).
+void plan_recurrent_mixer(const ArchSpec& spec, const HParams& hp, int l, std::vector<PlannedTensor>& out);
+// Whether layer l is recurrent: every layer of a recurrent spec, or a hybrid's layers without
+// key/value heads.
+bool is_recurrent_layer(const ArchSpec& spec, const HParams& hp, int l);
+
 }  // namespace ox

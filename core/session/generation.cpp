@@ -120,6 +120,8 @@ Status Generation::begin() {
   size_t common = 0;
   while (common < prompt_.size() && common < cached.size() && cached[common] == prompt_[common]) ++common;
   if (common == prompt_.size()) --common;
+  // A recurrent state cannot be cut back to the common prefix: it is reused whole or not at all.
+  if (session_.model().model().has_recurrent_state() && common < cached.size()) common = 0;
   OX_TRY(session_.truncate(static_cast<int>(common)));
   prompt_pos_ = common;
   stats_.n_prompt_cached = static_cast<int>(common);

@@ -139,6 +139,12 @@ Status Session::truncate(int n_keep) {
   if (n_keep < 0 || n_keep > n_past()) {
     return error(ErrorCode::kOutOfRange, strfmt("cannot keep %d positions: the context holds %d", n_keep, n_past()));
   }
+  if (n_keep > 0 && n_keep < n_past() && model_->model().has_recurrent_state()) {
+    return error(ErrorCode::kUnsupported,
+                 strfmt("cannot keep %d of %d positions: this %s model's recurrent state covers all of them, so it "
+                        "can only be kept whole or cleared (keep 0)",
+                        n_keep, n_past(), model_->hparams().arch.c_str()));
+  }
   if (n_keep < n_past()) {
     tokens_.resize(static_cast<size_t>(n_keep));
     logits_valid_ = false;  // the logits belonged to a position that is gone

@@ -61,6 +61,7 @@ struct Expected {
   int n_layer = 0;
   DType type_k = DType::F16, type_v = DType::F16;
   uint64_t k_row_bytes = 0, v_row_bytes = 0;
+  uint64_t rs_layer_bytes = 0;  // recurrent state per layer (0: a transformer)
 };
 
 struct Parsed {
@@ -153,6 +154,9 @@ Status check_body(std::span<const uint8_t> bytes, const Expected& e, Parsed* out
       OX_TRY(take(n * row, what).status());  // read in place by load_state, from out->kv on
     }
   }
+  for (int l = 0; l < e.n_layer && e.rs_layer_bytes > 0; ++l) {
+    OX_TRY(take(e.rs_layer_bytes, strfmt("the recurrent state of layer %d", l)).status());
+  }
   if (offset != size) {
     return error(ErrorCode::kInvalidFile,
                  strfmt("%llu trailing bytes after the end of the state at offset %llu",
@@ -189,7 +193,8 @@ uint64_t model_fingerprint(const gguf::GgufFile& file) {
 Result<std::vector<uint8_t>> Session::save_state() const {
   const KvCache& kv = state_->kv;
   const uint64_t n = tokens_.size();
-  const uint64_t kv_bytes = n * (kv.k_row_bytes() + kv.v_row_bytes()) * static_cast<uint64_t>(kv.shape().n_layer);
+  const uint64_t kv_bytes =
+      n * (kv.k_row_bytes() + kv.v_row_bytes()) * static_cast<uint64_t>(kv.shape().n_layer) + kv.rs().bytes() / kv.n_seq();
   const uint64_t total = kStateHeaderBytes + 4 * n + (logits_valid_ ? 4 * logits_.size() : 0) + kv_bytes;
   OX_TRY(check_memory(total, "the saved state", "save a shorter context"));
   std::vector<uint8_t> out;
@@ -226,6 +231,7 @@ Status Session::load_state(std::span<const uint8_t> bytes) {
   e.type_v = kv.type_v();
   e.k_row_bytes = kv.k_row_bytes();
   e.v_row_bytes = kv.v_row_bytes();
+  e.rs_layer_bytes = static_cast<uint64_t>(kv.shape().rs_conv_dim + kv.shape().rs_ssm_dim) * sizeof(float);
   Parsed p;
   OX_TRY(check_header(bytes, e, &p));
   OX_TRY(check_body(bytes, e, &p));

@@ -14,6 +14,9 @@
 //   ...     4 * n_vocab     logits (f32), if flag bit 0
 //   ...                     per layer: K rows of positions [0, n_tokens), then V rows (the cache's
 //                           own row bytes, KvCache::ranges)
+//   ...                     models with recurrent layers (mamba, hybrids): per layer, the sequence's
+//                           recurrent state, conv then ssm floats (f32; RecurrentState::ranges)
+// Version 2 added the recurrent state (a transformer's state is the same bytes as in version 1).
 #pragma once
 
 #include <cstddef>
@@ -24,7 +27,7 @@
 namespace ox {
 
 inline constexpr char kStateMagic[8] = {'O', 'X', 'S', 'T', 'A', 'T', 'E', '\0'};
-inline constexpr uint32_t kStateFormatVersion = 1;
+inline constexpr uint32_t kStateFormatVersion = 2;
 inline constexpr size_t kStateHeaderBytes = 40;
 inline constexpr uint32_t kStateHasLogits = 1u;
 

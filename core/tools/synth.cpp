@@ -79,7 +79,7 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
     std::vector<uint64_t> dims(p.dims.begin(), p.dims.end());
     const Fill fill = p.bias ? Fill::kBias
                       : p.role == Tn::kRopeFreqs ? Fill::kRopeFreqs
-                      : p.vector() ? Fill::kNorm : Fill::kMatrix;
+                      : p.vector() || p.role == Tn::kSsmNorm ? Fill::kNorm : Fill::kMatrix;
     t.push_back({p.name(), std::move(dims), fill});
   }
   return t;
@@ -89,7 +89,8 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
 void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float norm_std, uint64_t index,
                      int n_threads, std::vector<uint8_t>* out) {
   const int64_t n_per_row = static_cast<int64_t>(t.dims[0]);
-  const int64_t n_rows = t.dims.size() > 1 ? static_cast<int64_t>(t.dims[1]) : 1;
+  int64_t n_rows = 1;  // every dimension after the first: experts' matrices, RWKV's {n, 1, 1, 6}
+  for (size_t i = 1; i < t.dims.size(); ++i) n_rows *= static_cast<int64_t>(t.dims[i]);
   const uint64_t row_bytes = dtype_row_bytes(t.type, t.dims[0]);
   out->resize(row_bytes * static_cast<uint64_t>(n_rows));
   auto work = [&](int64_t r0, int64_t r1) {
@@ -120,6 +121,20 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float n
   for (std::thread& th : threads) th.join();
 }
 
+// The values of a kU32Layers key for n_layer layers.
+std::vector<uint32_t> layer_values(const SynthKey& k, uint32_t n_layer) {
+  std::vector<uint32_t> list;
+  for (const char* p = k.layers; p != nullptr && *p != '\0';) {
+    char* end = nullptr;
+    list.push_back(static_cast<uint32_t>(std::strtoul(p, &end, 10)));
+    p = *end == ',' ? end + 1 : end;
+  }
+  if (list.empty()) list.push_back(static_cast<uint32_t>(k.value));
+  std::vector<uint32_t> out(n_layer);
+  for (uint32_t l = 0; l < n_layer; ++l) out[l] = list[l % list.size()];
+  return out;
+}
+
 // The hyperparameters the file will declare: the shape's, then the architecture's synth keys.
 HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uint64_t n_vocab, uint32_t n_ctx) {
   HParams hp;
@@ -136,11 +151,31 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (k.key == nullptr) break;
     const std::string_view key = k.key;
     const int v = static_cast<int>(k.value);
+    if (k.type == SynthKey::kU32Layers && key == "attention.head_count_kv") {  // a hybrid's layer pattern
+      const std::vector<uint32_t> kv = layer_values(k, n_layer);
+      hp.n_head_kv = static_cast<int>(*std::max_element(kv.begin(), kv.end()));
+      if (hp.n_head_kv == 0) hp.n_head_kv = hp.n_head;  // as read_hparams: no layer attends
+      hp.kv_free_layer.resize(n_layer);
+      for (uint32_t l = 0; l < n_layer; ++l) hp.kv_free_layer[l] = kv[l] == 0;
+    }
     if (key == "attention.key_length") hp.head_dim_k = v;
     if (key == "attention.value_length") hp.head_dim_v = v;
     if (key == "rope.dimension_count") hp.n_rot = v;
     if (key == "expert_count") hp.n_expert = v;
     if (key == "expert_used_count") hp.n_expert_used = v;
+    // state-space layers
+    if (key == "ssm.conv_kernel") hp.ssm_d_conv = v;
+    if (key == "ssm.inner_size") hp.ssm_d_inner = v;
+    if (key == "ssm.state_size") hp.ssm_d_state = v;
+    if (key == "ssm.time_step_rank") hp.ssm_dt_rank = v;
+    if (key == "ssm.group_count") hp.ssm_n_group = v;
+    if (key == "shortconv.l_cache") hp.shortconv_l_cache = v;
+    if (key == "wkv.head_size") hp.wkv_head_size = v;
+    if (key == "full_attention_interval") hp.full_attention_interval = v;
+    if (key == "attention.decay_lora_rank") hp.n_lora_decay = v;
+    if (key == "attention.iclr_lora_rank") hp.n_lora_iclr = v;
+    if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
+    if (key == "attention.gate_lora_rank") hp.n_lora_gate = v;
   }
   return hp;
 }
@@ -161,7 +196,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
   OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
-  OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
+  if (!has_synth_key(arch, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
   if (!has_synth_key(arch, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));
   if (arch.spec.norm == NormKind::kRms) {
     OX_TRY(w.add_f32(p + "attention.layer_norm_rms_epsilon", s.rms_eps));
@@ -175,6 +210,21 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
       case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
       case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
       case SynthKey::kBool: OX_TRY(w.add_bool(p + k.key, k.value != 0)); break;
+      case SynthKey::kU32List: {
+        std::vector<uint32_t> v;
+        for (const char* q = k.layers; q != nullptr && *q != '\0';) {
+          char* end = nullptr;
+          v.push_back(static_cast<uint32_t>(std::strtoul(q, &end, 10)));
+          q = *end == ',' ? end + 1 : end;
+        }
+        OX_TRY(w.add_array<uint32_t>(p + k.key, v));
+        break;
+      }
+      case SynthKey::kU32Layers: {
+        const std::vector<uint32_t> v = layer_values(k, static_cast<uint32_t>(hp.n_layer));
+        OX_TRY(w.add_array<uint32_t>(p + k.key, v));
+        break;
+      }
     }
   }
   OX_TRY(w.add_u32(p + "vocab_size", static_cast<uint32_t>(hp.n_vocab)));
