@@ -15,6 +15,8 @@ namespace {
 using emscripten::val;
 
 bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
+// (Emscripten 3.1.6's val has no isObject.)
+bool is_object(const val& v) { return !v.isNull() && v.typeOf().as<std::string>() == "object"; }
 
 Status type_error(const std::string& key, const char* what) {
   return error(ErrorCode::kInvalidArgument, strfmt("%s must be %s", key.c_str(), what));
@@ -74,7 +76,7 @@ Result<std::vector<std::string>> logit_bias_texts(const val& v, const std::strin
     }
     return out;
   }
-  if (!v.isObject()) return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
+  if (!is_object(v)) return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
   const val keys = val::global("Object").call<val>("keys", v);
   const int n = keys["length"].as<int>();
   for (int i = 0; i < n; ++i) {
@@ -114,7 +116,7 @@ Result<std::vector<std::string>> param_texts(const ParamDef& d, const val& v, co
 
 // response_format: {type: "text" | "json_object" [, schema] | "json_schema", json_schema: {schema}}.
 Result<std::shared_ptr<TokenConstraint>> response_format(const val& v, const LoadedModel& model) {
-  if (!v.isObject() || !v["type"].isString()) return type_error("response_format", "an object with a string type");
+  if (!is_object(v) || !v["type"].isString()) return type_error("response_format", "an object with a string type");
   const std::string type = v["type"].as<std::string>();
   const val json = val::global("JSON");
   if (type == "text") return std::shared_ptr<TokenConstraint>();
@@ -124,7 +126,7 @@ Result<std::shared_ptr<TokenConstraint>> response_format(const val& v, const Loa
   }
   if (type == "json_schema") {
     const val spec = v["json_schema"];
-    if (!spec.isObject() || !spec["schema"].isObject()) {
+    if (!is_object(spec) || !is_object(spec["schema"])) {
       return type_error("response_format.json_schema.schema", "a JSON Schema object");
     }
     if (spec["strict"].isFalse()) {
