@@ -39,6 +39,17 @@ TEST(ArchRegistry, PlansNameEveryTensorOnce) {
     hp.head_dim_k = hp.head_dim_v = hp.n_rot = 8;
     hp.n_expert = 2;
     hp.n_expert_used = 1;
+    // Recurrent sizes (state-space, short convolution, RWKV-7); attention-only specs ignore them.
+    hp.ssm_d_conv = 4;
+    hp.ssm_d_inner = 32;
+    hp.ssm_d_state = 8;
+    hp.ssm_dt_rank = 4;
+    hp.ssm_n_group = 1;
+    hp.shortconv_l_cache = 3;
+    hp.wkv_head_size = 8;
+    hp.n_lora_decay = hp.n_lora_iclr = hp.n_lora_value_res_mix = hp.n_lora_gate = 4;
+    hp.full_attention_interval = 2;
+    hp.kv_free_layer.assign(2, false);
     std::set<std::string> names;
     for (const PlannedTensor& t : plan_tensors(a->spec, hp)) {
       EXPECT_TRUE(names.insert(t.name()).second) << a->name << ": " << t.name() << " planned twice";
