@@ -18,6 +18,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
       case Tn::kOutputNorm: return t.bias ? &w.output_norm_b : &w.output_norm;
       case Tn::kOutput: return t.bias ? &w.output_b : &w.output;
       case Tn::kRopeFreqs: return &w.rope_freqs;
+      case Tn::kTokenEmbdNorm: return t.bias ? &w.token_embd_norm_b : &w.token_embd_norm;
       default: return nullptr;
     }
   }
@@ -31,8 +32,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kAttnK: return t.bias ? &L.bk : &L.wk;
     case Tn::kAttnV: return t.bias ? &L.bv : &L.wv;
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
-    case Tn::kAttnQNorm: return &L.q_norm;
-    case Tn::kAttnKNorm: return &L.k_norm;
+    case Tn::kAttnQNorm: return t.bias ? &L.q_norm_b : &L.q_norm;
+    case Tn::kAttnKNorm: return t.bias ? &L.k_norm_b : &L.k_norm;
     case Tn::kAttnPostNorm: return &L.attn_post_norm;
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
@@ -49,7 +50,12 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
 Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
   const std::string name = t.name();
   const bool required = t.presence == Has::kYes;
-  if (t.vector()) {
+  if (t.vector() && t.dims.size() == 2) {  // per-head norm weights, as one vector
+    OX_ASSIGN_OR_RETURN(*out, b.optional_vectors(name, t.dims[0], t.dims[1]));
+    if (required && out->empty()) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: missing tensor '%s'", b.file().name().c_str(), name.c_str()));
+    }
+  } else if (t.vector()) {
     OX_ASSIGN_OR_RETURN(*out, required ? b.vector(name, t.dims[0]) : b.optional_vector(name, t.dims[0]));
   } else if (t.dims.size() == 3) {
     OX_ASSIGN_OR_RETURN(*out, b.matrices(name, t.dims[0], t.dims[1], t.dims[2]));
@@ -93,7 +99,7 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
     a.window = swa ? hp.n_swa : 0;
     a.rope.style = s.rope_style;
-    a.rope.n_rot = hp.n_rot;
+    a.rope.n_rot = s.rope_swa_only && !swa ? 0 : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;

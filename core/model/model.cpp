@@ -95,6 +95,18 @@ Result<Tensor> ModelBuilder::optional_vector(const std::string& name, int64_t n)
   return t;
 }
 
+Result<Tensor> ModelBuilder::optional_vectors(const std::string& name, int64_t n, int64_t count) {
+  OX_ASSIGN_OR_RETURN(Tensor t, view(*this, name, n, count, 1, false));
+  if (t.empty()) return t;
+  model.converted_.push_back(to_f32(t));
+  t.type = DType::F32;
+  t.cols = n * count;
+  t.rows = 1;
+  t.row_bytes = static_cast<uint64_t>(n * count) * sizeof(float);
+  t.data = reinterpret_cast<const uint8_t*>(model.converted_.back().data());
+  return t;
+}
+
 Result<Tensor> ModelBuilder::vector(const std::string& name, int64_t n) {
   OX_ASSIGN_OR_RETURN(Tensor t, optional_vector(name, n));
   if (t.empty()) {

@@ -13,6 +13,7 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kOutputNorm, "output_norm", false, true, G::kNone},
     {Tn::kOutput, "output", false, false, G::kOutput},
     {Tn::kRopeFreqs, "rope_freqs", false, true, G::kNone},
+    {Tn::kTokenEmbdNorm, "token_embd_norm", false, true, G::kNone},
     {Tn::kAttnNorm, "attn_norm", true, true, G::kNone},
     {Tn::kAttnNorm2, "attn_norm_2", true, true, G::kNone},
     {Tn::kAttnQ, "attn_q", true, false, G::kAttnQ},

@@ -12,6 +12,7 @@ namespace ox {
 // Tensor roles, as llama.cpp's LLM_TENSOR_* (names in kTensorNames).
 enum class Tn : uint8_t {
   kTokenEmbd, kPositionEmbd, kOutputNorm, kOutput, kRopeFreqs,
+  kTokenEmbdNorm,  // bloom: a LayerNorm of the embeddings
   kAttnNorm, kAttnNorm2, kAttnQ, kAttnK, kAttnV, kAttnQkv, kAttnOutput, kAttnQNorm, kAttnKNorm, kAttnPostNorm,
   kFfnNorm, kFfnGate, kFfnUp, kFfnDown, kFfnPostNorm,
   kFfnGateInp, kFfnGateExps, kFfnUpExps, kFfnDownExps,
