@@ -28,13 +28,12 @@ enum class Has : uint8_t { kNo, kOptional, kYes };
 
 // q/k norms other than qk_norm's (an RMSNorm of every head with one [head_dim] weight): over each
 // head with one weight for all heads (kShared), each head with its own ({head_dim, n_head}:
-// stablelm, command-r), or over the whole q / k row (olmo2, mpt).
+// stablelm, command-r), or over the whole q / k row (olmo2).
 enum class QkNormShape : uint8_t { kShared, kPerHead, kRow };
 struct QkNorms {
   Has has = Has::kNo;
   NormKind kind = NormKind::kRms;
   QkNormShape shape = QkNormShape::kShared;
-  Has bias = Has::kNo;  // LayerNorm biases (mpt)
 };
 
 struct Biases {
@@ -65,7 +64,7 @@ struct ArchSpec {
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
-  QkNorms qk_norms;                 // the other q/k norms (olmo2, stablelm, command-r, mpt)
+  QkNorms qk_norms;                 // the other q/k norms (olmo2, stablelm, command-r)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
 

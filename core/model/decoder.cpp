@@ -88,24 +88,21 @@ void clamp(float* x, float c, int64_t count) {
 
 // The q/k norms of QkNorms on n rows of n_heads heads: RMSNorm or LayerNorm over each head (one
 // weight for all heads, or each head its own) or over the whole row.
-void qk_norms(const Model& m, const Tensor& w, const Tensor& b, float* x, int n_heads, int64_t n) {
+void qk_norms(const Model& m, const Tensor& w, float* x, int n_heads, int64_t n) {
   const HParams& hp = m.hparams();
   const QkNorms& qn = m.spec().qk_norms;
   const bool rms = qn.kind == NormKind::kRms;
   const float eps = rms ? hp.rms_eps : hp.norm_eps;
-  auto apply = [&](float* row, const float* weight, const float* bias, int64_t width, int64_t rows) {
-    rms ? rms_norm(row, weight, width, rows, eps, row) : layer_norm(row, weight, bias, width, rows, eps, row);
+  auto apply = [&](float* row, const float* weight, int64_t width, int64_t rows) {
+    rms ? rms_norm(row, weight, width, rows, eps, row) : layer_norm(row, weight, nullptr, width, rows, eps, row);
   };
   const int64_t hd = hp.head_dim_k;
   switch (qn.shape) {
-    case QkNormShape::kShared: apply(x, f32(w), f32(b), hd, n * n_heads); break;
-    case QkNormShape::kRow: apply(x, f32(w), f32(b), hd * n_heads, n); break;
+    case QkNormShape::kShared: apply(x, f32(w), hd, n * n_heads); break;
+    case QkNormShape::kRow: apply(x, f32(w), hd * n_heads, n); break;
     case QkNormShape::kPerHead:
       for (int64_t t = 0; t < n; ++t) {
-        for (int h = 0; h < n_heads; ++h) {
-          const float* bias = b.empty() ? nullptr : f32(b) + h * hd;
-          apply(x + (t * n_heads + h) * hd, f32(w) + h * hd, bias, hd, 1);
-        }
+        for (int h = 0; h < n_heads; ++h) apply(x + (t * n_heads + h) * hd, f32(w) + h * hd, hd, 1);
       }
       break;
   }
@@ -146,11 +143,11 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
     rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
     rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
   }
-  // olmo2, stablelm, command-r, mpt: the other q/k norms, where the file has them (llama.cpp's
-  // test for the optional ones).
+  // olmo2, stablelm, command-r: the other q/k norms, where the file has them (llama.cpp's test
+  // for the optional ones).
   if (spec.qk_norms.has != Has::kNo) {
-    if (!L.q_norm.empty()) qk_norms(m, L.q_norm, L.q_norm_b, q, hp.n_head, n);
-    if (!L.k_norm.empty()) qk_norms(m, L.k_norm, L.k_norm_b, k, hp.n_head_kv, n);
+    if (!L.q_norm.empty()) qk_norms(m, L.q_norm, q, hp.n_head, n);
+    if (!L.k_norm.empty()) qk_norms(m, L.k_norm, k, hp.n_head_kv, n);
   }
   const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {

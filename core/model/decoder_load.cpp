@@ -32,8 +32,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kAttnK: return t.bias ? &L.bk : &L.wk;
     case Tn::kAttnV: return t.bias ? &L.bv : &L.wv;
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
-    case Tn::kAttnQNorm: return t.bias ? &L.q_norm_b : &L.q_norm;
-    case Tn::kAttnKNorm: return t.bias ? &L.k_norm_b : &L.k_norm;
+    case Tn::kAttnQNorm: return &L.q_norm;
+    case Tn::kAttnKNorm: return &L.k_norm;
     case Tn::kAttnPostNorm: return &L.attn_post_norm;
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;

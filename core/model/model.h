@@ -34,7 +34,6 @@ struct LayerWeights {
   Tensor wq, wk, wv, wo;
   Tensor bq, bk, bv, bo;
   Tensor q_norm, k_norm;              // [head_dim_k] RMSNorm weights applied to every head
-  Tensor q_norm_b, k_norm_b;          // LayerNorm biases of qk_norms (mpt)
   Tensor attn_post_norm;              // norm of the attention output before the residual add
   Tensor ffn_norm, ffn_norm_b;
   Tensor ffn_gate, ffn_up, ffn_down;

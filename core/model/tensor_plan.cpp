@@ -32,7 +32,6 @@ struct Planner {
     if (q.shape == QkNormShape::kPerHead) dims = {hp.head_dim_k, n_heads};
     if (q.shape == QkNormShape::kRow) dims = {hp.head_dim_k * n_heads};
     out.push_back({role, layer, false, q.has, dims});
-    if (q.bias != Has::kNo) out.push_back({role, layer, true, q.bias, dims});
   }
   // A projection and its bias.
   void linear(Tn role, int layer, int64_t cols, int64_t rows, Has has_bias) {
