@@ -146,6 +146,7 @@ const Case kCases[] = {
     {90, 90, 12, 4, 64, 0, 0.0f, 8.0f},   // ALiBi (bloom's 8) on 12 heads: 8 + 4 interleaved slopes
     {200, 1, 6, 2, 64, 0, 0.0f, 8.0f},    // ALiBi decode over several tiles, 6 heads
     {23, 7, 4, 2, 64, 5, 2.0f, 16.0f},    // ALiBi after soft-capping, in a window
+    {700, 1, 8, 2, 64, 0, 0.0f, 64.0f},   // ALiBi over position chunks (slopes 2^-8 .. 2^-64: far ones count)
 };
 
 // The bound on |ours - reference|: f32 summation noise, 2e-5 of outputs of size ~1 (measured up to
