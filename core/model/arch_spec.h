@@ -87,6 +87,7 @@ struct ArchSpec {
   float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
   float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
   bool rope_swa_only = false;       // rotary positions on window layers only; global layers have none (cohere2)
+  bool rope_base_swa_unused = false;  // rope.freq_base_swa read by llama.cpp but not used (olmo2, cohere2)
 };
 
 }  // namespace ox

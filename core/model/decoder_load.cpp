@@ -92,7 +92,8 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
 
 std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs) {
   const int pattern = hp.swa_pattern > 0 ? hp.swa_pattern : s.swa_pattern;
-  const float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
+  float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
+  if (s.rope_base_swa_unused) base_swa = 0;  // the global base on every layer
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];

@@ -1,8 +1,7 @@
 // Cohere 2 (Command R7B, Command A): Command-R's parallel block with a sliding window on three
 // layers in four (unless the file says otherwise) and rotary positions on those layers only: the
-// global layers have none. The window and logit_scale are required. llama.cpp rotates with the
-// global rope base whatever rope.freq_base_swa says; so does the generic decoder only without
-// that key.
+// global layers have none, and the rotation uses the global rope base whatever
+// rope.freq_base_swa says (as llama.cpp's graph does). The window and logit_scale are required.
 #include "core/model/arch_registry.h"
 
 namespace ox::archs {
@@ -26,11 +25,13 @@ extern const ArchDef cohere2{
              .bias = {.qkv = Has::kOptional},
              .output = Has::kNo,
              .swa_pattern = 4,
-             .rope_swa_only = true},
+             .rope_swa_only = true,
+             .rope_base_swa_unused = true},
     .configure = configure,
     .synth_keys = {{"attention.sliding_window", SynthKey::kU32, 8},
                    {"attention.sliding_window_pattern", SynthKey::kU32, 2},
-                   {"logit_scale", SynthKey::kF32, 0.5}},
+                   {"logit_scale", SynthKey::kF32, 0.5},
+                   {"rope.freq_base_swa", SynthKey::kF32, 1000}},
 };
 
 }  // namespace ox::archs
