@@ -215,7 +215,7 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
 Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq) const {
   if (!can_shift()) {
     return error(ErrorCode::kUnsupported,
-                 strfmt("%s: a context shift needs rotary position embeddings; this %s model has learned absolute "
+                 strfmt("%s: a context shift needs rotary (or ALiBi) positions; this %s model has learned absolute "
                         "positions, whose cached keys cannot be moved",
                         file_->name().c_str(), hparams_.arch.c_str()));
   }
@@ -228,6 +228,10 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   }
   const int64_t n_moved = n_past - n_keep - n_discard;
   st.kv.move_rows(seq, n_keep + n_discard, n_keep, n_moved);
+  if (!spec_.rope) {  // ALiBi's biases depend on distances only: the moved keys stay as they are
+    st.kv.set_n_pos(seq, n_past - n_discard);
+    return Status::ok();
+  }
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
   const HParams& hp = hparams_;

@@ -132,14 +132,14 @@ class Model {
   // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it
   // holds, moves the rest down and rotates their keys back by n_discard positions (dequantized,
   // rotated, stored again in the cache's type), as llama.cpp's seq_rm + seq_add do; seq then holds
-  // n_past - n_discard. kUnsupported for a model without rotary embeddings (learned absolute
-  // positions cannot be moved).
+  // n_past - n_discard. Without rotary embeddings (ALiBi, or no positions) the rows only move.
+  // kUnsupported for learned absolute positions, which cannot be moved.
   Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq = 0) const;
   // llama_memory_seq_rm: removes positions [p0, p1) of sequence seq (p1 < 0: to the end). A tail
   // (p1 at or past what seq holds) is only a shorter sequence, for every model; a middle range is a
-  // context shift (shift()), so it needs rotary embeddings.
+  // context shift (shift()), so it needs a model without learned positions.
   Status seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const;
-  bool can_shift() const { return spec_.rope; }
+  bool can_shift() const { return spec_.rope || weights_.position_embd.empty(); }
 
  private:
   friend struct ModelBuilder;
