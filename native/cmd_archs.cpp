@@ -18,6 +18,10 @@ std::string features(const ArchSpec& s) {
   add(s.fused_qkv, "fused qkv");
   add(s.fused_gate_up, "fused gate/up");
   add(s.qk_norm, "q/k norm");
+  add(s.qk_norms.has != Has::kNo, s.qk_norms.has == Has::kYes ? "q/k norm" : "optional q/k norm");
+  add(!s.norm_affine, "norms without weights");
+  add(!s.pre_norms, "no pre-norms");
+  add(s.embd_norm, "embedding norm");
   add(s.post_norms, "post norms");
   add(s.moe, "experts");
   add(s.embd_scale, "embedding scale");
@@ -28,7 +32,9 @@ std::string features(const ArchSpec& s) {
 }
 
 const char* positions(const ArchSpec& s) {
-  if (!s.rope) return "learned";
+  // Without rope: learned positions, ALiBi (bloom, jais), or ALiBi and optional learned ones (mpt).
+  if (!s.rope) return s.position_embd == Has::kYes ? "learned" : s.position_embd == Has::kNo ? "ALiBi" : "ALiBi, learned";
+  if (s.rope_swa_only) return "rope on window layers";
   return s.rope_style == RopeStyle::kNeox ? "rope (neox)" : "rope";
 }
 

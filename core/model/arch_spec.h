@@ -36,6 +36,16 @@ enum class Recurrent : uint8_t { kNone, kMamba, kMamba2, kShortConv, kRwkv7, kDe
 // loader takes it when the file has it, synth always writes it), or required.
 enum class Has : uint8_t { kNo, kOptional, kYes };
 
+// q/k norms other than qk_norm's (an RMSNorm of every head with one [head_dim] weight): over each
+// head with one weight for all heads (kShared), each head with its own ({head_dim, n_head}:
+// stablelm, command-r), or over the whole q / k row (olmo2).
+enum class QkNormShape : uint8_t { kShared, kPerHead, kRow };
+struct QkNorms {
+  Has has = Has::kNo;
+  NormKind kind = NormKind::kRms;
+  QkNormShape shape = QkNormShape::kShared;
+};
+
 struct Biases {
   Has qkv = Has::kNo;       // attn_q/k/v.bias, or attn_qkv.bias
   Has attn_out = Has::kNo;  // attn_output.bias
@@ -46,7 +56,14 @@ struct Biases {
 
 struct ArchSpec {
   NormKind norm = NormKind::kRms;
+  bool norm_affine = true;  // false: every norm without weight or bias (olmo's LayerNorm)
+  bool pre_norms = true;    // false: no attn_norm / ffn_norm, only the post norms (olmo2)
   bool rope = true;  // false: learned absolute positions (position_embd) instead
+  // position_embd without rope: required (gpt2), optional (mpt) or absent (bloom: ALiBi only).
+  Has position_embd = Has::kYes;
+  // > 0: ALiBi, score += slope(head) * (key position - query position), slopes from this maximum
+  // bias as ggml computes them (core/ops/alibi.h). bloom: 8; mpt, jais: attention.max_alibi_bias.
+  float alibi_max_bias = 0.0f;
   RopeStyle rope_style = RopeStyle::kNorm;
   FfnKind ffn = FfnKind::kSwiGlu;
   Residual residual = Residual::kSequential;
@@ -57,17 +74,21 @@ struct ArchSpec {
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
+  QkNorms qk_norms;                 // the other q/k norms (olmo2, stablelm, command-r)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
 
   bool embd_scale = false;          // x = token_embd[t] * sqrt(n_embd) (gemma family)
+  bool embd_norm = false;           // token_embd_norm (bias per Biases::norm) on the embeddings (bloom)
   float attn_scale = 0.0f;          // multiplier of q.k; 0: 1/sqrt(head_dim_k)
   // llama.cpp multiplies q by the scale before attention for some architectures: the same maths,
   // but q is rounded to the cache's type after scaling under Numerics::kLlamaCpp.
   bool scale_q_first = false;
+  float clamp_kqv = 0.0f;           // > 0: q, k, v clamped to [-c, c] after projection (olmo, mpt: from the file)
   bool softcaps = false;            // reads attn_logit_softcapping / final_logit_softcapping (gemma2)
   float attn_softcap = 0.0f;        // > 0: score = c * tanh(score / c) (set from the file when softcaps)
   float final_softcap = 0.0f;       // > 0: logit = c * tanh(logit / c)
+  float logit_scale = 0.0f;         // != 0: logits *= logit_scale (command-r, cohere2: <arch>.logit_scale)
 
   // Sliding-window attention: when the file has <arch>.attention.sliding_window, layers with
   // l % swa_pattern < swa_pattern - 1 see only the window (0: the window is ignored, as llama.cpp does
@@ -93,6 +114,8 @@ struct ArchSpec {
   // qwen35: every attention_interval-th layer attends, the others are recurrent, unless the file's
   // <arch>.full_attention_interval says otherwise (0: the layer pattern comes from head_count_kv).
   int attention_interval = 0;
+  bool rope_swa_only = false;       // rotary positions on window layers only; global layers have none (cohere2)
+  bool rope_base_swa_unused = false;  // rope.freq_base_swa read by llama.cpp but not used (olmo2, cohere2)
 };
 
 }  // namespace ox

@@ -28,6 +28,9 @@ struct ModelBuilder {
   // A small matrix the forward pass reads as floats (convolution kernels, A, D): converted to F32
   // once at load if stored otherwise.
   Result<Tensor> f32_matrix(const std::string& name, int64_t cols, int64_t rows);
+  // count vectors of n elements (GGUF dims {n, count}: per-head norm weights) as one F32 vector of
+  // n * count; absent: an empty Tensor.
+  Result<Tensor> optional_vectors(const std::string& name, int64_t n, int64_t count);
   // n_mats matrices of rows x cols stored back to back (GGUF dims {cols, rows, n_mats}: experts).
   Result<Tensor> matrices(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats);
   bool has(const std::string& name) const { return file().find_tensor(name) != nullptr; }

@@ -72,11 +72,39 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   float* x = st.x.data();
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
-  if (!m.spec().rope) {  // learned absolute positions
+  if (!m.spec().rope && !w.position_embd.empty()) {  // learned absolute positions (optional for mpt)
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
       add(x + t * d, st.h.data(), d);
     }
+  }
+  if (m.spec().embd_norm) norm(m, st.ops, x, w.token_embd_norm, w.token_embd_norm_b, n, x);  // bloom
+}
+
+// x[i] = clamp(x[i], -c, c) (olmo, mpt: attention.clamp_kqv)
+void clamp(float* x, float c, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) x[i] = std::min(std::max(x[i], -c), c);
+}
+
+// The q/k norms of QkNorms on n rows of n_heads heads: RMSNorm or LayerNorm over each head (one
+// weight for all heads, or each head its own) or over the whole row.
+void qk_norms(const Model& m, const Tensor& w, float* x, int n_heads, int64_t n) {
+  const HParams& hp = m.hparams();
+  const QkNorms& qn = m.spec().qk_norms;
+  const bool rms = qn.kind == NormKind::kRms;
+  const float eps = rms ? hp.rms_eps : hp.norm_eps;
+  auto apply = [&](float* row, const float* weight, int64_t width, int64_t rows) {
+    rms ? rms_norm(row, weight, width, rows, eps, row) : layer_norm(row, weight, nullptr, width, rows, eps, row);
+  };
+  const int64_t hd = hp.head_dim_k;
+  switch (qn.shape) {
+    case QkNormShape::kShared: apply(x, f32(w), hd, n * n_heads); break;
+    case QkNormShape::kRow: apply(x, f32(w), hd * n_heads, n); break;
+    case QkNormShape::kPerHead:
+      for (int64_t t = 0; t < n; ++t) {
+        for (int h = 0; h < n_heads; ++h) apply(x + (t * n_heads + h) * hd, f32(w) + h * hd, hd, 1);
+      }
+      break;
   }
 }
 
@@ -105,10 +133,21 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   const int64_t k_dim = st.kv.k_dim(), v_dim = st.kv.v_dim();
 
   linear3(ops, {&L.wq, &L.bq, q}, {&L.wk, &L.bk, k}, {&L.wv, &L.bv, v}, h, n);
+  if (spec.clamp_kqv > 0) {
+    clamp(q, spec.clamp_kqv, n * hp.n_head * hp.head_dim_k);
+    clamp(k, spec.clamp_kqv, n * k_dim);
+    clamp(v, spec.clamp_kqv, n * v_dim);
+  }
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
   if (spec.qk_norm) {
     rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
     rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  }
+  // olmo2, stablelm, command-r: the other q/k norms, where the file has them (llama.cpp's test
+  // for the optional ones).
+  if (spec.qk_norms.has != Has::kNo) {
+    if (!L.q_norm.empty()) qk_norms(m, L.q_norm, q, hp.n_head, n);
+    if (!L.k_norm.empty()) qk_norms(m, L.k_norm, k, hp.n_head_kv, n);
   }
   const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {
@@ -144,6 +183,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.scale = q_scale;
   p.softcap = spec.attn_softcap;
   p.window = la.window;
+  p.alibi_max_bias = spec.alibi_max_bias;
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).
@@ -273,17 +313,19 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   embed(m, st, batch);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
-    attention_block(m, st, l, h, runs, n, att);
+    // olmo2 has no pre-norms: its sub-blocks read the residual stream itself.
+    const float* in = spec.pre_norms ? h : x;
+    if (spec.pre_norms) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
+    attention_block(m, st, l, in, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
-        norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
-        ffn_block(m, st, L, h, n, ffn);
+        if (spec.pre_norms) norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
+        ffn_block(m, st, L, in, n, ffn);
         break;
       case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
-        ffn_block(m, st, L, h, n, ffn);
+        ffn_block(m, st, L, in, n, ffn);
         add(x, att, n * d);
         break;
       case Residual::kParallelTwoNorms:  // x += attn(norm1(x)) + ffn(norm2(x))
@@ -307,6 +349,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   if (rows == 0) return;
   norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
+  if (spec.logit_scale != 0) scale(logits, spec.logit_scale, rows * hp.n_vocab);
   if (spec.final_softcap > 0) {
     const float c = spec.final_softcap;
     for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);

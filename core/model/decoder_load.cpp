@@ -104,6 +104,11 @@ Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
     *out = Tensor{};
   } else if (is_f32_matrix(t)) {
     OX_ASSIGN_OR_RETURN(*out, b.f32_matrix(name, t.dims[0], t.dims.size() > 1 ? t.dims.back() : 1));
+  } else if (t.vector() && t.dims.size() == 2) {  // per-head norm weights, as one vector
+    OX_ASSIGN_OR_RETURN(*out, b.optional_vectors(name, t.dims[0], t.dims[1]));
+    if (required && out->empty()) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: missing tensor '%s'", b.file().name().c_str(), name.c_str()));
+    }
   } else if (t.vector()) {
     OX_ASSIGN_OR_RETURN(*out, required ? b.vector(name, t.dims[0]) : b.optional_vector(name, t.dims[0]));
   } else if (t.dims.size() == 3) {
@@ -141,14 +146,15 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
 
 std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs) {
   const int pattern = hp.swa_pattern > 0 ? hp.swa_pattern : s.swa_pattern;
-  const float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
+  float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
+  if (s.rope_base_swa_unused) base_swa = 0;  // the global base on every layer
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
     const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
     a.window = swa ? hp.n_swa : 0;
     a.rope.style = s.rope_style;
-    a.rope.n_rot = hp.n_rot;
+    a.rope.n_rot = s.rope_swa_only && !swa ? 0 : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;

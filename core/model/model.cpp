@@ -108,6 +108,18 @@ Result<Tensor> ModelBuilder::f32_matrix(const std::string& name, int64_t cols, i
   return t;
 }
 
+Result<Tensor> ModelBuilder::optional_vectors(const std::string& name, int64_t n, int64_t count) {
+  OX_ASSIGN_OR_RETURN(Tensor t, view(*this, name, n, count, 1, false));
+  if (t.empty()) return t;
+  model.converted_.push_back(to_f32(t));
+  t.type = DType::F32;
+  t.cols = n * count;
+  t.rows = 1;
+  t.row_bytes = static_cast<uint64_t>(n * count) * sizeof(float);
+  t.data = reinterpret_cast<const uint8_t*>(model.converted_.back().data());
+  return t;
+}
+
 Result<Tensor> ModelBuilder::vector(const std::string& name, int64_t n) {
   OX_ASSIGN_OR_RETURN(Tensor t, optional_vector(name, n));
   if (t.empty()) {
@@ -232,7 +244,7 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   if (spec_.recurrent != Recurrent::kNone && !spec_.hybrid) return shift_recurrent(st, n_keep, n_discard, n_past, seq);
   if (!can_shift()) {
     return error(ErrorCode::kUnsupported,
-                 strfmt("%s: a context shift needs rotary position embeddings; this %s model has learned absolute "
+                 strfmt("%s: a context shift needs rotary (or ALiBi) positions; this %s model has learned absolute "
                         "positions, whose cached keys cannot be moved",
                         file_->name().c_str(), hparams_.arch.c_str()));
   }
@@ -245,6 +257,10 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   }
   const int64_t n_moved = n_past - n_keep - n_discard;
   st.kv.move_rows(seq, n_keep + n_discard, n_keep, n_moved);
+  if (!spec_.rope) {  // ALiBi's biases depend on distances only: the moved keys stay as they are
+    st.kv.set_n_pos(seq, n_past - n_discard);
+    return Status::ok();
+  }
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
   const HParams& hp = hparams_;

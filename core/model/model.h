@@ -64,12 +64,12 @@ struct LayerWeights {
 
 struct ModelWeights {
   Tensor token_embd;
+  Tensor token_embd_norm, token_embd_norm_b;  // norm of the embeddings (bloom, RWKV), else empty
   Tensor position_embd;  // learned absolute positions (gpt2), else empty
   Tensor output_norm, output_norm_b;
   Tensor output;  // may alias token_embd (tied embeddings)
   Tensor output_b;
   Tensor rope_freqs;
-  Tensor token_embd_norm, token_embd_norm_b;  // RWKV's norm of the embeddings
   std::vector<LayerWeights> layers;
 };
 
@@ -153,18 +153,18 @@ class Model {
   // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it
   // holds, moves the rest down and rotates their keys back by n_discard positions (dequantized,
   // rotated, stored again in the cache's type), as llama.cpp's seq_rm + seq_add do; seq then holds
-  // n_past - n_discard. kUnsupported for a model without rotary embeddings (learned absolute
-  // positions cannot be moved).
+  // n_past - n_discard. Without rotary embeddings (ALiBi, or no positions) the rows only move.
+  // kUnsupported for learned absolute positions, which cannot be moved.
   // A pure recurrent model (mamba) keeps its state and only renumbers the positions, as llama.cpp
   // does: the state cannot forget, but the context can go on past n_ctx.
   Status shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t n_past, int seq = 0) const;
   // llama_memory_seq_rm: removes positions [p0, p1) of sequence seq (p1 < 0: to the end). A tail
   // (p1 at or past what seq holds) is only a shorter sequence, for every model; a middle range is a
-  // context shift (shift()), so it needs rotary embeddings.
+  // context shift (shift()), so it needs a model without learned positions.
   // With recurrent state only the whole sequence can be removed (p0 = 0, p1 to the end: the state
   // is cleared); anything else is kUnsupported.
   Status seq_rm(ForwardState& st, int seq, int64_t p0, int64_t p1) const;
-  bool can_shift() const { return spec_.rope || spec_.recurrent != Recurrent::kNone; }
+  bool can_shift() const { return spec_.rope || weights_.position_embd.empty(); }
   // Recurrent layers keep per-sequence state in the cache (kv.rs()): a sequence can be continued,
   // cleared or copied whole, never cut back to an earlier position (seq_rm refuses).
   bool has_recurrent_state() const { return spec_.recurrent != Recurrent::kNone; }

@@ -12,6 +12,7 @@ namespace ox {
 // Tensor roles, as llama.cpp's LLM_TENSOR_* (names in kTensorNames).
 enum class Tn : uint8_t {
   kTokenEmbd, kPositionEmbd, kOutputNorm, kOutput, kRopeFreqs,
+  kTokenEmbdNorm,  // bloom: a LayerNorm of the embeddings
   kAttnNorm, kAttnNorm2, kAttnQ, kAttnK, kAttnV, kAttnQkv, kAttnOutput, kAttnQNorm, kAttnKNorm, kAttnPostNorm,
   kFfnNorm, kFfnGate, kFfnUp, kFfnDown, kFfnPostNorm,
   kFfnGateInp, kFfnGateExps, kFfnUpExps, kFfnDownExps,
@@ -21,7 +22,7 @@ enum class Tn : uint8_t {
   kOutputNormLfm2, kShortConvConv, kShortConvInProj, kShortConvOutProj,
   // RWKV-7: the norm after the embedding, the time mix's low-rank maps, token-shift mixes (lerp),
   // projections and group norm, the channel mix
-  kTokenEmbdNorm, kTimeMixW0, kTimeMixW1, kTimeMixW2, kTimeMixA0, kTimeMixA1, kTimeMixA2, kTimeMixV0, kTimeMixV1,
+  kTimeMixW0, kTimeMixW1, kTimeMixW2, kTimeMixA0, kTimeMixA1, kTimeMixA2, kTimeMixV0, kTimeMixV1,
   kTimeMixV2, kTimeMixG1, kTimeMixG2, kTimeMixLerpFused, kTimeMixKK, kTimeMixKA, kTimeMixRK, kTimeMixKey,
   kTimeMixValue, kTimeMixReceptance, kTimeMixLn, kTimeMixOutput, kChannelMixLerpK, kChannelMixKey, kChannelMixValue,
   // falcon-h1's feed-forward norm, which llama.cpp names without a suffix ("blk.%d.ffn_norm")

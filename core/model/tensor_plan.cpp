@@ -22,8 +22,16 @@ struct Planner {
   }
   // A norm's weight, and its bias where the spec's LayerNorms have one.
   void norm(const ArchSpec& s, Tn role, int layer) {
+    if (!s.norm_affine) return;
     vector(role, layer, hp.n_embd);
     if (s.norm == NormKind::kLayer) bias(role, layer, hp.n_embd, s.bias.norm);
+  }
+  // A q or k norm (qk_norms) of n_heads heads: one head's weights, each head's, or the row's.
+  void qk_norm(const QkNorms& q, Tn role, int layer, int64_t n_heads) {
+    std::vector<int64_t> dims = {hp.head_dim_k};
+    if (q.shape == QkNormShape::kPerHead) dims = {hp.head_dim_k, n_heads};
+    if (q.shape == QkNormShape::kRow) dims = {hp.head_dim_k * n_heads};
+    out.push_back({role, layer, false, q.has, dims});
   }
   // A projection and its bias.
   void linear(Tn role, int layer, int64_t cols, int64_t rows, Has has_bias) {
@@ -43,7 +51,8 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
 
   p.matrix(Tn::kTokenEmbd, -1, d, hp.n_vocab);
-  if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train);
+  if (s.embd_norm) p.norm(s, Tn::kTokenEmbdNorm, -1);
+  if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train, s.position_embd);
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
   if (s.recurrent == Recurrent::kRwkv7) p.norm(s, Tn::kTokenEmbdNorm, -1);  // RWKV's norm of the embeddings
   for (int l = 0; l < hp.n_layer; ++l) {
@@ -52,7 +61,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       plan_recurrent_layer(s, hp, l, out);
       continue;
     }
-    p.norm(s, Tn::kAttnNorm, l);
+    if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l);
     if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
     } else {
@@ -65,10 +74,14 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.vector(Tn::kAttnQNorm, l, hp.head_dim_k);
       p.vector(Tn::kAttnKNorm, l, hp.head_dim_k);
     }
+    if (s.qk_norms.has != Has::kNo) {
+      p.qk_norm(s.qk_norms, Tn::kAttnQNorm, l, hp.n_head);
+      p.qk_norm(s.qk_norms, Tn::kAttnKNorm, l, hp.n_head_kv);
+    }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
     if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
 
-    if (s.residual != Residual::kParallel) p.norm(s, s.ffn_norm, l);
+    if (s.residual != Residual::kParallel && s.pre_norms) p.norm(s, s.ffn_norm, l);
     if (s.moe && hp.n_expert > 0) {
       p.matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
       p.experts(Tn::kFfnGateExps, l, d, ff);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/ops/alibi.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -152,6 +153,11 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         for (int64_t j = a; j < b; ++j) sc[j] = p.softcap * std::tanh(sc[j] * softcap_scale);
         scale = 1.0f;
       }
+      if (p.alibi_max_bias > 0) {  // scaled first, then slope * (j - pos), as ggml adds its mask
+        const float slope = alibi_slope(static_cast<int>(hk * plan.group + r % plan.group), p.n_head, p.alibi_max_bias);
+        for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + slope * static_cast<float>(j0 + j - pos);
+        scale = 1.0f;
+      }
       // Weights e^(score - max) of the visible positions (masked ones weigh 0), the running maximum
       // updated; what was summed under an older, smaller maximum is scaled down to the new one.
       const float old_max = s.max[r];
@@ -197,10 +203,12 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
   const ToFloatFn to_float = plan.kernels->to_float[static_cast<uint32_t>(DType::F16)];
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   float max_s = -INFINITY, sum = 0;
+  const float slope = alibi_slope(h, p.n_head, p.alibi_max_bias);  // 0 without ALiBi
   for (int64_t j = first_visible(p, pos); j <= pos; ++j) {
     float s = 0.0f;
     dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
+    s += slope * static_cast<float>(j - pos);
     float w = 1.0f;  // weight of v_j relative to the running maximum
     float rescale = 1.0f;
     if (s > max_s) {

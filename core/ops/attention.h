@@ -1,5 +1,5 @@
-// Causal multi-head attention over a KV cache, with grouped-query heads, optional sliding window
-// and optional logit soft-capping: fused and tiled (flash attention). Keys and values are read in
+// Causal multi-head attention over a KV cache, with grouped-query heads, optional sliding window,
+// optional logit soft-capping and optional ALiBi biases: fused and tiled (flash attention). Keys and values are read in
 // the cache's own format (F16, BF16, F32 or a 32-element block format) a tile of positions at a
 // time, scores go through a running (online) softmax, and no [n_tokens x n_kv] score matrix is
 // ever formed: per thread, a tile of scores for the query rows of one KV head.
@@ -20,6 +20,9 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
+  // > 0: ALiBi (alibi.h): head h's score of position j from position pos gains
+  // alibi_slope(h, n_head, alibi_max_bias) * (j - pos), after scaling and soft-capping.
+  float alibi_max_bias = 0.0f;
   // llama.cpp's CPU decode path over an F16 cache, for bit-level parity tests (Numerics::kLlamaCpp):
   // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
   // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).

@@ -32,7 +32,7 @@ void layer_norm(const float* x, const float* weight, const float* bias, int64_t 
     const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
     const float m = static_cast<float>(mean);
     for (int64_t i = 0; i < n; ++i) {
-      o[i] = (xr[i] - m) * inv * weight[i] + (bias != nullptr ? bias[i] : 0.0f);
+      o[i] = (xr[i] - m) * inv * (weight != nullptr ? weight[i] : 1.0f) + (bias != nullptr ? bias[i] : 0.0f);
     }
   }
 }

@@ -63,7 +63,7 @@ void get_row(const Tensor& w, int64_t index, float* out);
 
 // out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i]   (n_rows rows of n)
 void rms_norm(const float* x, const float* weight, int64_t n, int64_t n_rows, float eps, float* out);
-// out[i] = (x[i] - mean) / sqrt(var + eps) * weight[i] + bias[i]; bias may be null.
+// out[i] = (x[i] - mean) / sqrt(var + eps) * weight[i] + bias[i]; weight and bias may be null.
 void layer_norm(const float* x, const float* weight, const float* bias, int64_t n, int64_t n_rows, float eps,
                 float* out);
 

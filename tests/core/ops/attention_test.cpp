@@ -1,7 +1,7 @@
 // Fused attention against a float64 reference written here from the definition (softmax over the
 // visible positions of scale * q.k, soft-capped, times V), for every KV cache type on every kernel
 // table: decode and prefill, one and several tiles, position chunks (long decode on 2 threads),
-// sliding windows, soft-capping and grouped-query heads.
+// sliding windows, soft-capping, ALiBi biases and grouped-query heads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/kv_cache/kv_cache.h"
+#include "core/ops/alibi.h"
 #include "core/ops/attention.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
@@ -33,6 +34,17 @@ std::vector<float> round_trip(const std::vector<float>& x, DType type, int64_t r
   return out;
 }
 
+// ALiBi's slope of head h as BLOOM's build_alibi_tensor writes it (there for max_bias 8), in
+// float64: with c the largest power of two <= n_head, heads below c take powers 1..c of
+// 2^(-max_bias / c), the rest the odd powers 1, 3, 5, ... of 2^(-max_bias / (2c)).
+double reference_slope(int h, int n_head, double max_bias) {
+  if (max_bias <= 0) return 0.0;
+  int c = 1;
+  while (c * 2 <= n_head) c *= 2;
+  if (h < c) return std::pow(std::pow(2.0, -max_bias / c), h + 1);
+  return std::pow(std::pow(2.0, -max_bias / (2 * c)), 2 * (h - c) + 1);
+}
+
 // Float64: q, k, v as given (k and v as the cache holds them, q as the key type's dot product sees it).
 std::vector<double> reference(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
                               int64_t n_tokens, int64_t pos0, const AttentionParams& p) {
@@ -53,6 +65,7 @@ std::vector<double> reference(const std::vector<float>& q, const std::vector<flo
         }
         dot *= p.scale;
         if (p.softcap > 0) dot = p.softcap * std::tanh(dot / p.softcap);
+        dot += reference_slope(h, p.n_head, p.alibi_max_bias) * static_cast<double>(j - pos);
         s.push_back(dot);
         max_s = std::max(max_s, dot);
       }
@@ -74,6 +87,7 @@ struct Case {
   int n_head, n_head_kv, head_dim;
   int window;
   float softcap;
+  float alibi = 0.0f;  // ALiBi's max_bias
 };
 
 // Runs one case with the cache in (type_k, type_v) through `table` on `threads` threads; returns
@@ -91,6 +105,7 @@ double max_error(const kernels::KernelTable* table, int threads, DType type_k, D
   p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   p.window = c.window;
   p.softcap = c.softcap;
+  p.alibi_max_bias = c.alibi;
   p.f16_accumulator = f16_accumulator;
   const int64_t pos0 = c.n_kv - c.n_tokens;
   const int64_t kd = c.n_head_kv * c.head_dim;
@@ -128,6 +143,10 @@ const Case kCases[] = {
     {700, 1, 8, 1, 128, 0, 0.0f},    // long decode: position chunks on 2 threads, one KV head
     {700, 2, 4, 4, 64, 100, 0.0f},   // two tokens, window across chunk and tile edges, no GQA
     {150, 150, 14, 2, 64, 0, 30.0f}, // a whole prompt: several token blocks and tiles, soft-capped
+    {90, 90, 12, 4, 64, 0, 0.0f, 8.0f},   // ALiBi (bloom's 8) on 12 heads: 8 + 4 interleaved slopes
+    {200, 1, 6, 2, 64, 0, 0.0f, 8.0f},    // ALiBi decode over several tiles, 6 heads
+    {23, 7, 4, 2, 64, 5, 2.0f, 16.0f},    // ALiBi after soft-capping, in a window
+    {700, 1, 8, 2, 64, 0, 0.0f, 64.0f},   // ALiBi over position chunks (slopes 2^-8 .. 2^-64: far ones count)
 };
 
 // The bound on |ours - reference|: f32 summation noise, 2e-5 of outputs of size ~1 (measured up to
@@ -169,11 +188,30 @@ TEST_P(AttentionTypes, OddHeadSizes) {
 // llama.cpp's f16 accumulator (the parity numerics): f16 rounding of the running sum after each
 // of ~n_kv updates, so within f16 precision of the reference but not equal to it.
 TEST_P(AttentionTypes, F16AccumulatorRoundsWithinF16Precision) {
-  for (const Case& c : {Case{23, 7, 4, 2, 64, 5, 2.0f}, Case{200, 1, 8, 2, 64, 0, 0.0f}}) {
+  for (const Case& c : {Case{23, 7, 4, 2, 64, 5, 2.0f}, Case{200, 1, 8, 2, 64, 0, 0.0f},
+                        Case{40, 1, 6, 2, 64, 0, 0.0f, 8.0f}}) {
     const double err = max_error(GetParam(), 2, DType::F16, DType::F16, c, /*f16_accumulator=*/true);
     EXPECT_LT(err, 1e-2);
     EXPECT_GT(err, 1e-6) << "the f16 accumulator should round";
   }
+}
+
+// ggml's slopes (alibi_slope) are BLOOM's: n_head 8 gives 2^-1 .. 2^-8; n_head 6 gives 2^-2, 2^-4,
+// 2^-6, 2^-8 then the interleaved 2^-1, 2^-3; and each is the float64 formula's within the error
+// of raising an f32-rounded base to the power e (about e ulp: 2e-6 relative at e = 32 of 40 heads).
+TEST(Alibi, SlopesAreBloomsAndTheReferences) {
+  for (int h = 0; h < 8; ++h) EXPECT_EQ(alibi_slope(h, 8, 8.0f), std::ldexp(1.0f, -(h + 1))) << h;
+  const float six[] = {0.25f, 0.0625f, 0.015625f, 0.00390625f, 0.5f, 0.125f};
+  for (int h = 0; h < 6; ++h) EXPECT_EQ(alibi_slope(h, 6, 8.0f), six[h]) << h;
+  for (int n_head : {1, 3, 12, 40, 71}) {
+    for (float max_bias : {1.0f, 8.0f, 13.5f}) {
+      for (int h = 0; h < n_head; ++h) {
+        const double want = reference_slope(h, n_head, max_bias);
+        EXPECT_NEAR(alibi_slope(h, n_head, max_bias), want, 4e-6 * want) << n_head << " " << max_bias << " " << h;
+      }
+    }
+  }
+  EXPECT_EQ(alibi_slope(3, 8, 0.0f), 0.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTables, AttentionTypes, ::testing::ValuesIn(kernels::all_kernels()),
