@@ -34,7 +34,7 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-  SynthKey synth_keys[6] = {};
+  SynthKey synth_keys[12] = {};
 };
 
 // Every registered architecture, sorted by name.

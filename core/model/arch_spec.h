@@ -34,6 +34,34 @@ struct Biases {
   Has output = Has::kNo;    // output.bias
 };
 
+// Mixture of experts (moe.cpp), as llama.cpp's build_moe_ffn is parameterised.
+// How router logits become the scores experts are chosen by and weighted with:
+//   kSoftmax: p = softmax(logits); kSigmoid: p = sigmoid(logits);
+//   kSoftmaxAfterTopK: chosen by the logits, weighted by the softmax of the chosen logits.
+enum class MoeGating : uint8_t { kSoftmax, kSigmoid, kSoftmaxAfterTopK };
+// An expert's activation: silu(g) * u, gelu(g) * u, or gpt-oss's clamped SwiGLU ("swiglu_oai").
+enum class ExpertAct : uint8_t { kSwiGlu, kGeGlu, kSwiGluOai };
+// The expert feed-forward width when <arch>.expert_feed_forward_length is absent.
+enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired };
+// Shared experts (ffn_{gate,up,down}_shexp), run on every token and added to the routed output:
+//   kShexpOrNff: always, expert_shared_feed_forward_length wide (n_ff if absent: qwen2moe);
+//   kIfShexpKey: only when expert_shared_feed_forward_length > 0 (granitemoe);
+//   kExpTimesCount: n_ff_exp * expert_shared_count wide, when the count > 0 (deepseek2 family).
+enum class SharedFf : uint8_t { kNone, kShexpOrNff, kIfShexpKey, kExpTimesCount };
+
+struct MoeSpec {
+  MoeGating gating = MoeGating::kSoftmax;
+  bool norm_w = true;           // the chosen weights divided by their sum (mixtral); configure may reset it
+  float weights_scale = 0.0f;   // chosen weights * this (0 or 1: none); configure reads expert_weights_scale
+  ExpertAct act = ExpertAct::kSwiGlu;
+  ExpertFf ff = ExpertFf::kNff;
+  SharedFf shared = SharedFf::kNone;
+  bool shared_gate = false;     // qwen2moe: shared expert * sigmoid(h . ffn_gate_inp_shexp)
+  Has probs_bias = Has::kNo;    // exp_probs_b: added to the scores for choosing only (deepseek v3)
+  bool expert_biases = false;   // ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias (gpt-oss)
+  bool leading_dense = false;   // the first leading_dense_block_count layers are dense (deepseek2)
+};
+
 struct ArchSpec {
   NormKind norm = NormKind::kRms;
   bool rope = true;  // false: learned absolute positions (position_embd) instead
@@ -49,8 +77,13 @@ struct ArchSpec {
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
+  MoeSpec experts;                  // how the experts route and compute (defaults: mixtral's)
 
   bool embd_scale = false;          // x = token_embd[t] * sqrt(n_embd) (gemma family)
+  // Granite's multipliers (its configure hook reads them from the file; 0: off):
+  float embd_mult = 0.0f;           // x = token_embd[t] * embd_mult (<arch>.embedding_scale)
+  float residual_scale = 0.0f;      // attention and feed-forward outputs * this before each residual add
+  float logit_divisor = 0.0f;       // logits / this (<arch>.logit_scale)
   float attn_scale = 0.0f;          // multiplier of q.k; 0: 1/sqrt(head_dim_k)
   // llama.cpp multiplies q by the scale before attention for some architectures: the same maths,
   // but q is rounded to the cache's type after scaling under Numerics::kLlamaCpp.

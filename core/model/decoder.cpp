@@ -1,6 +1,6 @@
 // The generic decoder-only transformer forward pass: every architecture without a forward of its
 // own runs this, steered by its ArchSpec (norm kind, residual layout, FFN kind, q/k norms, post
-// norms, experts, ...); optional biases are added where the file has them. A forward pass takes a batch of
+// norms, experts (moe.cpp), ...); optional biases are added where the file has them. A forward pass takes a batch of
 // tokens of one or several sequences: the matmuls run over all of it, RoPE, K/V stores and
 // attention per run of one sequence (batch.h).
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/model/decoder_load.h"
+#include "core/model/moe.h"
 #include "core/ops/attention.h"
 
 namespace ox {
@@ -25,6 +26,7 @@ void norm(const Model& m, OpContext& ops, const float* x, const Tensor& w, const
   auto rows = [&](int64_t r0, int64_t r1) {
     if (m.spec().norm == NormKind::kRms) {
       rms_norm(x + r0 * d, f32(w), d, r1 - r0, hp.rms_eps, out + r0 * d);
+      if (!b.empty()) add_bias(out + r0 * d, f32(b), d, r1 - r0);  // phimoe's RMSNorm has a bias
     } else {
       layer_norm(x + r0 * d, f32(w), f32(b), d, r1 - r0, hp.norm_eps, out + r0 * d);
     }
@@ -72,6 +74,7 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   float* x = st.x.data();
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
+  if (m.spec().embd_mult != 0.0f) scale(x, m.spec().embd_mult, n * d);
   if (!m.spec().rope) {  // learned absolute positions
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
@@ -193,63 +196,9 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
   linear(ops, w_down, L.ffn_down_b, gate, n, out);
 }
 
-// Mixture of experts (mixtral): p = softmax(h Wrouter); each token goes to its n_expert_used most
-// probable experts, weighted by their probabilities renormalised to sum to 1.
-void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
-  const HParams& hp = m.hparams();
-  const int n_exp = hp.n_expert, n_used = hp.n_expert_used;
-  const int64_t d = hp.n_embd;
-  float* probs = st.router.data();     // [n, n_expert]
-  int32_t* chosen = st.routed.data();  // [n, n_used]
-  float* weight = st.route_w.data();   // [n, n_used]
-  matmul(st.ops, L.ffn_gate_inp, h, n, probs);
-  for (int64_t t = 0; t < n; ++t) {
-    float* p = probs + t * n_exp;
-    softmax(p, n_exp);
-    int32_t* c = chosen + t * n_used;
-    float* wt = weight + t * n_used;
-    float sum = 0;
-    for (int k = 0; k < n_used; ++k) {
-      // k-th most probable expert not chosen yet (ties: lower id first)
-      int32_t best = -1;
-      for (int32_t e = 0; e < n_exp; ++e) {
-        if (std::find(c, c + k, e) != c + k) continue;
-        if (best < 0 || p[e] > p[best]) best = e;
-      }
-      c[k] = best;
-      wt[k] = p[best];
-      sum += p[best];
-    }
-    for (int k = 0; k < n_used; ++k) wt[k] /= sum;
-  }
-
-  std::fill(out, out + n * d, 0.0f);
-  for (int32_t e = 0; e < n_exp; ++e) {
-    // Gather the tokens routed to expert e, run them as one batch, scatter back weighted.
-    int64_t count = 0;
-    for (int64_t t = 0; t < n; ++t) {
-      for (int k = 0; k < n_used; ++k) {
-        if (chosen[t * n_used + k] != e) continue;
-        st.members[static_cast<size_t>(count)] = static_cast<int32_t>(t * n_used + k);
-        std::memcpy(st.moe_in.data() + count * d, h + t * d, sizeof(float) * static_cast<size_t>(d));
-        ++count;
-      }
-    }
-    if (count == 0) continue;
-    dense_ffn(m, st, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), LayerWeights{},
-              st.moe_in.data(), count, st.moe_out.data());
-    for (int64_t i = 0; i < count; ++i) {
-      const int32_t slot = st.members[static_cast<size_t>(i)];
-      const float w = weight[slot];
-      float* o = out + (slot / n_used) * d;
-      const float* y = st.moe_out.data() + i * d;
-      for (int64_t j = 0; j < d; ++j) o[j] += w * y[j];
-    }
-  }
-}
-
-void ffn_block(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
-  if (m.spec().moe && m.hparams().n_expert > 0) {
+void ffn_block(const Model& m, ForwardState& st, int l, const float* h, int64_t n, float* out) {
+  const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
+  if (moe_layer(m.spec(), m.hparams(), l)) {
     moe_ffn(m, st, L, h, n, out);
   } else {
     dense_ffn(m, st, L.ffn_gate, L.ffn_up, L.ffn_down, L, h, n, out);
@@ -276,23 +225,25 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
     attention_block(m, st, l, h, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
+    if (spec.residual_scale != 0.0f) scale(att, spec.residual_scale, n * d);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
         norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
-        ffn_block(m, st, L, h, n, ffn);
+        ffn_block(m, st, l, h, n, ffn);
         break;
       case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
-        ffn_block(m, st, L, h, n, ffn);
+        ffn_block(m, st, l, h, n, ffn);
         add(x, att, n * d);
         break;
       case Residual::kParallelTwoNorms:  // x += attn(norm1(x)) + ffn(norm2(x))
         norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, st.h2.data());
-        ffn_block(m, st, L, st.h2.data(), n, ffn);
+        ffn_block(m, st, l, st.h2.data(), n, ffn);
         add(x, att, n * d);
         break;
     }
     if (spec.post_norms) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    if (spec.residual_scale != 0.0f) scale(ffn, spec.residual_scale, n * d);
     add(x, ffn, n * d);
   }
 
@@ -311,6 +262,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     const float c = spec.final_softcap;
     for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);
   }
+  if (spec.logit_divisor != 0.0f) scale(logits, 1.0f / spec.logit_divisor, rows * hp.n_vocab);
 }
 
 }  // namespace ox

@@ -3,6 +3,7 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
+#include "core/model/moe.h"
 #include "core/model/tensor_plan.h"
 
 namespace ox {
@@ -42,6 +43,11 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kFfnGateExps: return &L.ffn_gate_exps;
     case Tn::kFfnUpExps: return &L.ffn_up_exps;
     case Tn::kFfnDownExps: return &L.ffn_down_exps;
+    case Tn::kFfnExpProbsB: return &L.exp_probs_b;
+    case Tn::kFfnGateInpShexp: return &L.ffn_gate_inp_shexp;
+    case Tn::kFfnGateShexp: return &L.ffn_gate_shexp;
+    case Tn::kFfnUpShexp: return &L.ffn_up_shexp;
+    case Tn::kFfnDownShexp: return &L.ffn_down_shexp;
     default: return nullptr;
   }
 }
@@ -112,6 +118,10 @@ Status load_decoder(ModelBuilder& b) {
                                                  "tokenizer.ggml.tokens)", file, hp.arch.c_str()));
   }
   if (hp.n_ff <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
+  if (s.moe && hp.n_expert > 0 && expert_ff(s, hp) <= 0) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%s.expert_feed_forward_length'", file,
+                                                 hp.arch.c_str()));
+  }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
     Tensor* out = slot(w, t);
@@ -121,6 +131,10 @@ Status load_decoder(ModelBuilder& b) {
   // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
   if (w.output.empty()) w.output = w.token_embd;
   for (LayerWeights& L : w.layers) split_fused(s, hp, L);
+  // glm4moe names its feed-forward norm post_attention_norm (spec.ffn_norm): the slot is ffn_norm.
+  if (s.ffn_norm == Tn::kAttnPostNorm && !s.post_norms) {
+    for (LayerWeights& L : w.layers) std::swap(L.ffn_norm, L.attn_post_norm);
+  }
   b.set_layers(layer_attention(s, hp, w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data)));
   return Status::ok();
 }

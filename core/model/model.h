@@ -41,6 +41,9 @@ struct LayerWeights {
   Tensor ffn_post_norm;
   // Mixture of experts: router [n_expert x n_embd] and n_expert matrices per projection.
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;
+  Tensor exp_probs_b;                                  // [n_expert] bias of the scores experts are chosen by
+  Tensor ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp;  // shared expert
+  Tensor ffn_gate_inp_shexp;                           // [n_embd] qwen2moe's shared-expert gate
 };
 
 struct ModelWeights {
@@ -87,6 +90,9 @@ struct ForwardState {
   std::vector<int32_t> members;  // [n] tokens routed to the expert being computed
   std::vector<float> moe_in;     // [n, n_embd] those tokens' inputs, gathered
   std::vector<float> moe_out;    // [n, n_embd] the expert's outputs for them
+  std::vector<float> moe_gate;   // [n, max(n_ff_exp, n_ff_shexp)] an expert's gate activations
+  std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
+  std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
 };
 
 class Model {

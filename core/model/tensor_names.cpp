@@ -32,6 +32,11 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kFfnGateExps, "ffn_gate_exps", true, false, G::kFfnGate},
     {Tn::kFfnUpExps, "ffn_up_exps", true, false, G::kFfnUp},
     {Tn::kFfnDownExps, "ffn_down_exps", true, false, G::kFfnDown},
+    {Tn::kFfnGateInpShexp, "ffn_gate_inp_shexp", true, true, G::kNone},  // [n_embd]: a dot product, not a norm
+    {Tn::kFfnGateShexp, "ffn_gate_shexp", true, false, G::kFfnGate},
+    {Tn::kFfnUpShexp, "ffn_up_shexp", true, false, G::kFfnUp},
+    {Tn::kFfnDownShexp, "ffn_down_shexp", true, false, G::kFfnDown},
+    {Tn::kFfnExpProbsB, "exp_probs_b", true, true, G::kNone},  // ".bias" only
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -15,6 +15,8 @@ enum class Tn : uint8_t {
   kAttnNorm, kAttnNorm2, kAttnQ, kAttnK, kAttnV, kAttnQkv, kAttnOutput, kAttnQNorm, kAttnKNorm, kAttnPostNorm,
   kFfnNorm, kFfnGate, kFfnUp, kFfnDown, kFfnPostNorm,
   kFfnGateInp, kFfnGateExps, kFfnUpExps, kFfnDownExps,
+  // Mixture of experts: shared experts, qwen2moe's shared-expert gate, deepseek v3's choice bias.
+  kFfnGateInpShexp, kFfnGateShexp, kFfnUpShexp, kFfnDownShexp, kFfnExpProbsB,
   kCount
 };
 

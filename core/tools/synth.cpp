@@ -79,6 +79,7 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
     std::vector<uint64_t> dims(p.dims.begin(), p.dims.end());
     const Fill fill = p.bias ? Fill::kBias
                       : p.role == Tn::kRopeFreqs ? Fill::kRopeFreqs
+                      : p.role == Tn::kFfnGateInpShexp ? Fill::kMatrix  // a 1-D dot product, not a norm
                       : p.vector() ? Fill::kNorm : Fill::kMatrix;
     t.push_back({p.name(), std::move(dims), fill});
   }
@@ -89,7 +90,8 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
 void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float norm_std, uint64_t index,
                      int n_threads, std::vector<uint8_t>* out) {
   const int64_t n_per_row = static_cast<int64_t>(t.dims[0]);
-  const int64_t n_rows = t.dims.size() > 1 ? static_cast<int64_t>(t.dims[1]) : 1;
+  int64_t n_rows = 1;  // every row of every matrix (experts: dims[2] matrices)
+  for (size_t i = 1; i < t.dims.size(); ++i) n_rows *= static_cast<int64_t>(t.dims[i]);
   const uint64_t row_bytes = dtype_row_bytes(t.type, t.dims[0]);
   out->resize(row_bytes * static_cast<uint64_t>(n_rows));
   auto work = [&](int64_t r0, int64_t r1) {
@@ -141,6 +143,15 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "rope.dimension_count") hp.n_rot = v;
     if (key == "expert_count") hp.n_expert = v;
     if (key == "expert_used_count") hp.n_expert_used = v;
+    if (key == "attention.head_count_kv") hp.n_head_kv = v;
+    // Mixture-of-experts shapes (moe.h)
+    if (key == "expert_feed_forward_length") hp.n_ff_exp = v;
+    if (key == "expert_shared_feed_forward_length") hp.n_ff_shexp = v;
+    if (key == "expert_shared_count") hp.n_expert_shared = v;
+    if (key == "leading_dense_block_count") hp.n_layer_dense_lead = v;
+    if (key == "expert_group_count") hp.n_expert_groups = v;
+    if (key == "expert_group_used_count") hp.n_group_used = v;
+    if (key == "interleave_moe_layer_step") hp.n_moe_layer_step = v;
   }
   return hp;
 }
@@ -161,7 +172,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
   OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
-  OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
+  if (!has_synth_key(arch, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
   if (!has_synth_key(arch, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));
   if (arch.spec.norm == NormKind::kRms) {
     OX_TRY(w.add_f32(p + "attention.layer_norm_rms_epsilon", s.rms_eps));
