@@ -58,7 +58,7 @@ struct MoeSpec {
   SharedFf shared = SharedFf::kNone;
   bool shared_gate = false;     // qwen2moe: shared expert * sigmoid(h . ffn_gate_inp_shexp)
   Has probs_bias = Has::kNo;    // exp_probs_b: added to the scores for choosing only (deepseek v3)
-  bool expert_biases = false;   // ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias (gpt-oss)
+  bool expert_biases = false;   // ffn_gate_inp.bias, ffn_{gate,up,down}_exps.bias [n_expert rows] (gpt-oss)
   bool leading_dense = false;   // the first leading_dense_block_count layers are dense (deepseek2)
 };
 
@@ -76,6 +76,7 @@ struct ArchSpec {
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
+  bool attn_sinks = false;          // attn_sinks [n_head]: a logit per head in the softmax's denominator (gpt-oss)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
   MoeSpec experts;                  // how the experts route and compute (defaults: mixtral's)
 

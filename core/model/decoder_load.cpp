@@ -39,10 +39,11 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
     case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
     case Tn::kFfnPostNorm: return &L.ffn_post_norm;
-    case Tn::kFfnGateInp: return &L.ffn_gate_inp;
-    case Tn::kFfnGateExps: return &L.ffn_gate_exps;
-    case Tn::kFfnUpExps: return &L.ffn_up_exps;
-    case Tn::kFfnDownExps: return &L.ffn_down_exps;
+    case Tn::kFfnGateInp: return t.bias ? &L.ffn_gate_inp_b : &L.ffn_gate_inp;
+    case Tn::kFfnGateExps: return t.bias ? &L.ffn_gate_exps_b : &L.ffn_gate_exps;
+    case Tn::kFfnUpExps: return t.bias ? &L.ffn_up_exps_b : &L.ffn_up_exps;
+    case Tn::kFfnDownExps: return t.bias ? &L.ffn_down_exps_b : &L.ffn_down_exps;
+    case Tn::kAttnSinks: return &L.attn_sinks;
     case Tn::kFfnExpProbsB: return &L.exp_probs_b;
     case Tn::kFfnGateInpShexp: return &L.ffn_gate_inp_shexp;
     case Tn::kFfnGateShexp: return &L.ffn_gate_shexp;
@@ -55,7 +56,12 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
 Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
   const std::string name = t.name();
   const bool required = t.presence == Has::kYes;
-  if (t.vector()) {
+  if (t.bias && t.dims.size() == 2) {  // per-expert biases: one f32 row per expert
+    OX_ASSIGN_OR_RETURN(*out, b.matrix(name, t.dims[0], t.dims[1]));
+    if (out->type != DType::F32) {
+      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' must be F32", b.file().name().c_str(), name.c_str()));
+    }
+  } else if (t.vector()) {
     OX_ASSIGN_OR_RETURN(*out, required ? b.vector(name, t.dims[0]) : b.optional_vector(name, t.dims[0]));
   } else if (t.dims.size() == 3) {
     OX_ASSIGN_OR_RETURN(*out, b.matrices(name, t.dims[0], t.dims[1], t.dims[2]));

@@ -44,6 +44,9 @@ struct LayerWeights {
   Tensor exp_probs_b;                                  // [n_expert] bias of the scores experts are chosen by
   Tensor ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp;  // shared expert
   Tensor ffn_gate_inp_shexp;                           // [n_embd] qwen2moe's shared-expert gate
+  Tensor ffn_gate_inp_b;                               // [n_expert] router bias (gpt-oss)
+  Tensor ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // F32, one row per expert (gpt-oss)
+  Tensor attn_sinks;                                   // [n_head] (gpt-oss)
 };
 
 struct ModelWeights {

@@ -86,9 +86,16 @@ void swiglu_oai(float* g, const float* u, int64_t count) {
   }
 }
 
+// An expert's three biases (gpt-oss), or none.
+struct ExpertBiases {
+  const float* gate = nullptr;
+  const float* up = nullptr;
+  const float* down = nullptr;
+};
+
 // out[n, d] = down(act(x gate^T, x up^T)) for the n rows of x: one expert, or the shared expert.
 void expert_ffn(ForwardState& st, ExpertAct act, const Tensor& w_gate, const Tensor& w_up,
-                const Tensor& w_down, const float* x, int64_t n, float* out) {
+                const Tensor& w_down, const ExpertBiases& b, const float* x, int64_t n, float* out) {
   OpContext& ops = st.ops;
   const int64_t ff = w_gate.rows;
   float* gate = st.moe_gate.data();
@@ -99,6 +106,10 @@ void expert_ffn(ForwardState& st, ExpertAct act, const Tensor& w_gate, const Ten
   } else {
     matmul(ops, w_gate, x, n, gate);
     matmul(ops, w_up, x, n, up);
+  }
+  if (b.gate != nullptr) {
+    add_bias(gate, b.gate, ff, n);
+    add_bias(up, b.up, ff, n);
   }
   const bool f16_gelu = st.numerics == Numerics::kLlamaCpp;
   auto glu = [&](int64_t r0, int64_t r1) {
@@ -113,13 +124,14 @@ void expert_ffn(ForwardState& st, ExpertAct act, const Tensor& w_gate, const Ten
   };
   parallel_rows(ops, n, ff * kGluCost, glu);
   matmul(ops, w_down, gate, n, out);
+  if (b.down != nullptr) add_bias(out, b.down, w_down.rows, n);
 }
 
 // out += shared expert(h), times sigmoid(h . ffn_gate_inp_shexp) where the spec gates it.
 void shared_expert(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
   const int64_t d = m.hparams().n_embd;
   float* y = st.moe_out.data();
-  expert_ffn(st, ExpertAct::kSwiGlu, L.ffn_gate_shexp, L.ffn_up_shexp, L.ffn_down_shexp, h, n, y);
+  expert_ffn(st, ExpertAct::kSwiGlu, L.ffn_gate_shexp, L.ffn_up_shexp, L.ffn_down_shexp, {}, h, n, y);
   for (int64_t t = 0; t < n; ++t) {
     float g = 1.0f;
     if (m.spec().experts.shared_gate) {
@@ -196,6 +208,7 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
   int32_t* chosen = st.routed.data();  // [n, n_used]
   float* weight = st.route_w.data();   // [n, n_used]
   matmul(st.ops, L.ffn_gate_inp, h, n, logits);
+  if (ms.expert_biases) add_bias(logits, f32(L.ffn_gate_inp_b), n_exp, n);
   for (int64_t t = 0; t < n; ++t) {
     route(ms, hp, f32(L.exp_probs_b), logits + t * n_exp, st.moe_scores.data(), chosen + t * n_used,
           weight + t * n_used);
@@ -214,7 +227,12 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
       }
     }
     if (count == 0) continue;
-    expert_ffn(st, ms.act, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e),
+    ExpertBiases b;
+    if (ms.expert_biases) {
+      b = {f32(L.ffn_gate_exps_b) + e * L.ffn_gate_exps_b.cols, f32(L.ffn_up_exps_b) + e * L.ffn_up_exps_b.cols,
+           f32(L.ffn_down_exps_b) + e * L.ffn_down_exps_b.cols};
+    }
+    expert_ffn(st, ms.act, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), b,
                st.moe_in.data(), count, st.moe_out.data());
     for (int64_t i = 0; i < count; ++i) {
       const int32_t slot = st.members[static_cast<size_t>(i)];

@@ -37,6 +37,7 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kFfnUpShexp, "ffn_up_shexp", true, false, G::kFfnUp},
     {Tn::kFfnDownShexp, "ffn_down_shexp", true, false, G::kFfnDown},
     {Tn::kFfnExpProbsB, "exp_probs_b", true, true, G::kNone},  // ".bias" only
+    {Tn::kAttnSinks, "attn_sinks", true, true, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

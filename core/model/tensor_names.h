@@ -17,6 +17,7 @@ enum class Tn : uint8_t {
   kFfnGateInp, kFfnGateExps, kFfnUpExps, kFfnDownExps,
   // Mixture of experts: shared experts, qwen2moe's shared-expert gate, deepseek v3's choice bias.
   kFfnGateInpShexp, kFfnGateShexp, kFfnUpShexp, kFfnDownShexp, kFfnExpProbsB,
+  kAttnSinks,  // gpt-oss: a softmax logit per head
   kCount
 };
 

@@ -20,6 +20,12 @@ struct Planner {
     experts(Tn::kFfnGateExps, l, d, ff);
     experts(Tn::kFfnUpExps, l, d, ff);
     experts(Tn::kFfnDownExps, l, ff, d);
+    if (s.experts.expert_biases) {
+      bias(Tn::kFfnGateInp, l, hp.n_expert, Has::kYes);
+      for (auto [role, n] : {std::pair{Tn::kFfnGateExps, ff}, {Tn::kFfnUpExps, ff}, {Tn::kFfnDownExps, d}}) {
+        out.push_back({role, l, true, Has::kYes, {n, hp.n_expert}});
+      }
+    }
     bias(Tn::kFfnExpProbsB, l, hp.n_expert, s.experts.probs_bias);
     if (ff_sh > 0) {
       if (s.experts.shared_gate) vector(Tn::kFfnGateInpShexp, l, d);
@@ -77,6 +83,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.vector(Tn::kAttnKNorm, l, hp.head_dim_k);
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
+    if (s.attn_sinks) p.vector(Tn::kAttnSinks, l, hp.n_head);
 
     if (s.residual != Residual::kParallel) p.norm(s, s.ffn_norm, l);
     if (moe_layer(s, hp, l)) {

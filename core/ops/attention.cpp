@@ -97,6 +97,21 @@ void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, 
   }
 }
 
+// Head h's sink joins a finished row's softmax: (max, sum, acc) rescaled to the larger maximum as
+// llama.cpp does, sum += e^(sink - max).
+void add_sink(const AttentionParams& p, int64_t h, float* max, float* sum, float* acc) {
+  if (p.sinks == nullptr) return;
+  const float s = p.sinks[h];
+  if (s > *max) {
+    const float shrink = std::exp(*max - s);
+    for (int d = 0; d < p.head_dim_v; ++d) acc[d] *= shrink;
+    *sum = *sum * shrink + 1.0f;
+    *max = s;
+  } else {
+    *sum += std::exp(s - *max);
+  }
+}
+
 // Values of positions [j0, j0 + n) of KV head hk as f32 rows; *stride receives their row stride.
 const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const Scratch& s, int64_t* stride) {
   const KvLayerView& kv = *plan.kv;
@@ -178,6 +193,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
       std::memcpy(dst + 2, acc, sizeof(float) * static_cast<size_t>(dv));
     } else {
       float* dst = out + (t * p.n_head + h) * dv;
+      add_sink(p, h, &s.max[r], &s.sum[r], s.acc + r * dv);
       const float inv = s.sum[r] > 0.0f ? 1.0f / s.sum[r] : 0.0f;
       for (int d = 0; d < dv; ++d) dst[d] = acc[d] * inv;
     }
@@ -214,6 +230,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
     for (int d = 0; d < p.head_dim_v; ++d) acc[d] = round_f16(acc[d] + v32[d] * w);
     sum = sum * rescale + w;
   }
+  add_sink(p, h, &max_s, &sum, acc);
   const float inv = 1.0f / sum;
   for (int d = 0; d < p.head_dim_v; ++d) out[d] = acc[d] * inv;
 }
@@ -221,6 +238,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
 // Merges position chunks: per (token, head), acc = sum_c acc_c e^(max_c - max), likewise the sum.
 void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chunks, int64_t pair_stride,
                   int64_t chunk_stride, int64_t pair, float* out) {
+  const int64_t h = pair % p.n_head;
   const int dv = p.head_dim_v;
   float max = -INFINITY;
   for (int64_t c = 0; c < n_chunks; ++c) {
@@ -236,6 +254,7 @@ void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chu
     sum += part[1] * w;
     for (int d = 0; d < dv; ++d) out[d] += part[2 + d] * w;
   }
+  add_sink(p, h, &max, &sum, out);
   const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
   for (int d = 0; d < dv; ++d) out[d] *= inv;
 }

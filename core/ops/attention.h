@@ -20,6 +20,9 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
+  // [n_head] or null: a logit per head that joins the softmax's denominator but weighs no value
+  // (gpt-oss's attention sinks).
+  const float* sinks = nullptr;
   // llama.cpp's CPU decode path over an F16 cache, for bit-level parity tests (Numerics::kLlamaCpp):
   // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
   // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).
