@@ -47,7 +47,8 @@ enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired };
 //   kShexpOrNff: always, expert_shared_feed_forward_length wide (n_ff if absent: qwen2moe);
 //   kIfShexpKey: only when expert_shared_feed_forward_length > 0 (granitemoe);
 //   kExpTimesCount: n_ff_exp * expert_shared_count wide, when the count > 0 (deepseek2 family).
-enum class SharedFf : uint8_t { kNone, kShexpOrNff, kIfShexpKey, kExpTimesCount };
+//   kExpertFf: always, as wide as a routed expert (llama4).
+enum class SharedFf : uint8_t { kNone, kShexpOrNff, kIfShexpKey, kExpTimesCount, kExpertFf };
 
 struct MoeSpec {
   MoeGating gating = MoeGating::kSoftmax;
@@ -60,6 +61,9 @@ struct MoeSpec {
   Has probs_bias = Has::kNo;    // exp_probs_b: added to the scores for choosing only (deepseek v3)
   bool expert_biases = false;   // ffn_gate_inp.bias, ffn_{gate,up,down}_exps.bias [n_expert rows] (gpt-oss)
   bool leading_dense = false;   // the first leading_dense_block_count layers are dense (deepseek2)
+  // llama4: experts chosen by the raw logits; the chosen (sigmoid) weight scales the expert's
+  // input instead of its output.
+  bool weight_input = false;
 };
 
 struct ArchSpec {
@@ -99,6 +103,13 @@ struct ArchSpec {
   int swa_pattern = 0;
   float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
   float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
+  // llama4: window layers attend within their chunk of attn_chunk positions (which replaces the
+  // file's window); layers with (l + 1) % nope_step == 0 have no rotary positions and, with
+  // attn_temp, scale q by llama.cpp's temperature log(floor((pos + 1) / 8192) + 1) * 0.1 + 1.
+  int attn_chunk = 0;
+  int nope_step = 0;
+  bool attn_temp = false;
+  bool qk_unit_norm = false;        // llama4: q and k heads RMS-normalised (no weight) after rotation, where rotated
 };
 
 }  // namespace ox

@@ -34,6 +34,16 @@ void norm(const Model& m, OpContext& ops, const float* x, const Tensor& w, const
   parallel_rows(ops, n, d * kNormCost, rows);
 }
 
+// x = x / sqrt(mean(x^2) + eps) for n_rows rows of n: an RMSNorm without weight (llama4's q/k norm).
+void unit_rms_norm(float* x, int64_t n, int64_t n_rows, float eps) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    float* xr = x + r * n;
+    double sum_sq = 0;
+    for (int64_t i = 0; i < n; ++i) sum_sq += static_cast<double>(xr[i]) * xr[i];
+    scale(xr, static_cast<float>(1.0 / std::sqrt(sum_sq / static_cast<double>(n) + eps)), n);
+  }
+}
+
 // y = x W^T (+ b): x [n, W.cols] -> y [n, W.rows]
 void linear(OpContext& ops, const Tensor& w, const Tensor& b, const float* x, int64_t n, float* y) {
   matmul(ops, w, x, n, y);
@@ -124,6 +134,18 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
+  if (spec.qk_unit_norm && la.rope.n_rot > 0) {
+    unit_rms_norm(q, hp.head_dim_k, n * hp.n_head, hp.rms_eps);
+    unit_rms_norm(k, hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps);
+  }
+  if (la.temp_tuning) {  // llama4: q * (log(floor((pos + 1) / 8192) + 1) * 0.1 + 1)
+    for (const SeqRun& r : runs) {
+      for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+        const float pos = static_cast<float>(r.pos0 + (t - r.t0));
+        scale(q + t * q_row, std::log(std::floor((pos + 1.0f) / 8192.0f) + 1.0f) * 0.1f + 1.0f, q_row);
+      }
+    }
+  }
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling
     scale(q, q_scale, n * hp.n_head * hp.head_dim_k);
@@ -147,6 +169,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.scale = q_scale;
   p.softcap = spec.attn_softcap;
   p.window = la.window;
+  p.chunked = la.chunked;
   p.sinks = f32(L.attn_sinks);
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it

@@ -102,14 +102,20 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
-    const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
-    a.window = swa ? hp.n_swa : 0;
+    const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa;
+    const bool swa = n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
+    a.window = swa ? n_swa : 0;
+    a.chunked = swa && s.attn_chunk > 0;
     a.rope.style = s.rope_style;
     a.rope.n_rot = hp.n_rot;
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
+    if (s.nope_step > 0 && (l + 1) % s.nope_step == 0) {  // llama4's layers without positions
+      a.rope.n_rot = 0;
+      a.temp_tuning = s.attn_temp;
+    }
   }
   return layers;
 }

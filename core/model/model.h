@@ -23,6 +23,8 @@ namespace ox {
 // Per-layer attention settings (sliding-window layers may use another rope base).
 struct LayerAttention {
   int window = 0;  // > 0: each token sees only the last `window` positions (itself included)
+  bool chunked = false;      // the window is a chunk: positions [pos / window * window, pos] (llama4)
+  bool temp_tuning = false;  // q scaled by the attention temperature (llama4's layers without rope)
   RopeParams rope;
 };
 

@@ -49,6 +49,7 @@ void route(const MoeSpec& ms, const HParams& hp, const float* probs_bias, float*
            float* weight) {
   const int n_exp = hp.n_expert, n_used = hp.n_expert_used;
   float* p = logits;
+  if (ms.weight_input) std::copy(p, p + n_exp, select);  // llama4 chooses by the raw logits
   switch (ms.gating) {
     case MoeGating::kSoftmax: softmax(p, n_exp); break;
     case MoeGating::kSigmoid:
@@ -57,7 +58,7 @@ void route(const MoeSpec& ms, const HParams& hp, const float* probs_bias, float*
     case MoeGating::kSoftmaxAfterTopK: break;
   }
   // Experts are chosen by the (biased, group-masked) scores but weighted by the unbiased ones.
-  std::copy(p, p + n_exp, select);
+  if (!ms.weight_input) std::copy(p, p + n_exp, select);
   if (probs_bias != nullptr) add(select, probs_bias, n_exp);
   if (hp.n_expert_groups > 1) mask_groups(hp, select);
   for (int k = 0; k < n_used; ++k) {
@@ -164,6 +165,7 @@ int shared_ff(const ArchSpec& s, const HParams& hp) {
     case SharedFf::kShexpOrNff: return hp.n_ff_shexp > 0 ? hp.n_ff_shexp : hp.n_ff;
     case SharedFf::kIfShexpKey: return hp.n_ff_shexp;
     case SharedFf::kExpTimesCount: return expert_ff(s, hp) * hp.n_expert_shared;
+    case SharedFf::kExpertFf: return expert_ff(s, hp);
   }
   return 0;
 }
@@ -222,7 +224,9 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
       for (int k = 0; k < n_used; ++k) {
         if (chosen[t * n_used + k] != e) continue;
         st.members[static_cast<size_t>(count)] = static_cast<int32_t>(t * n_used + k);
-        std::memcpy(st.moe_in.data() + count * d, h + t * d, sizeof(float) * static_cast<size_t>(d));
+        float* in = st.moe_in.data() + count * d;
+        std::memcpy(in, h + t * d, sizeof(float) * static_cast<size_t>(d));
+        if (ms.weight_input) scale(in, weight[t * n_used + k], d);
         ++count;
       }
     }
@@ -236,7 +240,7 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
                st.moe_in.data(), count, st.moe_out.data());
     for (int64_t i = 0; i < count; ++i) {
       const int32_t slot = st.members[static_cast<size_t>(i)];
-      const float w = weight[slot];
+      const float w = ms.weight_input ? 1.0f : weight[slot];
       float* o = out + (slot / n_used) * d;
       const float* y = st.moe_out.data() + i * d;
       for (int64_t j = 0; j < d; ++j) o[j] += w * y[j];

@@ -76,6 +76,7 @@ int64_t scratch_floats(const Plan& plan) {
 
 // Positions visible to the token at pos: [first, pos].
 inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
+  if (p.window > 0 && p.chunked) return pos / p.window * p.window;
   return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
 }
 

@@ -20,6 +20,7 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
+  bool chunked = false;  // the window is a chunk instead: [pos / window * window, pos] (llama4)
   // [n_head] or null: a logit per head that joins the softmax's denominator but weighs no value
   // (gpt-oss's attention sinks).
   const float* sinks = nullptr;

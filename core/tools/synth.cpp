@@ -144,6 +144,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "expert_count") hp.n_expert = v;
     if (key == "expert_used_count") hp.n_expert_used = v;
     if (key == "attention.head_count_kv") hp.n_head_kv = v;
+    if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
     // Mixture-of-experts shapes (moe.h)
     if (key == "expert_feed_forward_length") hp.n_ff_exp = v;
     if (key == "expert_shared_feed_forward_length") hp.n_ff_shexp = v;
@@ -182,6 +183,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key == nullptr) break;
+    if (std::string_view(k.key) == "block_count") continue;  // written above, from hp
     switch (k.type) {
       case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
       case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
@@ -252,7 +254,7 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);
   QuantModelFacts facts;
   facts.arch = arch->name;
-  facts.n_layer = n_layer;
+  facts.n_layer = static_cast<uint32_t>(hp.n_layer);
   facts.n_head = shape->n_head;
   facts.n_head_kv = shape->n_head_kv;
   facts.n_expert = static_cast<uint32_t>(hp.n_expert);
