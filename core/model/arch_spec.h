@@ -42,7 +42,8 @@ enum class MoeGating : uint8_t { kSoftmax, kSigmoid, kSoftmaxAfterTopK };
 // An expert's activation: silu(g) * u, gelu(g) * u, or gpt-oss's clamped SwiGLU ("swiglu_oai").
 enum class ExpertAct : uint8_t { kSwiGlu, kGeGlu, kSwiGluOai };
 // The expert feed-forward width when <arch>.expert_feed_forward_length is absent.
-enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired };
+// kNffAlways: feed_forward_length whatever the key says (hunyuan-moe, as llama.cpp loads it).
+enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired, kNffAlways };
 // Shared experts (ffn_{gate,up,down}_shexp), run on every token and added to the routed output:
 //   kShexpOrNff: always, expert_shared_feed_forward_length wide (n_ff if absent: qwen2moe);
 //   kIfShexpKey: only when expert_shared_feed_forward_length > 0 (granitemoe);
@@ -79,6 +80,7 @@ struct ArchSpec {
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
+  bool qk_norm_after_rope = false;  // qk_norm applied after rotation instead of before (hunyuan-moe)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
   bool attn_sinks = false;          // attn_sinks [n_head]: a logit per head in the softmax's denominator (gpt-oss)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)

@@ -119,7 +119,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
 
   linear3(ops, {&L.wq, &L.bq, q}, {&L.wk, &L.bk, k}, {&L.wv, &L.bv, v}, h, n);
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
-  if (spec.qk_norm) {
+  if (spec.qk_norm && !spec.qk_norm_after_rope) {
     rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
     rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
   }
@@ -133,6 +133,10 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
       });
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
+  }
+  if (spec.qk_norm && spec.qk_norm_after_rope) {  // hunyuan-moe
+    rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
+    rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
   }
   if (spec.qk_unit_norm && la.rope.n_rot > 0) {
     unit_rms_norm(q, hp.head_dim_k, n * hp.n_head, hp.rms_eps);

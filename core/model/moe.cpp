@@ -150,11 +150,13 @@ void shared_expert(const Model& m, ForwardState& st, const LayerWeights& L, cons
 }  // namespace
 
 int expert_ff(const ArchSpec& s, const HParams& hp) {
+  if (s.experts.ff == ExpertFf::kNffAlways) return hp.n_ff;
   if (hp.n_ff_exp > 0) return hp.n_ff_exp;
   switch (s.experts.ff) {
     case ExpertFf::kNff: return hp.n_ff;
     case ExpertFf::kNffOverUsed: return hp.n_expert_used > 0 ? hp.n_ff / hp.n_expert_used : 0;
     case ExpertFf::kRequired: return 0;
+    case ExpertFf::kNffAlways: return hp.n_ff;
   }
   return 0;
 }

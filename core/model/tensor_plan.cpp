@@ -22,9 +22,10 @@ struct Planner {
     experts(Tn::kFfnDownExps, l, ff, d);
     if (s.experts.expert_biases) {
       bias(Tn::kFfnGateInp, l, hp.n_expert, Has::kYes);
-      for (auto [role, n] : {std::pair{Tn::kFfnGateExps, ff}, {Tn::kFfnUpExps, ff}, {Tn::kFfnDownExps, d}}) {
-        out.push_back({role, l, true, Has::kYes, {n, hp.n_expert}});
-      }
+      // One f32 row per expert: {rows' length, n_expert}.
+      out.push_back({Tn::kFfnGateExps, l, true, Has::kYes, {ff, hp.n_expert}});
+      out.push_back({Tn::kFfnUpExps, l, true, Has::kYes, {ff, hp.n_expert}});
+      out.push_back({Tn::kFfnDownExps, l, true, Has::kYes, {d, hp.n_expert}});
     }
     bias(Tn::kFfnExpProbsB, l, hp.n_expert, s.experts.probs_bias);
     if (ff_sh > 0) {
