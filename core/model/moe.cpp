@@ -26,7 +26,7 @@ int32_t best_not_taken(const float* s, int32_t n, const int32_t* taken, int k) {
 }
 
 // Deepseek v3's group-limited choice: a group scores the sum of its two best experts; the experts
-// outside the n_group_used best groups are excluded (-inf).
+// outside the n_group_used best groups are excluded (-inf). At most 64 groups (read_hparams).
 void mask_groups(const HParams& hp, float* select) {
   const int n_groups = hp.n_expert_groups, per_group = hp.n_expert / n_groups;
   float group_score[64];

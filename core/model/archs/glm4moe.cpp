@@ -48,7 +48,10 @@ extern const ArchDef glm4moe{
                    {"leading_dense_block_count", SynthKey::kU32, 1},
                    {"expert_weights_norm", SynthKey::kBool, 1},
                    {"expert_weights_scale", SynthKey::kF32, 2.5},
-                   {"rope.dimension_count", SynthKey::kU32, 32}},
+                   {"rope.dimension_count", SynthKey::kU32, 32},
+                   // deepseek v3's group-limited routing (generic in llama.cpp): 2 groups of 2, 1 chosen
+                   {"expert_group_count", SynthKey::kU32, 2},
+                   {"expert_group_used_count", SynthKey::kU32, 1}},
 };
 
 }  // namespace ox::archs
