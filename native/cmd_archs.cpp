@@ -24,6 +24,11 @@ std::string features(const ArchSpec& s) {
   add(s.embd_norm, "embedding norm");
   add(s.post_norms, "post norms");
   add(s.moe, "experts");
+  add(s.moe && s.experts.shared != SharedFf::kNone, "shared experts");
+  add(s.moe && s.experts.leading_dense, "leading dense layers");
+  add(s.attn_sinks, "attention sinks");
+  add(s.attn_chunk > 0, "chunked attention");
+  add(s.nope_step > 0, "layers without rope");
   add(s.embd_scale, "embedding scale");
   add(s.softcaps, "soft-caps");
   add(s.swa_pattern > 0, "sliding window");

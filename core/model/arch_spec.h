@@ -54,6 +54,39 @@ struct Biases {
   Has output = Has::kNo;    // output.bias
 };
 
+// Mixture of experts (moe.cpp), as llama.cpp's build_moe_ffn is parameterised.
+// How router logits become the scores experts are chosen by and weighted with:
+//   kSoftmax: p = softmax(logits); kSigmoid: p = sigmoid(logits);
+//   kSoftmaxAfterTopK: chosen by the logits, weighted by the softmax of the chosen logits.
+enum class MoeGating : uint8_t { kSoftmax, kSigmoid, kSoftmaxAfterTopK };
+// An expert's activation: silu(g) * u, gelu(g) * u, or gpt-oss's clamped SwiGLU ("swiglu_oai").
+enum class ExpertAct : uint8_t { kSwiGlu, kGeGlu, kSwiGluOai };
+// The expert feed-forward width when <arch>.expert_feed_forward_length is absent.
+// kNffAlways: feed_forward_length whatever the key says (hunyuan-moe, as llama.cpp loads it).
+enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired, kNffAlways };
+// Shared experts (ffn_{gate,up,down}_shexp), run on every token and added to the routed output:
+//   kShexpOrNff: always, expert_shared_feed_forward_length wide (n_ff if absent: qwen2moe);
+//   kIfShexpKey: only when expert_shared_feed_forward_length > 0 (granitemoe);
+//   kExpTimesCount: n_ff_exp * expert_shared_count wide, when the count > 0 (deepseek2 family).
+//   kExpertFf: always, as wide as a routed expert (llama4).
+enum class SharedFf : uint8_t { kNone, kShexpOrNff, kIfShexpKey, kExpTimesCount, kExpertFf };
+
+struct MoeSpec {
+  MoeGating gating = MoeGating::kSoftmax;
+  bool norm_w = true;           // the chosen weights divided by their sum (mixtral); configure may reset it
+  float weights_scale = 0.0f;   // chosen weights * this (0 or 1: none); configure reads expert_weights_scale
+  ExpertAct act = ExpertAct::kSwiGlu;
+  ExpertFf ff = ExpertFf::kNff;
+  SharedFf shared = SharedFf::kNone;
+  bool shared_gate = false;     // qwen2moe: shared expert * sigmoid(h . ffn_gate_inp_shexp)
+  Has probs_bias = Has::kNo;    // exp_probs_b: added to the scores for choosing only (deepseek v3)
+  bool expert_biases = false;   // ffn_gate_inp.bias, ffn_{gate,up,down}_exps.bias [n_expert rows] (gpt-oss)
+  bool leading_dense = false;   // the first leading_dense_block_count layers are dense (deepseek2)
+  // llama4: experts chosen by the raw logits; the chosen (sigmoid) weight scales the expert's
+  // input instead of its output.
+  bool weight_input = false;
+};
+
 struct ArchSpec {
   NormKind norm = NormKind::kRms;
   bool norm_affine = true;  // false: every norm without weight or bias (olmo's LayerNorm)
@@ -75,8 +108,11 @@ struct ArchSpec {
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
   QkNorms qk_norms;                 // the other q/k norms (olmo2, stablelm, command-r)
+  bool qk_norm_after_rope = false;  // qk_norm applied after rotation instead of before (hunyuan-moe)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
+  bool attn_sinks = false;          // attn_sinks [n_head]: a logit per head in the softmax's denominator (gpt-oss)
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
+  MoeSpec experts;                  // how the experts route and compute (defaults: mixtral's)
 
   bool embd_scale = false;          // x = token_embd[t] * sqrt(n_embd) (gemma family)
   bool embd_norm = false;           // token_embd_norm (bias per Biases::norm) on the embeddings (bloom)
@@ -116,6 +152,13 @@ struct ArchSpec {
   int attention_interval = 0;
   bool rope_swa_only = false;       // rotary positions on window layers only; global layers have none (cohere2)
   bool rope_base_swa_unused = false;  // rope.freq_base_swa read by llama.cpp but not used (olmo2, cohere2)
+  // llama4: window layers attend within their chunk of attn_chunk positions (which replaces the
+  // file's window); layers with (l + 1) % nope_step == 0 have no rotary positions and, with
+  // attn_temp, scale q by llama.cpp's temperature log(floor((pos + 1) / 8192) + 1) * 0.1 + 1.
+  int attn_chunk = 0;
+  int nope_step = 0;
+  bool attn_temp = false;
+  bool qk_unit_norm = false;        // llama4: q and k heads RMS-normalised (no weight) after rotation, where rotated
 };
 
 }  // namespace ox

@@ -1,6 +1,6 @@
 // The generic decoder-only transformer forward pass: every architecture without a forward of its
 // own runs this, steered by its ArchSpec (norm kind, residual layout, FFN kind, q/k norms, post
-// norms, experts, ...); optional biases are added where the file has them. A forward pass takes a batch of
+// norms, experts (moe.cpp), ...); optional biases are added where the file has them. A forward pass takes a batch of
 // tokens of one or several sequences: the matmuls run over all of it, RoPE, K/V stores and
 // attention per run of one sequence (batch.h).
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/model/decoder_load.h"
+#include "core/model/moe.h"
 #include "core/ops/attention.h"
 
 namespace ox {
@@ -25,11 +26,22 @@ void norm(const Model& m, OpContext& ops, const float* x, const Tensor& w, const
   auto rows = [&](int64_t r0, int64_t r1) {
     if (m.spec().norm == NormKind::kRms) {
       rms_norm(x + r0 * d, f32(w), d, r1 - r0, hp.rms_eps, out + r0 * d);
+      if (!b.empty()) add_bias(out + r0 * d, f32(b), d, r1 - r0);  // phimoe's RMSNorm has a bias
     } else {
       layer_norm(x + r0 * d, f32(w), f32(b), d, r1 - r0, hp.norm_eps, out + r0 * d);
     }
   };
   parallel_rows(ops, n, d * kNormCost, rows);
+}
+
+// x = x / sqrt(mean(x^2) + eps) for n_rows rows of n: an RMSNorm without weight (llama4's q/k norm).
+void unit_rms_norm(float* x, int64_t n, int64_t n_rows, float eps) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    float* xr = x + r * n;
+    double sum_sq = 0;
+    for (int64_t i = 0; i < n; ++i) sum_sq += static_cast<double>(xr[i]) * xr[i];
+    scale(xr, static_cast<float>(1.0 / std::sqrt(sum_sq / static_cast<double>(n) + eps)), n);
+  }
 }
 
 // y = x W^T (+ b): x [n, W.cols] -> y [n, W.rows]
@@ -72,6 +84,7 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   float* x = st.x.data();
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
+  if (m.spec().embd_mult != 0.0f) scale(x, m.spec().embd_mult, n * d);
   if (!m.spec().rope && !w.position_embd.empty()) {  // learned absolute positions (optional for mpt)
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
@@ -139,7 +152,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
     clamp(v, spec.clamp_kqv, n * v_dim);
   }
   // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
-  if (spec.qk_norm) {
+  if (spec.qk_norm && !spec.qk_norm_after_rope) {
     rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
     rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
   }
@@ -159,6 +172,22 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
       });
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
+  }
+  if (spec.qk_norm && spec.qk_norm_after_rope) {  // hunyuan-moe
+    rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
+    rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
+  }
+  if (spec.qk_unit_norm && la.rope.n_rot > 0) {
+    unit_rms_norm(q, hp.head_dim_k, n * hp.n_head, hp.rms_eps);
+    unit_rms_norm(k, hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps);
+  }
+  if (la.temp_tuning) {  // llama4: q * (log(floor((pos + 1) / 8192) + 1) * 0.1 + 1)
+    for (const SeqRun& r : runs) {
+      for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+        const float pos = static_cast<float>(r.pos0 + (t - r.t0));
+        scale(q + t * q_row, std::log(std::floor((pos + 1.0f) / 8192.0f) + 1.0f) * 0.1f + 1.0f, q_row);
+      }
+    }
   }
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling
@@ -184,6 +213,8 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.softcap = spec.attn_softcap;
   p.window = la.window;
   p.alibi_max_bias = spec.alibi_max_bias;
+  p.chunked = la.chunked;
+  p.sinks = f32(L.attn_sinks);
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).
@@ -233,63 +264,9 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
   linear(ops, w_down, L.ffn_down_b, gate, n, out);
 }
 
-// Mixture of experts (mixtral): p = softmax(h Wrouter); each token goes to its n_expert_used most
-// probable experts, weighted by their probabilities renormalised to sum to 1.
-void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
-  const HParams& hp = m.hparams();
-  const int n_exp = hp.n_expert, n_used = hp.n_expert_used;
-  const int64_t d = hp.n_embd;
-  float* probs = st.router.data();     // [n, n_expert]
-  int32_t* chosen = st.routed.data();  // [n, n_used]
-  float* weight = st.route_w.data();   // [n, n_used]
-  matmul(st.ops, L.ffn_gate_inp, h, n, probs);
-  for (int64_t t = 0; t < n; ++t) {
-    float* p = probs + t * n_exp;
-    softmax(p, n_exp);
-    int32_t* c = chosen + t * n_used;
-    float* wt = weight + t * n_used;
-    float sum = 0;
-    for (int k = 0; k < n_used; ++k) {
-      // k-th most probable expert not chosen yet (ties: lower id first)
-      int32_t best = -1;
-      for (int32_t e = 0; e < n_exp; ++e) {
-        if (std::find(c, c + k, e) != c + k) continue;
-        if (best < 0 || p[e] > p[best]) best = e;
-      }
-      c[k] = best;
-      wt[k] = p[best];
-      sum += p[best];
-    }
-    for (int k = 0; k < n_used; ++k) wt[k] /= sum;
-  }
-
-  std::fill(out, out + n * d, 0.0f);
-  for (int32_t e = 0; e < n_exp; ++e) {
-    // Gather the tokens routed to expert e, run them as one batch, scatter back weighted.
-    int64_t count = 0;
-    for (int64_t t = 0; t < n; ++t) {
-      for (int k = 0; k < n_used; ++k) {
-        if (chosen[t * n_used + k] != e) continue;
-        st.members[static_cast<size_t>(count)] = static_cast<int32_t>(t * n_used + k);
-        std::memcpy(st.moe_in.data() + count * d, h + t * d, sizeof(float) * static_cast<size_t>(d));
-        ++count;
-      }
-    }
-    if (count == 0) continue;
-    dense_ffn(m, st, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), LayerWeights{},
-              st.moe_in.data(), count, st.moe_out.data());
-    for (int64_t i = 0; i < count; ++i) {
-      const int32_t slot = st.members[static_cast<size_t>(i)];
-      const float w = weight[slot];
-      float* o = out + (slot / n_used) * d;
-      const float* y = st.moe_out.data() + i * d;
-      for (int64_t j = 0; j < d; ++j) o[j] += w * y[j];
-    }
-  }
-}
-
-void ffn_block(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
-  if (m.spec().moe && m.hparams().n_expert > 0) {
+void ffn_block(const Model& m, ForwardState& st, int l, const float* h, int64_t n, float* out) {
+  const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
+  if (moe_layer(m.spec(), m.hparams(), l)) {
     moe_ffn(m, st, L, h, n, out);
   } else {
     dense_ffn(m, st, L.ffn_gate, L.ffn_up, L.ffn_down, L, h, n, out);
@@ -318,23 +295,25 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     if (spec.pre_norms) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
     attention_block(m, st, l, in, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
+    if (spec.residual_mult != 0.0f) scale(att, spec.residual_mult, n * d);
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
         if (spec.pre_norms) norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
-        ffn_block(m, st, L, in, n, ffn);
+        ffn_block(m, st, l, in, n, ffn);
         break;
       case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
-        ffn_block(m, st, L, in, n, ffn);
+        ffn_block(m, st, l, in, n, ffn);
         add(x, att, n * d);
         break;
       case Residual::kParallelTwoNorms:  // x += attn(norm1(x)) + ffn(norm2(x))
         norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, st.h2.data());
-        ffn_block(m, st, L, st.h2.data(), n, ffn);
+        ffn_block(m, st, l, st.h2.data(), n, ffn);
         add(x, att, n * d);
         break;
     }
     if (spec.post_norms) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    if (spec.residual_mult != 0.0f) scale(ffn, spec.residual_mult, n * d);
     add(x, ffn, n * d);
   }
 
@@ -354,6 +333,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     const float c = spec.final_softcap;
     for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);
   }
+  if (spec.logit_div != 0.0f) scale(logits, 1.0f / spec.logit_div, rows * hp.n_vocab);
 }
 
 // The decoder's sub-blocks, for the forward functions of hybrids (decoder_load.h).
@@ -363,7 +343,7 @@ void decoder_attention(const Model& m, ForwardState& st, int l, const float* h, 
 }
 
 void decoder_ffn(const Model& m, ForwardState& st, int l, const float* h, int64_t n, float* out) {
-  ffn_block(m, st, m.weights().layers[static_cast<size_t>(l)], h, n, out);
+  ffn_block(m, st, l, h, n, out);
 }
 
 }  // namespace ox

@@ -3,6 +3,7 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
+#include "core/model/moe.h"
 #include "core/model/tensor_plan.h"
 
 namespace ox {
@@ -41,10 +42,16 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
     case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
     case Tn::kFfnPostNorm: return &L.ffn_post_norm;
-    case Tn::kFfnGateInp: return &L.ffn_gate_inp;
-    case Tn::kFfnGateExps: return &L.ffn_gate_exps;
-    case Tn::kFfnUpExps: return &L.ffn_up_exps;
-    case Tn::kFfnDownExps: return &L.ffn_down_exps;
+    case Tn::kFfnGateInp: return t.bias ? &L.ffn_gate_inp_b : &L.ffn_gate_inp;
+    case Tn::kFfnGateExps: return t.bias ? &L.ffn_gate_exps_b : &L.ffn_gate_exps;
+    case Tn::kFfnUpExps: return t.bias ? &L.ffn_up_exps_b : &L.ffn_up_exps;
+    case Tn::kFfnDownExps: return t.bias ? &L.ffn_down_exps_b : &L.ffn_down_exps;
+    case Tn::kAttnSinks: return &L.attn_sinks;
+    case Tn::kFfnExpProbsB: return &L.exp_probs_b;
+    case Tn::kFfnGateInpShexp: return &L.ffn_gate_inp_shexp;
+    case Tn::kFfnGateShexp: return &L.ffn_gate_shexp;
+    case Tn::kFfnUpShexp: return &L.ffn_up_shexp;
+    case Tn::kFfnDownShexp: return &L.ffn_down_shexp;
     // state-space layers
     case Tn::kSsmIn: return &L.ssm_in;
     case Tn::kSsmConv1d: return t.bias ? &L.ssm_conv1d_b : &L.ssm_conv1d;
@@ -100,7 +107,14 @@ bool is_f32_matrix(const PlannedTensor& t) {
 Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
   const std::string name = t.name();
   const bool required = t.presence == Has::kYes;
-  if (is_f32_matrix(t) && !required && !b.has(name)) {
+  const bool expert_bias = t.bias && t.dims.size() == 2 &&
+                           (t.role == Tn::kFfnGateExps || t.role == Tn::kFfnUpExps || t.role == Tn::kFfnDownExps);
+  if (expert_bias) {  // per-expert biases: one f32 row per expert
+    OX_ASSIGN_OR_RETURN(*out, b.matrix(name, t.dims[0], t.dims[1]));
+    if (out->type != DType::F32) {
+      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' must be F32", b.file().name().c_str(), name.c_str()));
+    }
+  } else if (is_f32_matrix(t) && !required && !b.has(name)) {
     *out = Tensor{};
   } else if (is_f32_matrix(t)) {
     OX_ASSIGN_OR_RETURN(*out, b.f32_matrix(name, t.dims[0], t.dims.size() > 1 ? t.dims.back() : 1));
@@ -151,14 +165,20 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
-    const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
-    a.window = swa ? hp.n_swa : 0;
+    const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa;
+    const bool swa = n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
+    a.window = swa ? n_swa : 0;
+    a.chunked = swa && s.attn_chunk > 0;
     a.rope.style = s.rope_style;
     a.rope.n_rot = s.rope_swa_only && !swa ? 0 : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
+    if (s.nope_step > 0 && (l + 1) % s.nope_step == 0) {  // llama4's layers without positions
+      a.rope.n_rot = 0;
+      a.temp_tuning = s.attn_temp;
+    }
   }
   return layers;
 }
@@ -173,6 +193,10 @@ Status load_decoder(ModelBuilder& b) {
                                                  "tokenizer.ggml.tokens)", file, hp.arch.c_str()));
   }
   if (hp.n_ff <= 0 && s.recurrent == Recurrent::kNone) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
+  if (s.moe && hp.n_expert > 0 && expert_ff(s, hp) <= 0) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%s.expert_feed_forward_length'", file,
+                                                 hp.arch.c_str()));
+  }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
     Tensor* out = slot(w, t);
@@ -182,6 +206,10 @@ Status load_decoder(ModelBuilder& b) {
   // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
   if (w.output.empty()) w.output = w.token_embd;
   for (LayerWeights& L : w.layers) split_fused(s, hp, L);
+  // glm4moe names its feed-forward norm post_attention_norm (spec.ffn_norm): the slot is ffn_norm.
+  if (s.ffn_norm == Tn::kAttnPostNorm && !s.post_norms) {
+    for (LayerWeights& L : w.layers) std::swap(L.ffn_norm, L.attn_post_norm);
+  }
   b.set_layers(layer_attention(s, hp, w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data)));
   return Status::ok();
 }

@@ -114,6 +114,20 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
                  strfmt("%s: '%sexpert_used_count' (%d) must be in 1..'%sexpert_count' (%d)", f.name().c_str(),
                         p.c_str(), hp.n_expert_used, p.c_str(), hp.n_expert));
   }
+  OX_ASSIGN_OR_RETURN(hp.n_ff_exp, read_count(f, p + "expert_feed_forward_length", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_ff_shexp, read_count(f, p + "expert_shared_feed_forward_length", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_expert_shared, read_count(f, p + "expert_shared_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_layer_dense_lead, read_count(f, p + "leading_dense_block_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_expert_groups, read_count(f, p + "expert_group_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_group_used, read_count(f, p + "expert_group_used_count", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_moe_layer_step, read_count(f, p + "interleave_moe_layer_step", false, 0));
+  if (hp.n_expert_groups > 1 && (hp.n_expert_groups > 64 || hp.n_expert % hp.n_expert_groups != 0 || hp.n_group_used < 1 ||
+                                 hp.n_group_used >= hp.n_expert_groups)) {
+    return error(ErrorCode::kInvalidFile,
+                 strfmt("%s: '%sexpert_group_count' (%d, at most 64) must divide the %d experts and exceed "
+                        "'%sexpert_group_used_count' (%d) > 0",
+                        f.name().c_str(), p.c_str(), hp.n_expert_groups, hp.n_expert, p.c_str(), hp.n_group_used));
+  }
   OX_ASSIGN_OR_RETURN(hp.n_swa, read_count(f, p + "attention.sliding_window", false, 0));
   OX_ASSIGN_OR_RETURN(hp.swa_pattern, read_count(f, p + "attention.sliding_window_pattern", false, 0));
   OX_ASSIGN_OR_RETURN(hp.rope_freq_base_swa, f.get_f32_or(p + "rope.freq_base_swa", 0.0f));

@@ -28,6 +28,14 @@ struct HParams {
   float norm_eps = 1e-5f;     // <arch>.attention.layer_norm_epsilon
   int n_expert = 0;           // <arch>.expert_count (mixture of experts; 0 = dense)
   int n_expert_used = 0;      // <arch>.expert_used_count
+  // Mixture-of-experts shapes (0 if absent; the spec's MoeSpec says what an absent one means):
+  int n_ff_exp = 0;           // <arch>.expert_feed_forward_length
+  int n_ff_shexp = 0;         // <arch>.expert_shared_feed_forward_length
+  int n_expert_shared = 0;    // <arch>.expert_shared_count
+  int n_layer_dense_lead = 0; // <arch>.leading_dense_block_count (used where MoeSpec::leading_dense)
+  int n_expert_groups = 0;    // <arch>.expert_group_count (deepseek v3: choose groups, then experts)
+  int n_group_used = 0;       // <arch>.expert_group_used_count
+  int n_moe_layer_step = 0;   // <arch>.interleave_moe_layer_step: every step-th layer has experts (0, 1: all)
   // Sliding-window attention: <arch>.attention.sliding_window (0 = none) and
   // <arch>.attention.sliding_window_pattern (0 if absent: the architecture supplies its default).
   int n_swa = 0;

@@ -7,6 +7,7 @@
 #include "core/model/arch_registry.h"
 #include "core/model/decoder_load.h"
 #include "core/model/recurrent.h"
+#include "core/model/moe.h"
 #include "core/quant/traits.h"
 
 namespace ox {
@@ -198,7 +199,10 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
   const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
   uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
-  if (hp.n_expert > 0) scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd);
+  const uint64_t moe_ff = static_cast<uint64_t>(std::max(expert_ff(spec_, hp), shared_ff(spec_, hp)));
+  if (hp.n_expert > 0) {
+    scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd + 2 * moe_ff) + hp.n_expert;
+  }
   const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch);
   scratch += mixer;
   scratch *= sizeof(float);
@@ -235,6 +239,9 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
     st->members.resize(n);
     st->moe_in.resize(n * hp.n_embd);
     st->moe_out.resize(n * hp.n_embd);
+    st->moe_gate.resize(n * moe_ff);
+    st->moe_up.resize(n * moe_ff);
+    st->moe_scores.resize(static_cast<size_t>(hp.n_expert));
   }
   return st;
 }

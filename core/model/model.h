@@ -23,6 +23,8 @@ namespace ox {
 // Per-layer attention settings (sliding-window layers may use another rope base).
 struct LayerAttention {
   int window = 0;  // > 0: each token sees only the last `window` positions (itself included)
+  bool chunked = false;      // the window is a chunk: positions [pos / window * window, pos] (llama4)
+  bool temp_tuning = false;  // q scaled by the attention temperature (llama4's layers without rope)
   RopeParams rope;
 };
 
@@ -60,6 +62,12 @@ struct LayerWeights {
   // qwen35's gated delta net (its q|k|v projection is attn_qkv, held in wq): the output gate's
   // projection and the per-head learning-rate (beta) and decay (alpha) projections.
   Tensor attn_gate, ssm_beta, ssm_alpha;
+  Tensor exp_probs_b;                                  // [n_expert] bias of the scores experts are chosen by
+  Tensor ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp;  // shared expert
+  Tensor ffn_gate_inp_shexp;                           // [n_embd] qwen2moe's shared-expert gate
+  Tensor ffn_gate_inp_b;                               // [n_expert] router bias (gpt-oss)
+  Tensor ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // F32, one row per expert (gpt-oss)
+  Tensor attn_sinks;                                   // [n_head] (gpt-oss)
 };
 
 struct ModelWeights {
@@ -109,6 +117,9 @@ struct ForwardState {
   std::vector<float> moe_out;    // [n, n_embd] the expert's outputs for them
   // Recurrent mixers' temporaries (forward_ssm.cpp carves them): [n, recurrent_dims().scratch].
   std::vector<float> mixer;
+  std::vector<float> moe_gate;   // [n, max(n_ff_exp, n_ff_shexp)] an expert's gate activations
+  std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
+  std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
 };
 
 class Model {

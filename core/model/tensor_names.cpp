@@ -72,6 +72,12 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kAttnGate, "attn_gate", true, false, G::kNone},
     {Tn::kSsmBeta, "ssm_beta", true, false, G::kNone},
     {Tn::kSsmAlpha, "ssm_alpha", true, false, G::kNone},
+    {Tn::kFfnGateInpShexp, "ffn_gate_inp_shexp", true, true, G::kNone},  // [n_embd]: a dot product, not a norm
+    {Tn::kFfnGateShexp, "ffn_gate_shexp", true, false, G::kFfnGate},
+    {Tn::kFfnUpShexp, "ffn_up_shexp", true, false, G::kFfnUp},
+    {Tn::kFfnDownShexp, "ffn_down_shexp", true, false, G::kFfnDown},
+    {Tn::kFfnExpProbsB, "exp_probs_b", true, true, G::kNone},  // ".bias" only
+    {Tn::kAttnSinks, "attn_sinks", true, true, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -29,6 +29,9 @@ enum class Tn : uint8_t {
   kFfnNormBare,
   // qwen35's gated delta net: the output gate's projection and the per-head beta / alpha maps
   kAttnGate, kSsmBeta, kSsmAlpha,
+  // Mixture of experts: shared experts, qwen2moe's shared-expert gate, deepseek v3's choice bias.
+  kFfnGateInpShexp, kFfnGateShexp, kFfnUpShexp, kFfnDownShexp, kFfnExpProbsB,
+  kAttnSinks,  // gpt-oss: a softmax logit per head
   kCount
 };
 

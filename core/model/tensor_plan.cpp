@@ -1,6 +1,8 @@
 // plan_tensors: the ArchSpec's switches, turned into tensor names and GGUF shapes.
 #include "core/model/tensor_plan.h"
 
+#include "core/model/moe.h"
+
 namespace ox {
 namespace {
 
@@ -10,6 +12,28 @@ struct Planner {
 
   void matrix(Tn role, int layer, int64_t cols, int64_t rows, Has has = Has::kYes) {
     if (has != Has::kNo) out.push_back({role, layer, false, has, {cols, rows}});
+  }
+  // Routed experts (moe.h): router, the n_expert matrices per projection, shared expert, choice bias.
+  void moe(const ArchSpec& s, int l) {
+    const int64_t d = hp.n_embd, ff = expert_ff(s, hp), ff_sh = shared_ff(s, hp);
+    matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
+    experts(Tn::kFfnGateExps, l, d, ff);
+    experts(Tn::kFfnUpExps, l, d, ff);
+    experts(Tn::kFfnDownExps, l, ff, d);
+    if (s.experts.expert_biases) {
+      bias(Tn::kFfnGateInp, l, hp.n_expert, Has::kYes);
+      // One f32 row per expert: {rows' length, n_expert}.
+      out.push_back({Tn::kFfnGateExps, l, true, Has::kYes, {ff, hp.n_expert}});
+      out.push_back({Tn::kFfnUpExps, l, true, Has::kYes, {ff, hp.n_expert}});
+      out.push_back({Tn::kFfnDownExps, l, true, Has::kYes, {d, hp.n_expert}});
+    }
+    bias(Tn::kFfnExpProbsB, l, hp.n_expert, s.experts.probs_bias);
+    if (ff_sh > 0) {
+      if (s.experts.shared_gate) vector(Tn::kFfnGateInpShexp, l, d);
+      matrix(Tn::kFfnGateShexp, l, d, ff_sh);
+      matrix(Tn::kFfnUpShexp, l, d, ff_sh);
+      matrix(Tn::kFfnDownShexp, l, ff_sh, d);
+    }
   }
   void experts(Tn role, int layer, int64_t cols, int64_t rows) {
     out.push_back({role, layer, false, Has::kYes, {cols, rows, hp.n_expert}});
@@ -24,7 +48,7 @@ struct Planner {
   void norm(const ArchSpec& s, Tn role, int layer) {
     if (!s.norm_affine) return;
     vector(role, layer, hp.n_embd);
-    if (s.norm == NormKind::kLayer) bias(role, layer, hp.n_embd, s.bias.norm);
+    bias(role, layer, hp.n_embd, s.bias.norm);  // LayerNorms' (and phimoe's RMSNorms') bias
   }
   // A q or k norm (qk_norms) of n_heads heads: one head's weights, each head's, or the row's.
   void qk_norm(const QkNorms& q, Tn role, int layer, int64_t n_heads) {
@@ -80,13 +104,11 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
     if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
+    if (s.attn_sinks) p.vector(Tn::kAttnSinks, l, hp.n_head);
 
     if (s.residual != Residual::kParallel && s.pre_norms) p.norm(s, s.ffn_norm, l);
-    if (s.moe && hp.n_expert > 0) {
-      p.matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
-      p.experts(Tn::kFfnGateExps, l, d, ff);
-      p.experts(Tn::kFfnUpExps, l, d, ff);
-      p.experts(Tn::kFfnDownExps, l, ff, d);
+    if (moe_layer(s, hp, l)) {
+      p.moe(s, l);
     } else if (s.fused_gate_up) {
       p.linear(Tn::kFfnUp, l, d, 2 * ff, Has::kNo);
       p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);

@@ -77,6 +77,7 @@ int64_t scratch_floats(const Plan& plan) {
 
 // Positions visible to the token at pos: [first, pos].
 inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
+  if (p.window > 0 && p.chunked) return pos / p.window * p.window;
   return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
 }
 
@@ -95,6 +96,21 @@ void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, 
     const uint8_t* q = s.q_conv + static_cast<uint64_t>(r) * plan.q_row_bytes;
     float* out = s.scores + r * kAttentionTile;
     for (int64_t j = 0; j < n; ++j) dot(p.head_dim_k, out + j, keys + static_cast<uint64_t>(j) * kv.k_row_bytes, q);
+  }
+}
+
+// Head h's sink joins a finished row's softmax: (max, sum, acc) rescaled to the larger maximum as
+// llama.cpp does, sum += e^(sink - max).
+void add_sink(const AttentionParams& p, int64_t h, float* max, float* sum, float* acc) {
+  if (p.sinks == nullptr) return;
+  const float s = p.sinks[h];
+  if (s > *max) {
+    const float shrink = std::exp(*max - s);
+    for (int d = 0; d < p.head_dim_v; ++d) acc[d] *= shrink;
+    *sum = *sum * shrink + 1.0f;
+    *max = s;
+  } else {
+    *sum += std::exp(s - *max);
   }
 }
 
@@ -184,6 +200,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
       std::memcpy(dst + 2, acc, sizeof(float) * static_cast<size_t>(dv));
     } else {
       float* dst = out + (t * p.n_head + h) * dv;
+      add_sink(p, h, &s.max[r], &s.sum[r], s.acc + r * dv);
       const float inv = s.sum[r] > 0.0f ? 1.0f / s.sum[r] : 0.0f;
       for (int d = 0; d < dv; ++d) dst[d] = acc[d] * inv;
     }
@@ -222,6 +239,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
     for (int d = 0; d < p.head_dim_v; ++d) acc[d] = round_f16(acc[d] + v32[d] * w);
     sum = sum * rescale + w;
   }
+  add_sink(p, h, &max_s, &sum, acc);
   const float inv = 1.0f / sum;
   for (int d = 0; d < p.head_dim_v; ++d) out[d] = acc[d] * inv;
 }
@@ -229,6 +247,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
 // Merges position chunks: per (token, head), acc = sum_c acc_c e^(max_c - max), likewise the sum.
 void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chunks, int64_t pair_stride,
                   int64_t chunk_stride, int64_t pair, float* out) {
+  const int64_t h = pair % p.n_head;
   const int dv = p.head_dim_v;
   float max = -INFINITY;
   for (int64_t c = 0; c < n_chunks; ++c) {
@@ -244,6 +263,7 @@ void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chu
     sum += part[1] * w;
     for (int d = 0; d < dv; ++d) out[d] += part[2 + d] * w;
   }
+  add_sink(p, h, &max, &sum, out);
   const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
   for (int d = 0; d < dv; ++d) out[d] *= inv;
 }

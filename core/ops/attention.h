@@ -23,6 +23,10 @@ struct AttentionParams {
   // > 0: ALiBi (alibi.h): head h's score of position j from position pos gains
   // alibi_slope(h, n_head, alibi_max_bias) * (j - pos), after scaling and soft-capping.
   float alibi_max_bias = 0.0f;
+  bool chunked = false;  // the window is a chunk instead: [pos / window * window, pos] (llama4)
+  // [n_head] or null: a logit per head that joins the softmax's denominator but weighs no value
+  // (gpt-oss's attention sinks).
+  const float* sinks = nullptr;
   // llama.cpp's CPU decode path over an F16 cache, for bit-level parity tests (Numerics::kLlamaCpp):
   // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
   // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).

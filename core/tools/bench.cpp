@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/kv_cache/kv_cache.h"
+#include "core/model/moe.h"
 #include "core/tools/quantize.h"
 #include "kernels/kernels.h"
 
@@ -119,6 +120,7 @@ Result<BenchResult> run_test(std::shared_ptr<const LoadedModel> model, const Ben
 
 nlohmann::json row_json(const BenchResult& r) {
   return {{"model", r.model},       {"model_bytes", r.model_bytes}, {"n_params", r.n_params},
+          {"weight_bytes_per_token", r.weight_bytes_per_token},
           {"type", r.type},         {"isa", r.isa},                 {"n_threads", r.n_threads},
           {"test", r.test},         {"n_prompt", r.n_prompt},       {"n_gen", r.n_gen},
           {"n_depth", r.n_depth},   {"type_k", r.type_k},           {"type_v", r.type_v},
@@ -138,6 +140,7 @@ Result<std::vector<BenchResult>> run_bench(std::shared_ptr<const LoadedModel> mo
   base.model = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   base.type = model_type(model->file(), &base.n_params);
   base.model_bytes = model->file().bytes().size();
+  base.weight_bytes_per_token = decode_weight_bytes(model->model());
   base.isa = kernels::best_kernels().isa;
 
   std::vector<std::pair<int, int>> tests;

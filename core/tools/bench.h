@@ -27,6 +27,9 @@ struct BenchResult {
   std::string model;      // file name
   std::string type;       // dominant weight type, e.g. Q4_0
   uint64_t model_bytes = 0;
+  // Weight bytes one decoded token reads: dense tensors plus n_expert_used experts per MoE layer
+  // (core/model/moe.h's decode_weight_bytes).
+  uint64_t weight_bytes_per_token = 0;
   uint64_t n_params = 0;
   std::string isa;        // kernel table used
   int n_threads = 1;

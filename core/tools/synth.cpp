@@ -79,6 +79,7 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
     std::vector<uint64_t> dims(p.dims.begin(), p.dims.end());
     const Fill fill = p.bias ? Fill::kBias
                       : p.role == Tn::kRopeFreqs ? Fill::kRopeFreqs
+                      : p.role == Tn::kFfnGateInpShexp ? Fill::kMatrix  // a 1-D dot product, not a norm
                       : p.vector() || p.role == Tn::kSsmNorm ? Fill::kNorm : Fill::kMatrix;
     t.push_back({p.name(), std::move(dims), fill});
   }
@@ -176,6 +177,16 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "attention.iclr_lora_rank") hp.n_lora_iclr = v;
     if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
     if (key == "attention.gate_lora_rank") hp.n_lora_gate = v;
+    if (key == "attention.head_count_kv" && k.type == SynthKey::kU32) hp.n_head_kv = v;
+    if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
+    // Mixture-of-experts shapes (moe.h)
+    if (key == "expert_feed_forward_length") hp.n_ff_exp = v;
+    if (key == "expert_shared_feed_forward_length") hp.n_ff_shexp = v;
+    if (key == "expert_shared_count") hp.n_expert_shared = v;
+    if (key == "leading_dense_block_count") hp.n_layer_dense_lead = v;
+    if (key == "expert_group_count") hp.n_expert_groups = v;
+    if (key == "expert_group_used_count") hp.n_group_used = v;
+    if (key == "interleave_moe_layer_step") hp.n_moe_layer_step = v;
   }
   return hp;
 }
@@ -206,6 +217,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key == nullptr) break;
+    if (std::string_view(k.key) == "block_count") continue;  // written above, from hp
     switch (k.type) {
       case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
       case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
@@ -291,7 +303,7 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);
   QuantModelFacts facts;
   facts.arch = arch->name;
-  facts.n_layer = n_layer;
+  facts.n_layer = static_cast<uint32_t>(hp.n_layer);
   facts.n_head = shape->n_head;
   facts.n_head_kv = shape->n_head_kv;
   facts.n_expert = static_cast<uint32_t>(hp.n_expert);

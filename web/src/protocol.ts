@@ -231,6 +231,8 @@ export interface BenchRecord {
   model: string;
   model_bytes: number;
   n_params: number;
+  /** Weight bytes one decoded token reads: dense tensors plus n_expert_used experts per MoE layer. */
+  weight_bytes_per_token: number;
   /** The model's type as llama-bench reports it (general.file_type, e.g. "Q4_0"; "F32" for stories260K). */
   type: string;
   /** Kernel table ("simd128" or "simd128+relaxed" in wasm). */

@@ -39,6 +39,8 @@ TEST(ArchRegistry, PlansNameEveryTensorOnce) {
     hp.head_dim_k = hp.head_dim_v = hp.n_rot = 8;
     hp.n_expert = 2;
     hp.n_expert_used = 1;
+    hp.n_ff_exp = hp.n_ff_shexp = 16;  // expert and shared-expert widths (moe.h)
+    hp.n_expert_shared = 1;
     // Recurrent sizes (state-space, short convolution, RWKV-7); attention-only specs ignore them.
     hp.ssm_d_conv = 4;
     hp.ssm_d_inner = 32;

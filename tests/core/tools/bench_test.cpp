@@ -3,13 +3,16 @@
 // Speed is not asserted (benchmarks measure it); one repetition of tiny tests on stories260K.
 #include "core/tools/bench.h"
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/model/moe.h"
 #include "core/quant/dtype.h"
+#include "core/tools/synth.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -111,6 +114,41 @@ TEST(Bench, JsonlIsOneObjectPerLineWithTheJsonFields) {
     EXPECT_EQ(row["kv_bytes"], (*results)[i].kv_bytes);
   }
   EXPECT_EQ(i, results->size());
+}
+
+// A dense model reads every weight once per token but one row of its (untied) embedding table.
+TEST(Bench, WeightBytesPerTokenOfADenseModel) {
+  auto model = stories();
+  if (model == nullptr) GTEST_SKIP() << "missing models/stories260K.gguf";
+  uint64_t expected = 0;
+  for (const gguf::TensorInfo& t : model->file().tensors()) expected += t.n_bytes;
+  const Tensor& embd = model->model().weights().token_embd;
+  if (model->model().weights().output.data != embd.data) expected -= embd.row_bytes * (embd.rows - 1);
+  auto results = run_bench(model, small({0}));
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ((*results)[0].weight_bytes_per_token, expected);
+  const nlohmann::json row = nlohmann::json::parse(bench_jsonl(*results).substr(0, bench_jsonl(*results).find('\n')));
+  EXPECT_EQ(row["weight_bytes_per_token"], expected);
+}
+
+// A mixture of experts reads n_expert_used of its n_expert experts' matrices per token.
+TEST(Bench, WeightBytesPerTokenCountsOnlyTheChosenExperts) {
+  if (!test::file_exists(default_synth_vocab_path())) GTEST_SKIP() << "missing the synth vocabulary";
+  SynthOptions o;
+  o.arch = "qwen3moe";  // 4 experts, 2 used
+  o.shape = "tiny-arch";
+  o.out_path = testing::TempDir() + "oxidize_bench_moe.gguf";
+  ASSERT_TRUE(synth_gguf(o).is_ok());
+  auto model = LoadedModel::open(o.out_path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  const Model& m = (*model)->model();
+  uint64_t dense = 0, experts = 0;
+  for (const gguf::TensorInfo& t : m.file().tensors()) (t.dims.size() == 3 ? experts : dense) += t.n_bytes;
+  ASSERT_GT(experts, 0u);
+  const Tensor& embd = m.weights().token_embd;
+  if (m.weights().output.data != embd.data) dense -= embd.row_bytes * (embd.rows - 1);
+  EXPECT_EQ(decode_weight_bytes(m), dense + experts / 2);
+  std::remove(o.out_path.c_str());
 }
 
 TEST(Bench, MarkdownNamesTheDepthAndShowsCacheTypesWhenNotF16) {
