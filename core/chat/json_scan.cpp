@@ -31,6 +31,20 @@ JsonSpan scan_string(std::string_view text, size_t pos) {
       }
     } else if (static_cast<unsigned char>(c) < 0x20) {
       return {JsonScan::kInvalid, i};
+    } else if (static_cast<unsigned char>(c) >= 0x80) {  // UTF-8 must be well formed (a JSON parser rejects it otherwise)
+      const unsigned char lead = static_cast<unsigned char>(c);
+      const size_t n = lead >= 0xF0 && lead <= 0xF4 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC2 && lead < 0xE0 ? 1 : 0;
+      if (n == 0 || lead > 0xF4) return {JsonScan::kInvalid, i};
+      for (size_t k = 1; k <= n; ++k) {
+        if (i + k >= text.size()) return {JsonScan::kIncomplete, text.size()};
+        const unsigned char b = static_cast<unsigned char>(text[i + k]);
+        if ((b & 0xC0) != 0x80) return {JsonScan::kInvalid, i + k};
+        if (k == 1 && ((lead == 0xE0 && b < 0xA0) || (lead == 0xED && b > 0x9F) || (lead == 0xF0 && b < 0x90) ||
+                       (lead == 0xF4 && b > 0x8F))) {
+          return {JsonScan::kInvalid, i + k};  // overlong, surrogate or past U+10FFFF
+        }
+      }
+      i += n;
     }
   }
   return {JsonScan::kIncomplete, text.size()};

@@ -83,8 +83,8 @@ namespace {
 // arguments) is unwrapped; anything else loses its whitespace.
 bool arguments_text(std::string_view raw, const JsonSpan& span, std::string* out) {
   if (!raw.empty() && raw.front() == '"') {
-    if (span.state != JsonScan::kComplete) return false;
-    return decode_json_string(raw, out);
+    if (span.state != JsonScan::kComplete || !decode_json_string(raw, out)) return false;
+    return !nlohmann::json::parse(*out, nullptr, false).is_discarded();  // the string must hold JSON
   }
   *out = minify_json(raw);
   return true;

@@ -217,7 +217,7 @@ void parse_gpt_oss(const Ctx& ctx, ParsedMessage* msg) {
     const bool ended = hit.found && !hit.partial;
     const size_t body_end = hit.found ? hit.pos : text.size();
     const std::string_view content = text.substr(body, body_end - body);
-    if (recipient.substr(0, 10) == "functions.") {
+    if (recipient.size() > 10 && recipient.substr(0, 10) == "functions.") {
       const size_t p = skip_json_ws(text, body);
       const JsonSpan args = scan_json_value(text.substr(0, body_end), p);
       const bool done = args.state == JsonScan::kComplete;

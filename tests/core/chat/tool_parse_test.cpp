@@ -266,6 +266,47 @@ TEST(ToolParse, MalformedRepliesNeverLoseText) {
   }
 }
 
+// Replies mangled at random (cut, spliced with other formats' markers, bytes dropped) and parsed
+// as every format: never an error or a crash, and complete calls always carry JSON arguments.
+TEST(ToolParse, RandomMutationsNeverBreakParsing) {
+  const std::vector<std::string> pieces = {"<tool_call>", "</tool_call>", "{", "}", "[", "]", "\"", ",", ":", "\n", "<think>",
+                                           "</think>", "<|end|>", "<|start|>assistant", "<|message|>", " to=functions.", ">>>",
+                                           "[TOOL_CALLS]", "<|python_tag|>", "Action:", "```json", "<｜tool▁call▁begin｜>",
+                                           "<parameter=", "</function>", "<arg_key>", "\xE2\x96", "\\"};
+  uint64_t rng = 7;
+  auto next = [&](uint64_t n) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return n == 0 ? 0 : (rng >> 33) % n;
+  };
+  for (const Example& e : examples()) {
+    for (int round = 0; round < 100; ++round) {
+      std::string text = e.text;
+      for (int k = 0; k < 3; ++k) {
+        const size_t at = next(text.size() + 1);
+        switch (next(3)) {
+          case 0: text.insert(at, pieces[next(pieces.size())]); break;
+          case 1: text.erase(at, next(8)); break;
+          default: text.resize(at); break;
+        }
+      }
+      for (const ChatFormatDef& d : all_chat_formats()) {
+        for (bool partial : {true, false}) {
+          ParseOptions o;
+          o.thinking_forced_open = round % 2 == 1;
+          Result<ParsedMessage> m = parse_assistant_output(d.format, text, partial, o);
+          ASSERT_TRUE(m.ok()) << d.name << ": " << text;
+          if (partial) continue;
+          for (const ToolCall& c : m->tool_calls) {
+            EXPECT_FALSE(nlohmann::json::parse(c.arguments, nullptr, false).is_discarded())
+                << d.name << " arguments " << c.arguments << " from " << text;
+            EXPECT_FALSE(c.name.empty()) << d.name << ": " << text;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ToolParse, ToolChoiceNoneKeepsSyntaxAsContent) {
   ParseOptions o;
   o.parse_tool_calls = false;
@@ -357,6 +398,10 @@ TEST(JsonScan, CompleteIncompleteInvalid) {
   EXPECT_EQ(scan_json_value(R"([1,,2])", 0).state, JsonScan::kInvalid);
   EXPECT_EQ(scan_json_value(R"({"a": tru})", 0).state, JsonScan::kInvalid);
   EXPECT_EQ(minify_json("{ \"a b\" : [ 1 , \"c \\\" d\" ] }"), "{\"a b\":[1,\"c \\\" d\"]}");
+  EXPECT_EQ(scan_json_value("\"a\xE2\x96\"", 0).state, JsonScan::kInvalid);  // broken UTF-8
+  EXPECT_EQ(scan_json_value("\"a\xE2\x96", 0).state, JsonScan::kIncomplete);   // UTF-8 still arriving
+  EXPECT_EQ(scan_json_value("\"\xC0\xAF\"", 0).state, JsonScan::kInvalid);     // overlong
+  EXPECT_EQ(scan_json_value("\"\xF0\x9F\xA6\x99\"", 0).state, JsonScan::kComplete);
   std::string deep(2000, '[');
   EXPECT_EQ(scan_json_value(deep, 0).state, JsonScan::kInvalid);  // bounded nesting
 }
