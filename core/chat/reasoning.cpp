@@ -8,11 +8,15 @@ namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 
-std::string_view trim(std::string_view s) {
+}  // namespace
+
+std::string_view trim_space(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 size_t skip_space(std::string_view s, size_t pos) {
   while (pos < s.size() && is_space(s[pos])) ++pos;
@@ -47,12 +51,12 @@ ReasoningSplit split_reasoning(std::string_view text, const ReasoningTags& tags,
   if (end == std::string_view::npos) {
     std::string_view rest = text.substr(body);
     if (is_partial) rest.remove_suffix(partial_marker_suffix(rest, tags.end));
-    out.reasoning = std::string(trim(rest));
+    out.reasoning = std::string(trim_space(rest));
     out.content_begin = text.size();
     out.closed = false;
     return out;
   }
-  out.reasoning = std::string(trim(text.substr(body, end - body)));
+  out.reasoning = std::string(trim_space(text.substr(body, end - body)));
   out.content_begin = skip_space(text, end + tags.end.size());
   return out;
 }

@@ -29,4 +29,7 @@ ReasoningSplit split_reasoning(std::string_view text, const ReasoningTags& tags,
 // stream may still be writing, held back from output while partial).
 size_t partial_marker_suffix(std::string_view text, std::string_view marker);
 
+// `s` without leading and trailing spaces, tabs and newlines.
+std::string_view trim_space(std::string_view s);
+
 }  // namespace ox::chat

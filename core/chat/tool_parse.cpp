@@ -9,25 +9,6 @@
 namespace ox::chat {
 namespace detail {
 
-BodyParser body_parser(ChatFormat format) {
-  switch (format) {
-    case ChatFormat::kContentOnly: return nullptr;
-    case ChatFormat::kGeneric: return parse_generic;
-    case ChatFormat::kHermes: return parse_hermes;
-    case ChatFormat::kQwen3Coder: return parse_qwen3_coder;
-    case ChatFormat::kGlm45: return parse_glm;
-    case ChatFormat::kLlama3: return parse_llama3;
-    case ChatFormat::kMistralNemo: return parse_mistral;
-    case ChatFormat::kGptOss: return parse_gpt_oss;
-    case ChatFormat::kFunctionaryV32: return parse_functionary;
-    case ChatFormat::kDeepSeekR1: return parse_deepseek_r1;
-    case ChatFormat::kCommandR: return parse_command_r;
-    case ChatFormat::kGranite: return parse_granite;
-    case ChatFormat::kKimiK2: return parse_kimi_k2;
-  }
-  return nullptr;
-}
-
 JsonScan expect_literal(std::string_view text, size_t* pos, std::string_view lit) {
   const std::string_view rest = text.substr(std::min(*pos, text.size()));
   if (rest.substr(0, lit.size()) == lit) {
@@ -226,6 +207,50 @@ void strip_wrapper(const Ctx& ctx, std::string_view open, std::string_view close
   }
 }
 
+namespace {
+
+// How each format's reply is read: a parser of its own, or content split at the registry's
+// tool_call_markers into blocks (and an optional wrapper around the content).
+struct FormatParser {
+  ChatFormat format;
+  BodyParser body;
+  BlockParser block;
+  std::string_view wrap_open;
+  std::string_view wrap_close;
+};
+
+constexpr FormatParser kParsers[] = {
+    {ChatFormat::kHermes, nullptr, hermes_block, {}, {}},
+    {ChatFormat::kQwen3Coder, nullptr, qwen3_coder_block, {}, {}},
+    {ChatFormat::kGlm45, nullptr, glm_block, {}, {}},
+    {ChatFormat::kMistralNemo, nullptr, mistral_block, {}, {}},
+    {ChatFormat::kGranite, nullptr, granite_block, "<response>", "</response>"},
+    {ChatFormat::kCommandR, nullptr, command_r_block, "<|START_RESPONSE|>", "<|END_RESPONSE|>"},
+    {ChatFormat::kDeepSeekR1, nullptr, deepseek_block, {}, {}},
+    {ChatFormat::kKimiK2, nullptr, kimi_block, {}, {}},
+    {ChatFormat::kLlama3, parse_llama3, nullptr, {}, {}},
+    {ChatFormat::kFunctionaryV32, parse_functionary, nullptr, {}, {}},
+    {ChatFormat::kGptOss, parse_gpt_oss, nullptr, {}, {}},
+    {ChatFormat::kGeneric, parse_generic, nullptr, {}, {}},
+};
+
+}  // namespace
+
+// The reply after reasoning into content and tool calls (false: the format has no tool syntax).
+bool parse_body(ChatFormat format, const Ctx& ctx, ParsedMessage* msg) {
+  for (const FormatParser& f : kParsers) {
+    if (f.format != format) continue;
+    if (f.body != nullptr) {
+      f.body(ctx, msg);
+      return true;
+    }
+    parse_marked_blocks(ctx, chat_format_def(format).tool_call_markers, f.block, msg);
+    if (!f.wrap_open.empty()) strip_wrapper(ctx, f.wrap_open, f.wrap_close, &msg->content);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace detail
 
 Result<ParsedMessage> parse_assistant_output(ChatFormat format, std::string_view text, bool is_partial,
@@ -239,9 +264,8 @@ Result<ParsedMessage> parse_assistant_output(ChatFormat format, std::string_view
     begin = r.content_begin;
   }
   const detail::Ctx ctx{text.substr(begin), is_partial, &options};
-  const detail::BodyParser body = options.parse_tool_calls ? detail::body_parser(format) : nullptr;
-  if (body != nullptr) {
-    body(ctx, &msg);
+  if (options.parse_tool_calls && detail::parse_body(format, ctx, &msg)) {
+    // parsed
   } else if (format == ChatFormat::kGptOss) {
     detail::parse_gpt_oss(ctx, &msg);  // its channels are not tool syntax: always parsed
     msg.tool_calls.clear();

@@ -19,10 +19,6 @@ struct Ctx {
   const ParseOptions* options;
 };
 
-// The reply after reasoning: fills content and tool_calls of *msg.
-using BodyParser = void (*)(const Ctx& ctx, ParsedMessage* msg);
-BodyParser body_parser(ChatFormat format);
-
 // text[*pos..] starts with `lit`: advance, kComplete. The text ends inside it: kIncomplete.
 JsonScan expect_literal(std::string_view text, size_t* pos, std::string_view lit);
 // The first of `lits` text[*pos..] starts with (*which set); kIncomplete if the text could still
@@ -65,16 +61,19 @@ void rstrip(std::string* s);
 // <response>, Command R7B's <|START_RESPONSE|>); partial: also a closing tag's first bytes.
 void strip_wrapper(const Ctx& ctx, std::string_view open, std::string_view close, std::string* content);
 
-// The per-format body parsers.
-void parse_hermes(const Ctx& ctx, ParsedMessage* msg);
-void parse_qwen3_coder(const Ctx& ctx, ParsedMessage* msg);
-void parse_glm(const Ctx& ctx, ParsedMessage* msg);
+// The tool-call blocks of the formats parsed by parse_marked_blocks (at their registry markers).
+JsonScan hermes_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan qwen3_coder_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan glm_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan mistral_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan granite_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan command_r_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan deepseek_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan kimi_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+
+// The formats with a framing of their own: the whole reply after reasoning, into *msg.
+using BodyParser = void (*)(const Ctx& ctx, ParsedMessage* msg);
 void parse_llama3(const Ctx& ctx, ParsedMessage* msg);
-void parse_mistral(const Ctx& ctx, ParsedMessage* msg);
-void parse_granite(const Ctx& ctx, ParsedMessage* msg);
-void parse_command_r(const Ctx& ctx, ParsedMessage* msg);
-void parse_deepseek_r1(const Ctx& ctx, ParsedMessage* msg);
-void parse_kimi_k2(const Ctx& ctx, ParsedMessage* msg);
 void parse_functionary(const Ctx& ctx, ParsedMessage* msg);
 void parse_gpt_oss(const Ctx& ctx, ParsedMessage* msg);
 void parse_generic(const Ctx& ctx, ParsedMessage* msg);

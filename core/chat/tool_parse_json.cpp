@@ -48,6 +48,89 @@ JsonScan array_then_close(const Ctx& ctx, size_t* pos, const CallKeys& keys, std
 
 constexpr CallKeys kNameArguments{"name", "arguments", "parameters", ""};
 
+// Calls that follow `begin` markers until an `end` marker (a complete reply may stop before it,
+// after at least one call); `item` reads one call after its `begin`.
+using ItemParser = JsonScan (*)(const Ctx& ctx, size_t* pos, std::vector<ToolCall>* calls);
+JsonScan call_section(const Ctx& ctx, size_t* pos, std::string_view end, std::string_view begin, ItemParser item,
+                      std::vector<ToolCall>* calls) {
+  size_t p = *pos;
+  while (true) {
+    p = skip_json_ws(ctx.text, p);
+    size_t which = 0;
+    const JsonScan s = expect_any(ctx.text, &p, {end, begin}, &which);
+    if (s == JsonScan::kIncomplete && !ctx.partial && !calls->empty()) {  // the reply ended without the section's end
+      *pos = ctx.text.size();
+      return JsonScan::kComplete;
+    }
+    if (s != JsonScan::kComplete) return s;
+    if (which == 0) break;
+    const JsonScan c = item(ctx, &p, calls);
+    if (c != JsonScan::kComplete) return c;
+  }
+  *pos = p;
+  return JsonScan::kComplete;
+}
+
+// `call` with the JSON value at text[*p..] as its arguments (streamed while incomplete).
+JsonScan json_arguments(const Ctx& ctx, size_t* p, ToolCall call, std::vector<ToolCall>* calls) {
+  *p = skip_json_ws(ctx.text, *p);
+  const JsonSpan args = scan_json_value(ctx.text, *p);
+  if (args.state == JsonScan::kInvalid) return args.state;
+  call.arguments = minify_json(ctx.text.substr(*p, args.end - *p));
+  calls->push_back(std::move(call));
+  *p = skip_json_ws(ctx.text, args.end);
+  return args.state;
+}
+
+// function<｜tool▁sep｜>NAME\n```json\nARGS\n```<｜tool▁call▁end｜>
+JsonScan deepseek_item(const Ctx& ctx, size_t* pos, std::vector<ToolCall>* calls) {
+  const std::string_view text = ctx.text;
+  constexpr std::string_view kSep = "<｜tool▁sep｜>";
+  const size_t sep = text.find(kSep, *pos);
+  const size_t nl = sep == std::string_view::npos ? sep : text.find('\n', sep);
+  if (nl == std::string_view::npos) return JsonScan::kIncomplete;
+  ToolCall call;
+  call.name = std::string(text.substr(sep + kSep.size(), nl - sep - kSep.size()));
+  size_t p = skip_json_ws(text, nl + 1);
+  const JsonScan fence = expect_literal(text, &p, "```json");
+  if (fence == JsonScan::kIncomplete) {
+    calls->push_back(std::move(call));
+    return fence;
+  }
+  const JsonScan args = json_arguments(ctx, &p, std::move(call), calls);
+  if (args != JsonScan::kComplete) return args;
+  if (fence == JsonScan::kComplete) {
+    const JsonScan c = expect_literal(text, &p, "```");
+    if (c != JsonScan::kComplete) return c;
+    p = skip_json_ws(text, p);
+  }
+  const JsonScan c = close_tag(ctx, &p, "<｜tool▁call▁end｜>");
+  if (c == JsonScan::kComplete) *pos = p;
+  return c;
+}
+
+// functions.NAME:IDX<|tool_call_argument_begin|>ARGS<|tool_call_end|>
+JsonScan kimi_item(const Ctx& ctx, size_t* pos, std::vector<ToolCall>* calls) {
+  constexpr std::string_view kArgs = "<|tool_call_argument_begin|>";
+  const size_t arg = ctx.text.find(kArgs, *pos);
+  if (arg == std::string_view::npos) return JsonScan::kIncomplete;
+  ToolCall call;
+  call.id = std::string(ctx.text.substr(*pos, arg - *pos));
+  std::string_view name = call.id;
+  if (name.substr(0, 10) == "functions.") name.remove_prefix(10);
+  if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) name = name.substr(0, colon);
+  if (name.empty()) return JsonScan::kInvalid;
+  call.name = std::string(name);
+  size_t p = arg + kArgs.size();
+  const JsonScan args = json_arguments(ctx, &p, std::move(call), calls);
+  if (args != JsonScan::kComplete) return args;
+  const JsonScan c = close_tag(ctx, &p, "<|tool_call_end|>");
+  if (c == JsonScan::kComplete) *pos = p;
+  return c;
+}
+
+}  // namespace
+
 JsonScan hermes_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
   return call_then_close(ctx, pos, kNameArguments, "</tool_call>", calls);
 }
@@ -79,126 +162,13 @@ JsonScan command_r_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector
   return JsonScan::kComplete;
 }
 
-// <｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\nARGS\n```<｜tool▁call▁end｜> ... <｜tool▁calls▁end｜>
 JsonScan deepseek_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
-  const std::string_view text = ctx.text;
-  size_t p = *pos;
-  while (true) {
-    p = skip_json_ws(text, p);
-    size_t which = 0;
-    const JsonScan s = expect_any(text, &p, {"<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>"}, &which);
-    if (s == JsonScan::kIncomplete && !ctx.partial && !calls->empty()) {  // the reply ended without the section's end
-      *pos = text.size();
-      return JsonScan::kComplete;
-    }
-    if (s != JsonScan::kComplete) return s;
-    if (which == 0) break;
-    const size_t sep = text.find("<｜tool▁sep｜>", p);
-    if (sep == std::string_view::npos) return JsonScan::kIncomplete;
-    p = sep + std::string_view("<｜tool▁sep｜>").size();
-    const size_t nl = text.find('\n', p);
-    if (nl == std::string_view::npos) return JsonScan::kIncomplete;
-    ToolCall call;
-    call.name = std::string(text.substr(p, nl - p));
-    p = skip_json_ws(text, nl + 1);
-    const JsonScan fence = expect_literal(text, &p, "```json");
-    if (fence == JsonScan::kIncomplete) {
-      calls->push_back(std::move(call));
-      return fence;
-    }
-    p = skip_json_ws(text, p);
-    const JsonSpan args = scan_json_value(text, p);
-    if (args.state == JsonScan::kInvalid) return args.state;
-    call.arguments = minify_json(text.substr(p, args.end - p));
-    calls->push_back(std::move(call));
-    if (args.state == JsonScan::kIncomplete) return args.state;
-    p = skip_json_ws(text, args.end);
-    if (fence == JsonScan::kComplete) {
-      const JsonScan c = expect_literal(text, &p, "```");
-      if (c != JsonScan::kComplete) return c;
-      p = skip_json_ws(text, p);
-    }
-    const JsonScan c = close_tag(ctx, &p, "<｜tool▁call▁end｜>");
-    if (c != JsonScan::kComplete) return c;
-  }
-  *pos = p;
-  return JsonScan::kComplete;
+  return call_section(ctx, pos, "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", deepseek_item, calls);
 }
 
-// <|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS<|tool_call_end|> ... <|tool_calls_section_end|>
 JsonScan kimi_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
-  const std::string_view text = ctx.text;
-  size_t p = *pos;
-  while (true) {
-    p = skip_json_ws(text, p);
-    size_t which = 0;
-    const JsonScan s = expect_any(text, &p, {"<|tool_calls_section_end|>", "<|tool_call_begin|>"}, &which);
-    if (s == JsonScan::kIncomplete && !ctx.partial && !calls->empty()) {  // the reply ended without the section's end
-      *pos = text.size();
-      return JsonScan::kComplete;
-    }
-    if (s != JsonScan::kComplete) return s;
-    if (which == 0) break;
-    constexpr std::string_view kArgs = "<|tool_call_argument_begin|>";
-    const size_t arg = text.find(kArgs, p);
-    if (arg == std::string_view::npos) return JsonScan::kIncomplete;
-    ToolCall call;
-    call.id = std::string(text.substr(p, arg - p));
-    std::string_view name = call.id;
-    if (name.substr(0, 10) == "functions.") name.remove_prefix(10);
-    if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) name = name.substr(0, colon);
-    if (name.empty()) return JsonScan::kInvalid;
-    call.name = std::string(name);
-    p = skip_json_ws(text, arg + kArgs.size());
-    const JsonSpan args = scan_json_value(text, p);
-    if (args.state == JsonScan::kInvalid) return args.state;
-    call.arguments = minify_json(text.substr(p, args.end - p));
-    calls->push_back(std::move(call));
-    if (args.state == JsonScan::kIncomplete) return args.state;
-    p = skip_json_ws(text, args.end);
-    const JsonScan c = close_tag(ctx, &p, "<|tool_call_end|>");
-    if (c != JsonScan::kComplete) return c;
-  }
-  *pos = p;
-  return JsonScan::kComplete;
+  return call_section(ctx, pos, "<|tool_calls_section_end|>", "<|tool_call_begin|>", kimi_item, calls);
 }
-
-}  // namespace
-
-void parse_hermes(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"<tool_call>"};
-  parse_marked_blocks(ctx, kMarkers, hermes_block, msg);
-}
-
-void parse_mistral(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"[TOOL_CALLS]"};
-  parse_marked_blocks(ctx, kMarkers, mistral_block, msg);
-}
-
-void parse_granite(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"<|tool_call|>"};
-  parse_marked_blocks(ctx, kMarkers, granite_block, msg);
-  strip_wrapper(ctx, "<response>", "</response>", &msg->content);
-}
-
-void parse_command_r(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 2> kMarkers = {"<|START_ACTION|>", "Action:"};
-  parse_marked_blocks(ctx, kMarkers, command_r_block, msg);
-  strip_wrapper(ctx, "<|START_RESPONSE|>", "<|END_RESPONSE|>", &msg->content);
-}
-
-void parse_deepseek_r1(const Ctx& ctx, ParsedMessage* msg) {
-  // llama.cpp also accepts the spellings R1 distills produce when the tokens are not special.
-  static constexpr std::array<std::string_view, 4> kMarkers = {"<｜tool▁calls▁begin｜>", "<｜tool_calls_begin｜>",
-                                                               "<｜tool calls begin｜>", "<｜tool\\_calls\\_begin｜>"};
-  parse_marked_blocks(ctx, kMarkers, deepseek_block, msg);
-}
-
-void parse_kimi_k2(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"<|tool_calls_section_begin|>"};
-  parse_marked_blocks(ctx, kMarkers, kimi_block, msg);
-}
-
 
 namespace {
 

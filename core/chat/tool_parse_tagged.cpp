@@ -8,20 +8,14 @@
 namespace ox::chat::detail {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // Arguments built one parameter at a time: "{" then "k":v pairs, "}" once the call closes, so a
 // partial call's arguments are a prefix of the final ones.
 void add_param(const Ctx& ctx, ToolCall* call, std::string_view key, std::string_view value) {
   call->arguments += call->arguments.size() > 1 ? "," : "";
   call->arguments += json_quote(key) + ":" + xml_value_to_json(ctx, call->name, key, value);
 }
+
+}  // namespace
 
 // <function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>...</function>\n</tool_call>
 JsonScan qwen3_coder_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
@@ -31,7 +25,7 @@ JsonScan qwen3_coder_block(const Ctx& ctx, size_t* pos, size_t, std::vector<Tool
   if (s != JsonScan::kComplete) return s;
   const size_t gt = text.find('>', p);
   if (gt == std::string_view::npos) return JsonScan::kIncomplete;
-  ToolCall call{"", std::string(trim(text.substr(p, gt - p))), "{"};
+  ToolCall call{"", std::string(trim_space(text.substr(p, gt - p))), "{"};
   if (call.name.empty()) return JsonScan::kInvalid;
   p = gt + 1;
   while (true) {
@@ -53,7 +47,7 @@ JsonScan qwen3_coder_block(const Ctx& ctx, size_t* pos, size_t, std::vector<Tool
     std::string_view value = text.substr(key_end + 1, value_end - key_end - 1);
     if (!value.empty() && value.front() == '\n') value.remove_prefix(1);
     if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
-    add_param(ctx, &call, trim(text.substr(p, key_end - p)), value);
+    add_param(ctx, &call, trim_space(text.substr(p, key_end - p)), value);
     p = value_end + std::string_view("</parameter>").size();
   }
   call.arguments += "}";
@@ -70,7 +64,7 @@ JsonScan glm_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* c
   size_t p = *pos;
   size_t name_end = std::min(text.find('\n', p), std::min(text.find("<arg_key>", p), text.find("</tool_call>", p)));
   if (name_end == std::string_view::npos) return JsonScan::kIncomplete;
-  ToolCall call{"", std::string(trim(text.substr(p, name_end - p))), "{"};
+  ToolCall call{"", std::string(trim_space(text.substr(p, name_end - p))), "{"};
   if (call.name.empty()) return JsonScan::kInvalid;
   p = name_end;
   while (true) {
@@ -95,7 +89,7 @@ JsonScan glm_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* c
       calls->push_back(std::move(call));
       return JsonScan::kIncomplete;
     }
-    add_param(ctx, &call, trim(text.substr(p, key_end - p)), text.substr(v, value_end - v));
+    add_param(ctx, &call, trim_space(text.substr(p, key_end - p)), text.substr(v, value_end - v));
     p = value_end + std::string_view("</arg_value>").size();
   }
   call.arguments += "}";
@@ -103,6 +97,8 @@ JsonScan glm_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* c
   *pos = std::min(p, text.size());
   return JsonScan::kComplete;
 }
+
+namespace {
 
 bool is_recipient(std::string_view s) {
   if (s.empty()) return false;
@@ -113,16 +109,6 @@ bool is_recipient(std::string_view s) {
 }
 
 }  // namespace
-
-void parse_qwen3_coder(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"<tool_call>"};
-  parse_marked_blocks(ctx, kMarkers, qwen3_coder_block, msg);
-}
-
-void parse_glm(const Ctx& ctx, ParsedMessage* msg) {
-  static constexpr std::array<std::string_view, 1> kMarkers = {"<tool_call>"};
-  parse_marked_blocks(ctx, kMarkers, glm_block, msg);
-}
 
 // Functionary v3.2: the prompt ends with ">>>"; the reply is "RECIPIENT\nBODY" segments joined by
 // ">>>", where recipient "all" is text for the user and any other is a call with JSON arguments
@@ -137,7 +123,7 @@ void parse_functionary(const Ctx& ctx, ParsedMessage* msg) {
       if (!ctx.partial) msg->content += text.substr(pos);
       return;
     }
-    const std::string_view recipient = trim(text.substr(pos, nl - pos));
+    const std::string_view recipient = trim_space(text.substr(pos, nl - pos));
     if (!is_recipient(recipient)) {
       msg->content += text.substr(pos);
       return;
@@ -197,7 +183,7 @@ void parse_gpt_oss(const Ctx& ctx, ParsedMessage* msg) {
   while (pos < text.size()) {
     const size_t m = text.find(kMessage, pos);
     if (m == std::string_view::npos) {
-      if (!ctx.partial) msg->content += trim(text.substr(pos));  // no harmony framing: plain text
+      if (!ctx.partial) msg->content += trim_space(text.substr(pos));  // no harmony framing: plain text
       return;
     }
     std::string_view header = text.substr(pos, m - pos);
@@ -229,7 +215,7 @@ void parse_gpt_oss(const Ctx& ctx, ParsedMessage* msg) {
       }
     } else if (channel == "analysis" && extract) {
       if (!msg->reasoning_content.empty() && !content.empty()) msg->reasoning_content += "\n";
-      msg->reasoning_content += trim(content);
+      msg->reasoning_content += trim_space(content);
     } else if (channel == "analysis") {
       msg->content += text.substr(pos, body_end - pos);
       if (ended) msg->content += kEnds[hit.index];

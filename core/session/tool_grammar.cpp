@@ -9,21 +9,6 @@
 namespace ox {
 namespace tool_grammar_detail {
 
-std::string gbnf_literal(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out + "\"";
-}
-
 std::string prefix_rules(std::string_view gbnf, std::string_view prefix) {
   std::string out;
   out.reserve(gbnf.size() * 2);
@@ -66,7 +51,7 @@ std::string prefix_rules(std::string_view gbnf, std::string_view prefix) {
 namespace {
 
 using chat::ChatFormat;
-using tool_grammar_detail::gbnf_literal;
+using json_schema_detail::gbnf_literal;
 
 struct Builder {
   const ToolGrammarOptions& options;

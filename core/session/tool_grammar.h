@@ -41,8 +41,6 @@ namespace tool_grammar_detail {
 // Every rule name of `gbnf` (definitions and references) prefixed with `prefix`, so the grammars
 // of several schemas can share one file.
 std::string prefix_rules(std::string_view gbnf, std::string_view prefix);
-// A GBNF string literal.
-std::string gbnf_literal(std::string_view text);
 }  // namespace tool_grammar_detail
 
 }  // namespace ox

@@ -163,7 +163,6 @@ TEST(ToolGrammar, ControlTokenMarkers) {
 TEST(ToolGrammar, PrefixRules) {
   EXPECT_EQ(tool_grammar_detail::prefix_rules("root ::= a-b \"x y\" [a-z]{1,2} # c d\na-b ::= <|t|> root\n", "p-"),
             "p-root ::= p-a-b \"x y\" [a-z]{1,2} # c d\np-a-b ::= <|t|> p-root\n");
-  EXPECT_EQ(tool_grammar_detail::gbnf_literal("a\"b\\\n"), "\"a\\\"b\\\\\\n\"");
 }
 
 }  // namespace
