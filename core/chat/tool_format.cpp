@@ -26,6 +26,10 @@ bool detect_command_r(std::string_view s) {
 bool detect_llama3(std::string_view s) {
   return has(s, "<|start_header_id|>") && (has(s, "ipython") || has(s, "<|python_tag|>")) && has(s, "tools");
 }
+bool detect_lfm2(std::string_view s) {
+  return (has(s, "List of tools: [") && !has(s, "<|tool_list_start|>")) ||
+         (has(s, "<|tool_list_start|>") && has(s, "<|tool_call_start|>"));
+}
 bool detect_generic(std::string_view s) { return has(s, "tools") || has(s, "tool_calls"); }
 
 constexpr ReasoningTags kThink{"<think>", "</think>"};
@@ -45,6 +49,7 @@ const std::vector<ChatFormatDef> kFormats = {
     {ChatFormat::kCommandR, "command-r", detect_command_r, {"<|START_THINKING|>", "<|END_THINKING|>"}, true,
      {"<|START_ACTION|>", "Action:"}},
     {ChatFormat::kLlama3, "llama3", detect_llama3, kNoReasoning, true, {"<|python_tag|>", "{\""}},
+    {ChatFormat::kLfm2, "lfm2", detect_lfm2, kThink, true, {"<|tool_call_start|>"}},
     {ChatFormat::kGeneric, "generic", detect_generic, kThink, true, {"{\""}},
     {ChatFormat::kContentOnly, "content-only", nullptr, kThink, true, {}},
 };

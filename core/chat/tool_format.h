@@ -26,6 +26,7 @@ enum class ChatFormat {
   kCommandR,        // Action: ```json [{"tool_name", "parameters"}]``` (R+), <|START_ACTION|>[...]<|END_ACTION|> (R7B)
   kGranite,         // <|tool_call|>[{"name", "arguments"}], <think>/<response>
   kKimiK2,          // <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>ARGS...
+  kLfm2,            // <|tool_call_start|>[NAME(key="value", n=1), ...]<|tool_call_end|>: LFM2 / LFM2.5
 };
 
 // Where reasoning sits in a reply (empty start: the format has none, or handles it itself).

@@ -228,6 +228,7 @@ constexpr FormatParser kParsers[] = {
     {ChatFormat::kCommandR, nullptr, command_r_block, "<|START_RESPONSE|>", "<|END_RESPONSE|>"},
     {ChatFormat::kDeepSeekR1, nullptr, deepseek_block, {}, {}},
     {ChatFormat::kKimiK2, nullptr, kimi_block, {}, {}},
+    {ChatFormat::kLfm2, nullptr, lfm2_block, {}, {}},
     {ChatFormat::kLlama3, parse_llama3, nullptr, {}, {}},
     {ChatFormat::kFunctionaryV32, parse_functionary, nullptr, {}, {}},
     {ChatFormat::kGptOss, parse_gpt_oss, nullptr, {}, {}},

@@ -224,6 +224,22 @@ bool python_kwargs(std::string_view text, size_t* pos, nlohmann::ordered_json* a
   return true;
 }
 
+// NAME(key=value, ...) with a dotted NAME (LFM2's calls); arguments as a JSON object.
+JsonScan python_call(const Ctx& ctx, size_t* pos, ToolCall* call) {
+  const std::string_view text = ctx.text;
+  size_t p = *pos;
+  while (p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || text[p] == '_' || text[p] == '.')) ++p;
+  if (p >= text.size()) return JsonScan::kIncomplete;
+  if (p == *pos || text[p] != '(') return JsonScan::kInvalid;
+  call->name = std::string(text.substr(*pos, p - *pos));
+  ++p;
+  nlohmann::ordered_json args;
+  if (!python_kwargs(text, &p, &args)) return ctx.partial ? JsonScan::kIncomplete : JsonScan::kInvalid;
+  call->arguments = args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  *pos = p;
+  return JsonScan::kComplete;
+}
+
 // After <|python_tag|>: a JSON call, a builtin NAME.call(...), or code for the python tool.
 JsonScan llama3_python_tag(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
   const std::string_view text = ctx.text;
@@ -250,6 +266,28 @@ JsonScan llama3_python_tag(const Ctx& ctx, size_t* pos, size_t, std::vector<Tool
 }
 
 }  // namespace
+
+// [NAME(k=v), NAME(k=v)]<|tool_call_end|>
+JsonScan lfm2_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
+  size_t p = skip_json_ws(ctx.text, *pos);
+  JsonScan s = expect_literal(ctx.text, &p, "[");
+  while (s == JsonScan::kComplete) {
+    ToolCall call;
+    p = skip_json_ws(ctx.text, p);
+    s = python_call(ctx, &p, &call);
+    if (s != JsonScan::kComplete) return s;
+    calls->push_back(std::move(call));
+    p = skip_json_ws(ctx.text, p);
+    if (p >= ctx.text.size()) return JsonScan::kIncomplete;
+    if (ctx.text[p] == ']') break;
+    s = ctx.text[p++] == ',' ? JsonScan::kComplete : JsonScan::kInvalid;
+  }
+  if (s != JsonScan::kComplete) return s;
+  p = skip_json_ws(ctx.text, p + 1);
+  s = close_tag(ctx, &p, "<|tool_call_end|>");
+  if (s == JsonScan::kComplete) *pos = p;
+  return s;
+}
 
 // Llama 3.x: a reply that is JSON call objects ({"name", "parameters"}, separated by ';' or
 // whitespace), or text then <|python_tag|> and a call.

@@ -109,6 +109,7 @@ Result<std::string> call_rule(const Builder& b, ChatFormat format, std::string_v
              b.mark("<|tool_call_argument_begin|>") + " " + std::string(args) + " " + b.mark("<|tool_call_end|>");
     case ChatFormat::kQwen3Coder:
     case ChatFormat::kGlm45:
+    case ChatFormat::kLfm2:
     case ChatFormat::kContentOnly:
       break;
   }

@@ -152,6 +152,14 @@ const std::vector<Example>& examples() {
        "\"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{\"tz\": \"CET\"}"
        "<|tool_call_end|><|tool_calls_section_end|>",
        "", "", {{"get_weather", R"({"location":"Paris"})", "functions.get_weather:0"}, {"get_time", R"({"tz":"CET"})", "functions.get_time:1"}}},
+      // LFM2 / LFM2.5 (Python-style calls)
+      {ChatFormat::kLfm2, "lfm2 parallel",
+       "<think>Two lookups.</think>Checking.<|tool_call_start|>[get_weather(location=\"Paris\"), get_time(tz='CET')]<|tool_call_end|>",
+       "Checking.", "Two lookups.", {kParis, kCet}},
+      {ChatFormat::kLfm2, "lfm2 literals", "<|tool_call_start|>[ns.f(a=1, b=True, c=null, d=-2.5)]<|tool_call_end|>", "", "",
+       {{"ns.f", R"({"a":1,"b":true,"c":null,"d":-2.5})"}}},
+      {ChatFormat::kLfm2, "lfm2 malformed", "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>",
+       "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>", "", {}, false, false},
       // Generic JSON fallback
       {ChatFormat::kGeneric, "generic calls",
        "{\"tool_calls\": [{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}, {\"name\": \"get_time\", "

@@ -137,8 +137,9 @@ TEST(ToolGrammar, AutoIsLazyWithTriggers) {
 }
 
 TEST(ToolGrammar, Errors) {
-  EXPECT_EQ(tool_call_grammar(ChatFormat::kQwen3Coder, tools(), {ToolChoice::Mode::kRequired, ""}).status().code(),
-            ErrorCode::kUnsupported);
+  for (ChatFormat f : {ChatFormat::kQwen3Coder, ChatFormat::kGlm45, ChatFormat::kLfm2, ChatFormat::kContentOnly}) {
+    EXPECT_EQ(tool_call_grammar(f, tools(), {ToolChoice::Mode::kRequired, ""}).status().code(), ErrorCode::kUnsupported);
+  }
   EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, tools(), {ToolChoice::Mode::kNone, ""}).ok());
   EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, nlohmann::json::array(), {ToolChoice::Mode::kRequired, ""}).ok());
   const nlohmann::json bad_schema = nlohmann::json::parse(
