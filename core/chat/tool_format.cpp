@@ -41,7 +41,7 @@ const std::vector<ChatFormatDef> kFormats = {
     {ChatFormat::kKimiK2, "kimi-k2", detect_kimi, kThink, true, {"<|tool_calls_section_begin|>"}},
     {ChatFormat::kQwen3Coder, "qwen3-coder", detect_qwen3_coder, kThink, true, {"<tool_call>"}},
     {ChatFormat::kGlm45, "glm-4.5", detect_glm, kThink, true, {"<tool_call>"}},
-    {ChatFormat::kHermes, "hermes", detect_hermes, kThink, true, {"<tool_call>"}},
+    {ChatFormat::kHermes, "hermes", detect_hermes, kThink, true, {"<tool_call>", "<function="}},
     {ChatFormat::kMistralNemo, "mistral-nemo", detect_mistral, kNoReasoning, true, {"[TOOL_CALLS]"}},
     {ChatFormat::kGranite, "granite", detect_granite, kThink, true, {"<|tool_call|>"}},
     {ChatFormat::kDeepSeekR1, "deepseek-r1", detect_deepseek, kThink, true,

@@ -131,8 +131,24 @@ JsonScan kimi_item(const Ctx& ctx, size_t* pos, std::vector<ToolCall>* calls) {
 
 }  // namespace
 
-JsonScan hermes_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {
-  return call_then_close(ctx, pos, kNameArguments, "</tool_call>", calls);
+// <tool_call>{"name", "arguments"}</tool_call>, or (Qwen 2.5 at times, accepted by llama.cpp)
+// <function=NAME>{ARGS}</function>.
+JsonScan hermes_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls) {
+  if (marker == 0) return call_then_close(ctx, pos, kNameArguments, "</tool_call>", calls);
+  const size_t gt = ctx.text.find('>', *pos);
+  if (gt == std::string_view::npos) return JsonScan::kIncomplete;
+  ToolCall call;
+  call.name = std::string(trim_space(ctx.text.substr(*pos, gt - *pos)));
+  if (call.name.empty() || call.name.find_first_of("<\n\"") != std::string::npos) return JsonScan::kInvalid;
+  size_t p = gt + 1;
+  const size_t open = skip_json_ws(ctx.text, p);
+  if (open >= ctx.text.size()) return JsonScan::kIncomplete;  // no call until its arguments start
+  if (ctx.text[open] != '{') return JsonScan::kInvalid;
+  const JsonScan args = json_arguments(ctx, &p, std::move(call), calls);
+  if (args != JsonScan::kComplete) return args;
+  const JsonScan c = close_tag(ctx, &p, "</function>");
+  if (c == JsonScan::kComplete) *pos = p;
+  return c;
 }
 
 JsonScan mistral_block(const Ctx& ctx, size_t* pos, size_t, std::vector<ToolCall>* calls) {

@@ -132,8 +132,9 @@ TEST(ToolGrammar, AutoIsLazyWithTriggers) {
   Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kHermes, tools(), {});
   ASSERT_TRUE(g.ok());
   EXPECT_TRUE(g->lazy);
-  ASSERT_EQ(g->triggers.size(), 1u);
+  ASSERT_EQ(g->triggers.size(), 2u);
   EXPECT_EQ(g->triggers[0], "<tool_call>");
+  EXPECT_EQ(g->triggers[1], "<function=");
 }
 
 TEST(ToolGrammar, Errors) {
