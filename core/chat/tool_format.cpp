@@ -147,7 +147,7 @@ Result<nlohmann::ordered_json> prepare_tool_messages(ChatFormat format, const nl
   for (size_t i = 0; i < out.size(); ++i) {
     nlohmann::ordered_json& m = out[i];
     if (!m.is_object()) continue;
-    if (format != ChatFormat::kGptOss && m.value("role", "") == "developer") m["role"] = "system";
+    if (format != ChatFormat::kGptOss && m.contains("role") && m["role"] == "developer") m["role"] = "system";
     const bool has_calls = m.contains("tool_calls") && m["tool_calls"].is_array();
     if (has_calls && (!m.contains("content") || m["content"].is_null())) m["content"] = "";  // templates test `in content`
     if (format == ChatFormat::kGptOss && m.contains("reasoning_content") && m["reasoning_content"].is_string()) {

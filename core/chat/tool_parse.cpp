@@ -136,6 +136,16 @@ JsonScan scan_call_array(std::string_view text, size_t pos, const CallKeys& keys
   }
 }
 
+size_t incomplete_utf8_tail(std::string_view s) {
+  for (size_t n = 1; n <= 3 && n <= s.size(); ++n) {
+    const unsigned char c = static_cast<unsigned char>(s[s.size() - n]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: look further back
+    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return len > n ? n : 0;
+  }
+  return 0;
+}
+
 void rstrip(std::string* s) {
   while (!s->empty() && (s->back() == ' ' || s->back() == '\n' || s->back() == '\t' || s->back() == '\r')) s->pop_back();
 }
@@ -175,14 +185,14 @@ std::string xml_value_to_json(const Ctx& ctx, std::string_view tool, std::string
   if (tools != nullptr && tools->is_array()) {
     for (const nlohmann::json& t : *tools) {
       const nlohmann::json* fn = t.is_object() && t.contains("function") ? &t["function"] : nullptr;
-      if (fn == nullptr || !fn->is_object() || fn->value("name", "") != tool) continue;
+      if (fn == nullptr || !fn->is_object() || !fn->contains("name") || (*fn)["name"] != tool) continue;
       const nlohmann::json* props = fn->contains("parameters") && (*fn)["parameters"].is_object() &&
                                             (*fn)["parameters"].contains("properties")
                                         ? &(*fn)["parameters"]["properties"]
                                         : nullptr;
       if (props != nullptr && props->is_object() && props->contains(std::string(key))) {
         const nlohmann::json& p = (*props)[std::string(key)];
-        if (p.is_object() && p.value("type", "") == "string") return json_quote(value);
+        if (p.is_object() && p.contains("type") && p["type"] == "string") return json_quote(value);
       }
     }
   }
@@ -276,6 +286,9 @@ Result<ParsedMessage> parse_assistant_output(ChatFormat format, std::string_view
   if (is_partial) {
     detail::rstrip(&msg.content);
     detail::rstrip(&msg.reasoning_content);
+    // A character whose last bytes are still to come is held back: deltas stay valid UTF-8.
+    for (std::string* s : {&msg.content, &msg.reasoning_content}) s->resize(s->size() - detail::incomplete_utf8_tail(*s));
+    for (ToolCall& c : msg.tool_calls) c.arguments.resize(c.arguments.size() - detail::incomplete_utf8_tail(c.arguments));
   }
   return msg;
 }

@@ -57,6 +57,8 @@ void parse_marked_blocks(const Ctx& ctx, std::span<const std::string_view> marke
 std::string xml_value_to_json(const Ctx& ctx, std::string_view tool, std::string_view key, std::string_view value);
 std::string json_quote(std::string_view s);
 void rstrip(std::string* s);
+// How many bytes at the end of `s` start a UTF-8 character that is not complete yet.
+size_t incomplete_utf8_tail(std::string_view s);
 // Drops an opening wrapper tag at the start of content and its closing tag at the end (Granite's
 // <response>, Command R7B's <|START_RESPONSE|>); partial: also a closing tag's first bytes.
 void strip_wrapper(const Ctx& ctx, std::string_view open, std::string_view close, std::string* content);

@@ -66,6 +66,7 @@ const std::vector<Example>& examples() {
        "I'll check.", "", {kParis, kCet}},
       {ChatFormat::kHermes, "hermes function tag in prose", "Use <function=x> tags like <b>.", "Use <function=x> tags like <b>.", "",
        {}},
+      {ChatFormat::kHermes, "hermes unicode content", "<think>日本語</think>Привет 🦙!", "Привет 🦙!", "日本語", {}},
       {ChatFormat::kHermes, "hermes plain", "Hello there, <b>friend</b>.", "Hello there, <b>friend</b>.", "", {}},
       {ChatFormat::kHermes, "hermes unclosed at end",
        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}", "", "", {kParis}},
@@ -232,6 +233,19 @@ void apply_deltas(const std::vector<nlohmann::ordered_json>& deltas, ParsedMessa
   }
 }
 
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
 TEST(ToolParse, StreamingAtEveryByte) {
   for (const Example& e : examples()) {
     if (!e.streams) continue;
@@ -244,6 +258,9 @@ TEST(ToolParse, StreamingAtEveryByte) {
       Result<ParsedMessage> m = parse_assistant_output(e.format, std::string_view(e.text).substr(0, cut), !last, options_for(e));
       ASSERT_TRUE(m.ok()) << e.name << " cut " << cut;
       assign_tool_call_ids(&*m, &ids, gen);
+      // Every delta is valid UTF-8 (a client serialises it): no character is cut.
+      EXPECT_TRUE(valid_utf8(m->content) && valid_utf8(m->reasoning_content)) << e.name << " cut " << cut;
+      for (const ToolCall& c : m->tool_calls) EXPECT_TRUE(valid_utf8(c.arguments)) << e.name << " cut " << cut;
       Result<std::vector<nlohmann::ordered_json>> deltas = message_deltas(prev, *m);
       ASSERT_TRUE(deltas.ok()) << e.name << " cut " << cut << ": " << deltas.status().message() << "\nprev "
                                << prev.to_json().dump() << "\nnext " << m->to_json().dump();
@@ -364,6 +381,10 @@ TEST(ToolParse, XmlValuesTypedByTheToolSchema) {
   ASSERT_TRUE(typed.ok());
   ASSERT_EQ(typed->tool_calls.size(), 1u);
   EXPECT_EQ(typed->tool_calls[0].arguments, R"({"zip":"75001","n":2})");
+  const nlohmann::json odd = nlohmann::json::parse(R"([{"function": {"name": 5}}, {"function": {"name": "lookup", "parameters":
+      {"properties": {"zip": {"type": ["string"]}, "n": 3}}}}, 4])");
+  o.tools = &odd;  // malformed tools are ignored, not an abort
+  ASSERT_TRUE(parse_assistant_output(ChatFormat::kQwen3Coder, text, false, o).ok());
   Result<ParsedMessage> untyped = parse_assistant_output(ChatFormat::kQwen3Coder, text, false);
   ASSERT_TRUE(untyped.ok());
   EXPECT_EQ(untyped->tool_calls[0].arguments, R"({"zip":75001,"n":2})");

@@ -200,6 +200,9 @@ TEST(ToolRender, ToolChoiceAndMessages) {
   ASSERT_TRUE(as_text.ok());
   EXPECT_EQ((*as_text)[0]["tool_calls"][0]["function"]["arguments"], "{\"a\":1}");
   EXPECT_EQ((*as_text)[0]["content"], "");
+  // Odd JSON from a caller is an error or passed through, never an abort (no exceptions here).
+  EXPECT_TRUE(prepare_tool_messages(ChatFormat::kHermes, nlohmann::ordered_json::parse(R"([{"role": 5, "tool_calls": 3}, 7])")).ok());
+  EXPECT_FALSE(prepare_tool_messages(ChatFormat::kHermes, nlohmann::ordered_json::parse(R"({"role": "user"})")).ok());
   EXPECT_TRUE(prompt_opens_reasoning(ChatFormat::kDeepSeekR1, "<｜Assistant｜><think>\n"));
   EXPECT_FALSE(prompt_opens_reasoning(ChatFormat::kDeepSeekR1, "<｜Assistant｜><think>\n</think>"));
   EXPECT_FALSE(chat_format_from_name("nope").ok());
