@@ -115,7 +115,9 @@ Result<ToolChoice> parse_tool_choice(const nlohmann::json& tool_choice) {
       }
     }
   }
-  return error(ErrorCode::kInvalidArgument, "tool_choice: expected {\"type\": \"function\", \"function\": {\"name\": ...}}, got " + tool_choice.dump());
+  return error(ErrorCode::kInvalidArgument,
+               "tool_choice: expected {\"type\": \"function\", \"function\": {\"name\": ...}}, got " +
+                   tool_choice.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 Result<nlohmann::ordered_json> tool_template_context(ChatFormat format, const nlohmann::ordered_json& tools,
@@ -169,7 +171,7 @@ Result<nlohmann::ordered_json> prepare_tool_messages(ChatFormat format, const nl
         }
         args = std::move(parsed);
       } else if (!as_object && !args.is_string()) {
-        args = args.dump();
+        args = args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // (never aborts on bad UTF-8)
       }
     }
   }

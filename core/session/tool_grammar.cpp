@@ -162,7 +162,7 @@ Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& t
     if (choice.mode == chat::ToolChoice::Mode::kNamed && name != choice.name) continue;
     nlohmann::json params = fn->contains("parameters") ? (*fn)["parameters"] : nlohmann::json::object();
     if (params.is_null() || (params.is_object() && params.empty())) params = {{"type", "object"}};
-    Result<std::string> schema = json_schema_to_gbnf(params.dump());
+    Result<std::string> schema = json_schema_to_gbnf(params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (!schema.ok()) return schema.status().with_context(strfmt("tools[%zu] (%s) parameters", i, name.c_str()));
     const std::string prefix = strfmt("t%zu-", i);
     rules += tool_grammar_detail::prefix_rules(*schema, prefix);
