@@ -14,6 +14,21 @@
 #include <nlohmann/json.hpp>
 
 namespace ox {
+
+std::string json_schema_detail::gbnf_literal(std::string_view text) {  // a GBNF string literal matching text exactly
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '\r': out += "\\r"; break;
+      case '\n': out += "\\n"; break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -67,19 +82,7 @@ const std::set<std::string>& known_keywords() {
   return k;
 }
 
-std::string format_literal(const std::string& s) {  // a GBNF string literal matching s exactly
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '\r': out += "\\r"; break;
-      case '\n': out += "\\n"; break;
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      default: out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string format_literal(const std::string& s) { return json_schema_detail::gbnf_literal(s); }
 
 std::string sanitize(const std::string& name) {  // llama.cpp: [^a-zA-Z0-9-]+ -> "-"
   std::string out;

@@ -24,6 +24,9 @@ namespace json_schema_detail {
 // has_max false), written as llama.cpp's build_min_max_int writes them.
 std::string integer_range(int64_t min, bool has_min, int64_t max, bool has_max);
 
+// A GBNF string literal matching `text` exactly.
+std::string gbnf_literal(std::string_view text);
+
 // GBNF for an anchored regex ("^...$") of the subset llama.cpp converts, matching the string's
 // JSON-encoded characters (without the quotes); an error names what is not supported.
 Result<std::string> pattern_to_gbnf(std::string_view pattern);

@@ -1,0 +1,46 @@
+// Grammars that force a tool call in a chat format's syntax, with each tool's arguments held to
+// its `parameters` JSON schema. Lives in core/session because it joins core/chat (the formats)
+// and core/sampler (the schema converter), two layers that do not know each other.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/status.h"
+#include "core/chat/tool_format.h"
+
+namespace ox {
+
+struct ToolGrammarOptions {
+  bool parallel_tool_calls = true;  // one or more calls; false: exactly one
+  // A marker that is one control token of the vocabulary ("<|python_tag|>", "[TOOL_CALLS]") must be
+  // matched as that token (control tokens are kept out of text matching): its id, or nullopt for
+  // text. Unset: every marker is text (tests, grammars matched against text).
+  std::function<std::optional<int32_t>(std::string_view marker)> control_token_id;
+};
+
+struct ToolGrammar {
+  std::string gbnf;                   // start rule "root": the call(s) and nothing else
+  bool lazy = false;                  // tool_choice auto: apply the grammar from a trigger on
+  std::vector<std::string> triggers;  // the texts that start a call (the format's markers)
+};
+
+// tool_choice required or named: the reply must be calls (named: of that tool only); auto: the
+// same grammar, lazy, with the format's triggers. none is an error (nothing to constrain), and so
+// are formats whose arguments are not JSON (Qwen3-Coder, GLM: kUnsupported) and malformed tools.
+Result<ToolGrammar> tool_call_grammar(chat::ChatFormat format, const nlohmann::json& tools, const chat::ToolChoice& choice,
+                                      const ToolGrammarOptions& options = {});
+
+namespace tool_grammar_detail {
+// Every rule name of `gbnf` (definitions and references) prefixed with `prefix`, so the grammars
+// of several schemas can share one file.
+std::string prefix_rules(std::string_view gbnf, std::string_view prefix);
+}  // namespace tool_grammar_detail
+
+}  // namespace ox
