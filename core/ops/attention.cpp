@@ -79,6 +79,9 @@ inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
   return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
 }
 
+// ALiBi's bias of a key `distance` positions back: llama.cpp's mask holds -distance in f16.
+inline float alibi_bias(float slope, int64_t distance) { return slope * round_f16(-static_cast<float>(distance)); }
+
 // Scores of every row against positions [j0, j0 + n) of KV head hk: scores[r * kAttentionTile + j].
 void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, const Scratch& s) {
   const AttentionParams& p = *plan.p;
@@ -152,6 +155,11 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         for (int64_t j = a; j < b; ++j) sc[j] = p.softcap * std::tanh(sc[j] * softcap_scale);
         scale = 1.0f;
       }
+      if (p.alibi_max_bias > 0) {  // + slope * -(pos - j), after the scale
+        const float slope = alibi_slope(p.n_head, static_cast<int>(hk * plan.group + r % plan.group), p.alibi_max_bias);
+        for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + alibi_bias(slope, pos - (j0 + j));
+        scale = 1.0f;
+      }
       // Weights e^(score - max) of the visible positions (masked ones weigh 0), the running maximum
       // updated; what was summed under an older, smaller maximum is scaled down to the new one.
       const float old_max = s.max[r];
@@ -197,10 +205,12 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
   const ToFloatFn to_float = plan.kernels->to_float[static_cast<uint32_t>(DType::F16)];
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   float max_s = -INFINITY, sum = 0;
+  const float slope = p.alibi_max_bias > 0 ? alibi_slope(p.n_head, h, p.alibi_max_bias) : 0.0f;
   for (int64_t j = first_visible(p, pos); j <= pos; ++j) {
     float s = 0.0f;
     dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
+    if (p.alibi_max_bias > 0) s += alibi_bias(slope, pos - j);
     float w = 1.0f;  // weight of v_j relative to the running maximum
     float rescale = 1.0f;
     if (s > max_s) {
@@ -241,6 +251,13 @@ void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chu
 }
 
 }  // namespace
+
+float alibi_slope(int n_head, int h, float max_bias) {
+  const int n_head_log2 = 1 << static_cast<int>(std::floor(std::log2(static_cast<float>(n_head))));
+  const float m0 = std::pow(2.0f, -max_bias / static_cast<float>(n_head_log2));
+  const float m1 = std::pow(2.0f, -(max_bias / 2.0f) / static_cast<float>(n_head_log2));
+  return h < n_head_log2 ? std::pow(m0, static_cast<float>(h + 1)) : std::pow(m1, static_cast<float>(2 * (h - n_head_log2) + 1));
+}
 
 void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
                const AttentionParams& p, float* out) {

@@ -20,11 +20,18 @@ struct AttentionParams {
   float scale = 1.0f;    // applied to q.k (usually 1/sqrt(head_dim))
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
+  // ALiBi (baichuan 13B, ...): if > 0, score += slope(h) * -(pos - j) after the scale (and soft-cap),
+  // with head h's slope from the maximum bias as ggml's (alibi_slope).
+  float alibi_max_bias = 0.0f;
   // llama.cpp's CPU decode path over an F16 cache, for bit-level parity tests (Numerics::kLlamaCpp):
   // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
   // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).
   bool f16_accumulator = false;
 };
+
+// ggml's ALiBi slope of query head h of n_head: 2^(-max_bias (h+1) / n) for the first n = 2^floor(log2
+// n_head) heads, the odd powers of 2^(-max_bias / 2n) for the rest.
+float alibi_slope(int n_head, int h, float max_bias);
 
 // One layer of the cache as attention reads it: position j's keys (every KV head, in type_k) at
 // k + j * k_row_bytes, its values likewise. A head's keys are whole blocks of type_k.

@@ -1,7 +1,7 @@
 // Fused attention against a float64 reference written here from the definition (softmax over the
 // visible positions of scale * q.k, soft-capped, times V), for every KV cache type on every kernel
 // table: decode and prefill, one and several tiles, position chunks (long decode on 2 threads),
-// sliding windows, soft-capping and grouped-query heads.
+// sliding windows, soft-capping, ALiBi and grouped-query heads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +33,16 @@ std::vector<float> round_trip(const std::vector<float>& x, DType type, int64_t r
   return out;
 }
 
+// ALiBi's slope of head h (Press et al., as ggml extends it past a power of two): with n the
+// largest power of two <= n_head, 2^(-8 (h+1) / n) scaled to max_bias for the first n heads, then
+// the odd steps of the halved geometric series in between. 0 without ALiBi.
+double alibi_slope_reference(int n_head, int h, double max_bias) {
+  if (max_bias <= 0) return 0;
+  int n = 1;
+  while (n * 2 <= n_head) n *= 2;
+  return h < n ? std::pow(2.0, -max_bias * (h + 1) / n) : std::pow(2.0, -max_bias / 2 * (2 * (h - n) + 1) / n);
+}
+
 // Float64: q, k, v as given (k and v as the cache holds them, q as the key type's dot product sees it).
 std::vector<double> reference(const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v,
                               int64_t n_tokens, int64_t pos0, const AttentionParams& p) {
@@ -53,6 +63,7 @@ std::vector<double> reference(const std::vector<float>& q, const std::vector<flo
         }
         dot *= p.scale;
         if (p.softcap > 0) dot = p.softcap * std::tanh(dot / p.softcap);
+        dot -= alibi_slope_reference(p.n_head, h, p.alibi_max_bias) * static_cast<double>(pos - j);
         s.push_back(dot);
         max_s = std::max(max_s, dot);
       }
@@ -74,6 +85,7 @@ struct Case {
   int n_head, n_head_kv, head_dim;
   int window;
   float softcap;
+  float alibi = 0.0f;  // ALiBi's maximum bias (0: none)
 };
 
 // Runs one case with the cache in (type_k, type_v) through `table` on `threads` threads; returns
@@ -91,6 +103,7 @@ double max_error(const kernels::KernelTable* table, int threads, DType type_k, D
   p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   p.window = c.window;
   p.softcap = c.softcap;
+  p.alibi_max_bias = c.alibi;
   p.f16_accumulator = f16_accumulator;
   const int64_t pos0 = c.n_kv - c.n_tokens;
   const int64_t kd = c.n_head_kv * c.head_dim;
@@ -128,6 +141,8 @@ const Case kCases[] = {
     {700, 1, 8, 1, 128, 0, 0.0f},    // long decode: position chunks on 2 threads, one KV head
     {700, 2, 4, 4, 64, 100, 0.0f},   // two tokens, window across chunk and tile edges, no GQA
     {150, 150, 14, 2, 64, 0, 30.0f}, // a whole prompt: several token blocks and tiles, soft-capped
+    {90, 90, 6, 2, 64, 0, 0.0f, 8.0f},   // ALiBi over a prompt: 6 heads, past the power of two
+    {200, 1, 12, 4, 64, 0, 0.0f, 8.0f},  // ALiBi decode over several tiles
 };
 
 // The bound on |ours - reference|: f32 summation noise, 2e-5 of outputs of size ~1 (measured up to
@@ -169,7 +184,7 @@ TEST_P(AttentionTypes, OddHeadSizes) {
 // llama.cpp's f16 accumulator (the parity numerics): f16 rounding of the running sum after each
 // of ~n_kv updates, so within f16 precision of the reference but not equal to it.
 TEST_P(AttentionTypes, F16AccumulatorRoundsWithinF16Precision) {
-  for (const Case& c : {Case{23, 7, 4, 2, 64, 5, 2.0f}, Case{200, 1, 8, 2, 64, 0, 0.0f}}) {
+  for (const Case& c : {Case{23, 7, 4, 2, 64, 5, 2.0f}, Case{200, 1, 8, 2, 64, 0, 0.0f}, Case{40, 3, 6, 2, 64, 0, 0.0f, 8.0f}}) {
     const double err = max_error(GetParam(), 2, DType::F16, DType::F16, c, /*f16_accumulator=*/true);
     EXPECT_LT(err, 1e-2);
     EXPECT_GT(err, 1e-6) << "the f16 accumulator should round";
