@@ -22,8 +22,10 @@ struct BatchToken;
 // models switch on every optional feature (a sliding window, soft-caps, ...).
 struct SynthKey {
   const char* key = nullptr;  // nullptr ends the list
-  enum Type : uint8_t { kU32, kF32, kBool } type = kU32;
+  enum Type : uint8_t { kU32, kF32, kBool, kStr } type = kU32;
   double value = 0;
+  const char* str = nullptr;  // kStr's value
+  bool global = false;        // written as `key`, without the "<arch>." prefix (apertus' xielu.*)
 };
 
 struct ArchDef {
@@ -34,7 +36,7 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-  SynthKey synth_keys[6] = {};
+  SynthKey synth_keys[8] = {};
 };
 
 // Every registered architecture, sorted by name.

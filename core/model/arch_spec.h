@@ -65,6 +65,16 @@ struct ArchSpec {
   int swa_pattern = 0;
   float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
   float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
+
+  // YaRN (rope.scaling.type yarn, core/model/rope_scaling.h): llama_hparams' defaults, which some
+  // architectures' configure overrides from rope.scaling.yarn_beta_fast / yarn_beta_slow /
+  // yarn_log_multiplier (mistral3). A log multiplier != 0 divides YaRN's magnitude as HF's mscale_all_dim.
+  float yarn_beta_fast = 32.0f;
+  float yarn_beta_slow = 1.0f;
+  float yarn_log_mul = 0.0f;
+  // Llama 4 attention temperature (attention.temperature_scale, read by configure; 0: off): q at
+  // position p is multiplied by 1 + t * ln(floor(p / rope.scaling.original_context_length) + 1).
+  float attn_temp_scale = 0.0f;
 };
 
 }  // namespace ox

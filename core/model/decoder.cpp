@@ -90,6 +90,20 @@ void for_run_pieces(std::span<const SeqRun> runs, int64_t t0, int64_t t1, Fn fn)
   }
 }
 
+// Llama 4 / Mistral 3 attention temperature: each token's q times
+// 1 + t * ln(floor(pos / n_ctx_orig) + 1) (1 inside the original context).
+void scale_q_by_temperature(const Model& m, std::span<const SeqRun> runs, float* q) {
+  const HParams& hp = m.hparams();
+  const int64_t q_row = int64_t{hp.n_head} * hp.head_dim_k;
+  for (const SeqRun& r : runs) {
+    for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+      const float pos = static_cast<float>(r.pos0 + (t - r.t0));
+      const double f = std::log(std::floor(pos / static_cast<float>(hp.n_ctx_orig_yarn)) + 1.0) * m.spec().attn_temp_scale + 1.0;
+      scale(q + t * q_row, static_cast<float>(f), q_row);
+    }
+  }
+}
+
 // out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input of
 // the batch's n tokens, which fall into `runs`.
 void attention_block(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
@@ -121,6 +135,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
+  if (spec.attn_temp_scale != 0.0f) scale_q_by_temperature(m, runs, q);
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling
     scale(q, q_scale, n * hp.n_head * hp.head_dim_k);

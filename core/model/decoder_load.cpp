@@ -3,6 +3,7 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
+#include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
 
 namespace ox {
@@ -98,6 +99,7 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
+    apply_rope_scaling(s, hp, a.rope);
   }
   return layers;
 }

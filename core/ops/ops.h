@@ -74,7 +74,19 @@ struct RopeParams {
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;
   const float* freq_factors = nullptr;  // [n_rot/2] divisors (llama3 rope_freqs), or null
+  // YaRN, as ggml's rope_yarn: with ext_factor != 0, pair i's angle blends the interpolated
+  // (freq_scale) and the original (extrapolated) angle by a ramp over the pairs between the
+  // correction dims of beta_fast and beta_slow rotations in n_ctx_orig positions, and the
+  // magnitude gains 1 + 0.1 ln(1 / freq_scale). cos and sin are always multiplied by attn_factor.
+  // Defaults: off (the plain rotation).
+  float ext_factor = 0.0f;
+  float attn_factor = 1.0f;
+  float beta_fast = 32.0f;
+  float beta_slow = 1.0f;
+  int n_ctx_orig = 0;
 };
+// The magnitude rope() gives cos and sin (attn_factor, times YaRN's 1 + 0.1 ln(1/freq_scale)).
+float rope_mscale(const RopeParams& p);
 // Rotates n_heads heads of head_dim for each of n_tokens rows (row stride = n_heads*head_dim),
 // token t at position pos0 + t.
 void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p);

@@ -171,10 +171,12 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key == nullptr) break;
+    const std::string key = (k.global ? "" : p) + k.key;
     switch (k.type) {
-      case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
-      case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
-      case SynthKey::kBool: OX_TRY(w.add_bool(p + k.key, k.value != 0)); break;
+      case SynthKey::kU32: OX_TRY(w.add_u32(key, static_cast<uint32_t>(k.value))); break;
+      case SynthKey::kF32: OX_TRY(w.add_f32(key, static_cast<float>(k.value))); break;
+      case SynthKey::kBool: OX_TRY(w.add_bool(key, k.value != 0)); break;
+      case SynthKey::kStr: OX_TRY(w.add_string(key, k.str)); break;
     }
   }
   OX_TRY(w.add_u32(p + "vocab_size", static_cast<uint32_t>(hp.n_vocab)));

@@ -3,6 +3,8 @@
 // on) is regenerated from the recorded seed, and on every kernel table the first 16 greedy ids must
 // be llama.cpp's and the first position's top-5 logits within 1e-3; then the same model quantized
 // by oxidize to Q4_K_M (the bytes llama-quantize writes) must give llama.cpp's first 8 ids.
+// Variants (ARCH@VARIANT.txt, kVariants): the same architecture under further synth flags
+// (--layers N), where llama.cpp decides by shape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +37,9 @@ constexpr double kTolerance = 1e-3;
 constexpr int kGenerated = 16;
 constexpr int kQuantizedGenerated = 8;
 
+// Second references of an architecture (make_reference.sh's variant_flags).
+constexpr const char* kVariants[] = {""};
+
 struct ArchReference {
   std::string synth;  // the "synth:" line: --arch A --seed S --weight-std W --vocab PATH
   test::Reference ref;
@@ -66,9 +71,10 @@ std::string option(const std::string& line, const std::string& flag) {
 }
 
 // The parity model of arch (F32 or Q4_K_M), written once per test run.
-std::shared_ptr<const Model> parity_model(const std::string& arch, const ArchReference& r, bool q4_k_m) {
+std::shared_ptr<const Model> parity_model(const std::string& name, const ArchReference& r, bool q4_k_m) {
+  const std::string arch = name.substr(0, name.find('@'));
   static std::map<std::string, std::shared_ptr<const Model>> cache;
-  const std::string key = arch + (q4_k_m ? "-q4_k_m" : "");
+  const std::string key = name + (q4_k_m ? "-q4_k_m" : "");
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   SynthOptions o;
   o.arch = arch;
@@ -76,14 +82,15 @@ std::shared_ptr<const Model> parity_model(const std::string& arch, const ArchRef
   o.seed = std::strtoull(option(r.synth, "--seed").c_str(), nullptr, 10);
   o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
   o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
-  o.out_path = testing::TempDir() + "oxidize_arch_" + arch + ".gguf";
+  o.n_layer = static_cast<uint32_t>(std::strtoul(option(r.synth, "--layers").c_str(), nullptr, 10));  // 0: the shape's
+  o.out_path = testing::TempDir() + "oxidize_arch_" + name + ".gguf";
   EXPECT_EQ(option(r.synth, "--arch"), arch);
   EXPECT_GT(o.weight_std, 0.0f) << r.synth;
   const Status st = synth_gguf(o);
   EXPECT_TRUE(st.is_ok()) << st.message();
   std::string path = o.out_path;
   if (q4_k_m) {
-    path = testing::TempDir() + "oxidize_arch_" + arch + "-q4_k_m.gguf";
+    path = testing::TempDir() + "oxidize_arch_" + name + "-q4_k_m.gguf";
     const Status q = quantize_gguf(o.out_path, path, "Q4_K_M", 1);
     EXPECT_TRUE(q.is_ok()) << q.message();
   }
@@ -103,8 +110,17 @@ std::vector<std::string> arch_names_list() {
   return v;
 }
 
+// Every reference: one per architecture, then the variants.
+std::vector<std::string> reference_names() {
+  std::vector<std::string> v = arch_names_list();
+  for (const char* variant : kVariants) {
+    if (*variant != '\0') v.push_back(variant);
+  }
+  return v;
+}
+
 TEST(ArchParityData, EveryArchitectureHasALlamaCppReference) {
-  for (const std::string& arch : arch_names_list()) {
+  for (const std::string& arch : reference_names()) {
     EXPECT_TRUE(test::file_exists(reference_path(arch)))
         << arch << ": no tests/data/arch_parity/" << arch << ".txt (run tests/data/arch_parity/make_reference.sh " << arch
         << ")";
@@ -150,7 +166,7 @@ TEST_P(ArchParity, QuantizedQ4KMGreedyIdsMatchLlamaCpp) {
 
 std::vector<Param> params() {
   std::vector<Param> p;
-  for (const std::string& arch : arch_names_list()) {
+  for (const std::string& arch : reference_names()) {
     for (const kernels::KernelTable* t : kernels::all_kernels()) p.emplace_back(arch, t);
   }
   return p;
