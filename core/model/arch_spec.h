@@ -75,6 +75,16 @@ struct ArchSpec {
   // Llama 4 attention temperature (attention.temperature_scale, read by configure; 0: off): q at
   // position p is multiplied by 1 + t * ln(floor(p / rope.scaling.original_context_length) + 1).
   float attn_temp_scale = 0.0f;
+
+  // Granite / MiniCPM multipliers (set by configure from the file; 0: off): token embeddings times
+  // embd_mult, each sub-block's output times residual_mult before its residual add, logits times
+  // logit_mult.
+  float embd_mult = 0.0f;
+  float residual_mult = 0.0f;
+  float logit_mult = 0.0f;
+  // NoPE layers: layer l does not rotate q and k when (l + 1) % no_rope_layer_step == 0 (smollm3: 4;
+  // 1: no layer rotates). 0: every layer rotates.
+  int no_rope_layer_step = 0;
 };
 
 }  // namespace ox

@@ -72,6 +72,7 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   float* x = st.x.data();
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
+  if (m.spec().embd_mult != 0.0f) scale(x, m.spec().embd_mult, n * d);  // granite
   if (!m.spec().rope) {  // learned absolute positions
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
@@ -291,6 +292,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
     attention_block(m, st, l, h, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
+    if (spec.residual_mult != 0.0f) scale(att, spec.residual_mult, n * d);  // granite
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
@@ -308,6 +310,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
         break;
     }
     if (spec.post_norms) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
+    if (spec.residual_mult != 0.0f) scale(ffn, spec.residual_mult, n * d);
     add(x, ffn, n * d);
   }
 
@@ -322,6 +325,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   if (rows == 0) return;
   norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
+  if (spec.logit_mult != 0.0f) scale(logits, spec.logit_mult, rows * hp.n_vocab);  // granite
   if (spec.final_softcap > 0) {
     const float c = spec.final_softcap;
     for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);

@@ -100,6 +100,8 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
     apply_rope_scaling(s, hp, a.rope);
+    // NoPE layers (smollm3's every fourth): nothing to rotate.
+    if (s.no_rope_layer_step > 0 && (l + 1) % s.no_rope_layer_step == 0) a.rope.n_rot = 0;
   }
   return layers;
 }
