@@ -171,6 +171,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key == nullptr) break;
+    if (std::string_view(k.key) == "block_count") continue;  // written above (the model's layer count)
     const std::string key = (k.global ? "" : p) + k.key;
     switch (k.type) {
       case SynthKey::kU32: OX_TRY(w.add_u32(key, static_cast<uint32_t>(k.value))); break;
@@ -216,7 +217,6 @@ Status synth_gguf(const SynthOptions& o) {
   const QuantPreset* preset = find_quant_preset(o.type);
   if (preset == nullptr) return error(ErrorCode::kInvalidArgument, strfmt("synth: unknown weight type '%s'", o.type.c_str()));
   if (o.out_path.empty()) return error(ErrorCode::kInvalidArgument, "synth: no output path");
-  const uint32_t n_layer = o.n_layer != 0 ? o.n_layer : shape->n_layer;
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   const std::string vocab_path = o.vocab_path.empty() ? default_synth_vocab_path() : o.vocab_path;
@@ -233,6 +233,13 @@ Status synth_gguf(const SynthOptions& o) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("synth: unknown architecture '%s' (known: %s)", o.arch.c_str(), arch_names().c_str()));
   }
+  // Layers: --layers, else the architecture's block_count synth key (a layer pattern that needs more
+  // than the shape's two: smollm3's NoPE layer is every fourth), else the shape's.
+  uint32_t n_layer = shape->n_layer;
+  for (const SynthKey& k : arch->synth_keys) {
+    if (k.key != nullptr && std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);
+  }
+  if (o.n_layer != 0) n_layer = o.n_layer;
   const HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
   gguf::GgufWriter w;
   OX_TRY(add_header(w, *shape, *arch, hp, *preset));
