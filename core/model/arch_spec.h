@@ -85,6 +85,12 @@ struct ArchSpec {
   // NoPE layers: layer l does not rotate q and k when (l + 1) % no_rope_layer_step == 0 (smollm3: 4;
   // 1: no layer rotates). 0: every layer rotates.
   int no_rope_layer_step = 0;
+  // exaone4: no attn_norm / ffn_norm before the sub-blocks (post_norms only); with a sliding
+  // window, only the window layers rotate (the global ones are NoPE); the window when the file has
+  // no attention.sliding_window (0: none).
+  bool pre_norms = true;
+  bool rope_swa_only = false;
+  int n_swa_default = 0;
 };
 
 }  // namespace ox

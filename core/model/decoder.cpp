@@ -289,15 +289,16 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   embed(m, st, batch);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
-    norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
-    attention_block(m, st, l, h, runs, n, att);
+    // exaone4 has no norms before its sub-blocks: they read the residual stream itself.
+    if (spec.pre_norms) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
+    attention_block(m, st, l, spec.pre_norms ? h : x, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     if (spec.residual_mult != 0.0f) scale(att, spec.residual_mult, n * d);  // granite
     switch (spec.residual) {
       case Residual::kSequential:  // x += attn(norm1(x)); x += ffn(norm2(x))
         add(x, att, n * d);
-        norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
-        ffn_block(m, st, L, h, n, ffn);
+        if (spec.pre_norms) norm(m, st.ops, x, L.ffn_norm, L.ffn_norm_b, n, h);
+        ffn_block(m, st, L, spec.pre_norms ? h : x, n, ffn);
         break;
       case Residual::kParallel:  // x += attn(norm1(x)) + ffn(norm1(x))
         ffn_block(m, st, L, h, n, ffn);

@@ -91,8 +91,9 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
-    const bool swa = hp.n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
-    a.window = swa ? hp.n_swa : 0;
+    const int n_swa = hp.n_swa > 0 ? hp.n_swa : s.n_swa_default;
+    const bool swa = n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
+    a.window = swa ? n_swa : 0;
     a.rope.style = s.rope_style;
     a.rope.n_rot = hp.n_rot;
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
@@ -102,6 +103,7 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     apply_rope_scaling(s, hp, a.rope);
     // NoPE layers (smollm3's every fourth): nothing to rotate.
     if (s.no_rope_layer_step > 0 && (l + 1) % s.no_rope_layer_step == 0) a.rope.n_rot = 0;
+    if (s.rope_swa_only && n_swa > 0 && s.swa_pattern > 0 && !swa) a.rope.n_rot = 0;  // exaone4's global layers
   }
   return layers;
 }

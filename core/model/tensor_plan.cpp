@@ -46,7 +46,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train);
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
   for (int l = 0; l < hp.n_layer; ++l) {
-    p.norm(s, Tn::kAttnNorm, l);
+    if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l);
     if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
     } else {
@@ -61,7 +61,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
 
-    if (s.residual != Residual::kParallel) p.norm(s, s.ffn_norm, l);
+    if (s.residual != Residual::kParallel && s.pre_norms) p.norm(s, s.ffn_norm, l);
     if (s.moe && hp.n_expert > 0) {
       p.matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
       p.experts(Tn::kFfnGateExps, l, d, ff);
