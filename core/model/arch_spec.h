@@ -91,6 +91,9 @@ struct ArchSpec {
   bool pre_norms = true;
   bool rope_swa_only = false;
   int n_swa_default = 0;
+  // ALiBi's maximum bias (baichuan 13B: 8, set by configure; 0: none): attention adds a per-head
+  // linear distance penalty (AttentionParams::alibi_max_bias).
+  float alibi_max_bias = 0.0f;
 };
 
 }  // namespace ox

@@ -160,6 +160,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.scale = q_scale;
   p.softcap = spec.attn_softcap;
   p.window = la.window;
+  p.alibi_max_bias = spec.alibi_max_bias;
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).

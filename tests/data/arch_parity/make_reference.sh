@@ -24,7 +24,7 @@ shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
 weight_std=0.08
 prompt="Once upon a time"
-declare -A variant_flags=()
+declare -A variant_flags=([baichuan@13b]="--layers 40")
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then
   mapfile -t archs < <($oxidize archs --names)
