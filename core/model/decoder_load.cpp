@@ -10,8 +10,9 @@ namespace ox {
 namespace {
 
 // Where a planned tensor goes. Fused attn_qkv / [gate | up] land in wq / ffn_up first and are
-// split afterwards (split_fused).
-Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
+// split afterwards (split_fused). The spec's ffn_norm role (attn_norm_2, seed_oss's
+// post_attention_norm) is the feed-forward's norm.
+Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
   if (t.layer < 0) {
     switch (t.role) {
       case Tn::kTokenEmbd: return &w.token_embd;
@@ -34,7 +35,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
     case Tn::kAttnQNorm: return &L.q_norm;
     case Tn::kAttnKNorm: return &L.k_norm;
-    case Tn::kAttnPostNorm: return &L.attn_post_norm;
+    case Tn::kAttnPostNorm: return s.ffn_norm == Tn::kAttnPostNorm ? &L.ffn_norm : &L.attn_post_norm;
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
     case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
@@ -120,7 +121,7 @@ Status load_decoder(ModelBuilder& b) {
   if (hp.n_ff <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: feed_forward_length must be positive", file));
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
-    Tensor* out = slot(w, t);
+    Tensor* out = slot(w, t, s);
     OX_CHECK(out != nullptr);
     OX_TRY(load_planned(b, t, out));
   }
