@@ -94,6 +94,10 @@ struct ArchSpec {
   // ALiBi's maximum bias (baichuan 13B: 8, set by configure; 0: none): attention adds a per-head
   // linear distance penalty (AttentionParams::alibi_max_bias).
   float alibi_max_bias = 0.0f;
+  // hunyuan-dense: q/k head norms after rotation instead of before; and the NTK-aware base
+  // base * alpha^(d / (d - 2)) (d: the head size) for a file's rope.scaling.alpha.
+  bool qk_norm_after_rope = false;
+  bool rope_alpha_base = false;
 };
 
 }  // namespace ox

@@ -120,11 +120,12 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   const int64_t k_dim = st.kv.k_dim(), v_dim = st.kv.v_dim();
 
   linear3(ops, {&L.wq, &L.bq, q}, {&L.wk, &L.bk, k}, {&L.wv, &L.bv, v}, h, n);
-  // qwen3 / gemma3: RMSNorm of every head of q and k before rotation.
-  if (spec.qk_norm) {
+  // qwen3 / gemma3: RMSNorm of every head of q and k before rotation (hunyuan-dense: after).
+  auto qk_norm = [&] {
     rms_norm(q, f32(L.q_norm), hp.head_dim_k, n * hp.n_head, hp.rms_eps, q);
     rms_norm(k, f32(L.k_norm), hp.head_dim_k, n * hp.n_head_kv, hp.rms_eps, k);
-  }
+  };
+  if (spec.qk_norm && !spec.qk_norm_after_rope) qk_norm();
   const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {
     auto rotate = [&](int64_t t0, int64_t t1) {
@@ -136,6 +137,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
     };
     parallel_rows(ops, n, (q_row + k_row) * kRopeCost, rotate);
   }
+  if (spec.qk_norm && spec.qk_norm_after_rope) qk_norm();
   if (spec.attn_temp_scale != 0.0f) scale_q_by_temperature(m, runs, q);
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling

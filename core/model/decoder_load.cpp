@@ -3,6 +3,8 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
+#include <cmath>
+
 #include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
 
@@ -99,6 +101,10 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     a.rope.n_rot = hp.n_rot;
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
+    if (s.rope_alpha_base && hp.rope_scaling_alpha > 0.0f) {  // hunyuan's NTK alpha, in float as llama.cpp
+      const float dim = static_cast<float>(hp.head_dim_k);
+      a.rope.freq_base = hp.rope_freq_base * std::pow(hp.rope_scaling_alpha, dim / (dim - 2.0f));
+    }
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
     apply_rope_scaling(s, hp, a.rope);
