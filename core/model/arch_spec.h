@@ -13,8 +13,11 @@ namespace ox {
 
 enum class NormKind : uint8_t { kRms, kLayer };  // RMSNorm (weight) / LayerNorm (weight, bias per Biases::norm)
 
-// Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup).
-enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu };
+// Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup);
+// kReluSqr: ungated relu(x Wup)^2 (arcee).
+enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr };
+// Whether the feed-forward has a gate projection (ffn_gate).
+constexpr bool ffn_gated(FfnKind k) { return k == FfnKind::kSwiGlu || k == FfnKind::kGeGlu; }
 
 // How a block combines attention and feed-forward with the residual stream x:
 //   kSequential:        x += attn(norm1(x)); x += ffn(norm2(x))

@@ -188,6 +188,10 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
       linear(ops, w_up, L.ffn_up_b, h, n, gate);
       f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
       break;
+    case FfnKind::kReluSqr:  // out = relu(h Wup)^2 Wdown (arcee)
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      relu_sqr(gate, n * ff);
+      break;
     case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
     case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
       linear3(ops, {&w_gate, &L.ffn_gate_b, gate}, {&w_up, &L.ffn_up_b, up}, {}, h, n);

@@ -73,6 +73,13 @@ void gelu(float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = gelu_tanh(x[i]);
 }
 
+void relu_sqr(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float r = x[i] > 0.0f ? x[i] : 0.0f;
+    x[i] = r * r;
+  }
+}
+
 void add(float* x, const float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
 }

@@ -97,6 +97,8 @@ void silu_mul(const kernels::KernelTable& k, float* x, const float* y, int64_t n
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);
+// x[i] = max(x[i], 0)^2 (ggml's relu then sqr)
+void relu_sqr(float* x, int64_t n);
 // The same through an f16 table, as ggml's CPU backend computes GELU: gelu(f16(x)) rounded to f16
 // (exact for |x| >= 10). For parity with llama.cpp.
 void gelu_mul_f16(float* x, const float* y, int64_t n);

@@ -85,6 +85,13 @@ TEST(Gelu, F16TableVersionRoundsInputAndOutput) {
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(x[i], y[i], 2e-3 * (1 + std::fabs(y[i]))) << in[i];
 }
 
+TEST(ReluSqr, SquaresThePositivePart) {
+  float x[5] = {-2.0f, -0.0f, 0.0f, 0.5f, 3.0f};
+  relu_sqr(x, 5);
+  const float want[5] = {0.0f, 0.0f, 0.0f, 0.25f, 9.0f};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(x[i], want[i]) << i;
+}
+
 // Rotary embedding, float64: pair (a, b) of head dims rotated by pos * base^(-2i/n_rot) / factor_i;
 // pairs are (2i, 2i+1) for NORM and (i, i + n_rot/2) for NEOX; dims >= n_rot untouched.
 void rope_reference(std::vector<double>& x, int n_heads, int head_dim, int64_t pos, const RopeParams& p) {
