@@ -14,8 +14,9 @@ namespace ox {
 enum class NormKind : uint8_t { kRms, kLayer };  // RMSNorm (weight) / LayerNorm (weight, bias per Biases::norm)
 
 // Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup);
-// kReluSqr: ungated relu(x Wup)^2 (arcee).
-enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr };
+// kReluSqr: ungated relu(x Wup)^2 (arcee); kXielu: ungated xielu(x Wup) with per-layer
+// parameters (apertus, LayerWeights::xielu).
+enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr, kXielu };
 // Whether the feed-forward has a gate projection (ffn_gate).
 constexpr bool ffn_gated(FfnKind k) { return k == FfnKind::kSwiGlu || k == FfnKind::kGeGlu; }
 

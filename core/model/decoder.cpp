@@ -192,6 +192,10 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
       linear(ops, w_up, L.ffn_up_b, h, n, gate);
       relu_sqr(gate, n * ff);
       break;
+    case FfnKind::kXielu:  // out = xielu(h Wup) Wdown (apertus; the layer's own parameters)
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      xielu(gate, n * ff, L.xielu);
+      break;
     case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
     case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
       linear3(ops, {&w_gate, &L.ffn_gate_b, gate}, {&w_up, &L.ffn_up_b, up}, {}, h, n);

@@ -7,6 +7,7 @@
 
 #include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
+#include "core/model/xielu_params.h"
 
 namespace ox {
 namespace {
@@ -131,6 +132,7 @@ Status load_decoder(ModelBuilder& b) {
     OX_CHECK(out != nullptr);
     OX_TRY(load_planned(b, t, out));
   }
+  if (s.ffn == FfnKind::kXielu) OX_TRY(read_xielu(b.file(), hp, w.layers));
   // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
   if (w.output.empty()) w.output = w.token_embd;
   for (LayerWeights& L : w.layers) split_fused(s, hp, L);

@@ -80,6 +80,21 @@ void relu_sqr(float* x, int64_t n) {
   }
 }
 
+namespace {
+float softplus(float v) { return v > 20.0f ? v : std::log(1.0f + std::exp(v)); }  // ggml's, in float
+}  // namespace
+
+XieluParams xielu_params(float alpha_n, float alpha_p, float beta, float eps) {
+  return XieluParams{beta + softplus(alpha_n), softplus(alpha_p), beta, eps};
+}
+
+void xielu(float* x, int64_t n, const XieluParams& p) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    x[i] = v > 0.0f ? p.alpha_p * v * v + p.beta * v : (std::expm1(std::min(v, p.eps)) - v) * p.alpha_n + p.beta * v;
+  }
+}
+
 void add(float* x, const float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
 }

@@ -99,6 +99,17 @@ void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);
 // x[i] = max(x[i], 0)^2 (ggml's relu then sqr)
 void relu_sqr(float* x, int64_t n);
+// xIELU (Apertus), with ggml_xielu's parameters (the learned ones through softplus): x > 0:
+// alpha_p x^2 + beta x; else alpha_n (expm1(min(x, eps)) - x) + beta x.
+struct XieluParams {
+  float alpha_n = 0.0f;  // beta + softplus(learned alpha_n)
+  float alpha_p = 0.0f;  // softplus(learned alpha_p)
+  float beta = 0.0f;
+  float eps = 0.0f;
+};
+// The op's parameters from the learned values (xielu.alpha_n, alpha_p, beta, eps of a GGUF).
+XieluParams xielu_params(float alpha_n, float alpha_p, float beta, float eps);
+void xielu(float* x, int64_t n, const XieluParams& p);
 // The same through an f16 table, as ggml's CPU backend computes GELU: gelu(f16(x)) rounded to f16
 // (exact for |x| >= 10). For parity with llama.cpp.
 void gelu_mul_f16(float* x, const float* y, int64_t n);

@@ -92,6 +92,23 @@ TEST(ReluSqr, SquaresThePositivePart) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(x[i], want[i]) << i;
 }
 
+// xIELU from its definition (Apertus), float64, with the learned parameters through softplus.
+TEST(Xielu, MatchesDefinition) {
+  const double a_n = 0.8, a_p = -0.3, beta = 0.5, eps = -1e-6;
+  const XieluParams p = xielu_params(static_cast<float>(a_n), static_cast<float>(a_p), static_cast<float>(beta),
+                                     static_cast<float>(eps));
+  auto softplus = [](double v) { return std::log1p(std::exp(v)); };
+  std::vector<float> x = {-30.0f, -3.0f, -0.5f, -1e-7f, 0.0f, 1e-7f, 0.25f, 2.0f, 40.0f};
+  const std::vector<float> in = x;
+  xielu(x.data(), static_cast<int64_t>(x.size()), p);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = in[i];
+    const double alpha_n = beta + softplus(a_n), alpha_p = softplus(a_p);
+    const double want = v > 0 ? alpha_p * v * v + beta * v : alpha_n * (std::expm1(std::min(v, eps)) - v) + beta * v;
+    EXPECT_NEAR(x[i], want, 1e-6 * (1 + std::fabs(want))) << v;
+  }
+}
+
 // Rotary embedding, float64: pair (a, b) of head dims rotated by pos * base^(-2i/n_rot) / factor_i;
 // pairs are (2i, 2i+1) for NORM and (i, i + n_rot/2) for NEOX; dims >= n_rot untouched.
 void rope_reference(std::vector<double>& x, int n_heads, int head_dim, int64_t pos, const RopeParams& p) {
