@@ -48,6 +48,8 @@ const char* ffn(const ArchSpec& s) {
     case FfnKind::kSwiGlu: return "SwiGLU";
     case FfnKind::kGeGlu: return "GeGLU";
     case FfnKind::kGelu: return "GELU";
+    case FfnKind::kReluSqr: return "ReLU^2";
+    case FfnKind::kXielu: return "xIELU";
   }
   return "?";
 }

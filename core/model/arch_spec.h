@@ -13,8 +13,12 @@ namespace ox {
 
 enum class NormKind : uint8_t { kRms, kLayer };  // RMSNorm (weight) / LayerNorm (weight, bias per Biases::norm)
 
-// Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup).
-enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu };
+// Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup);
+// kReluSqr: ungated relu(x Wup)^2 (arcee); kXielu: ungated xielu(x Wup) with per-layer
+// parameters (apertus, LayerWeights::xielu).
+enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr, kXielu };
+// Whether the feed-forward has a gate projection (ffn_gate).
+constexpr bool ffn_gated(FfnKind k) { return k == FfnKind::kSwiGlu || k == FfnKind::kGeGlu; }
 
 // How a block combines attention and feed-forward with the residual stream x:
 //   kSequential:        x += attn(norm1(x)); x += ffn(norm2(x))
@@ -159,6 +163,32 @@ struct ArchSpec {
   int nope_step = 0;
   bool attn_temp = false;
   bool qk_unit_norm = false;        // llama4: q and k heads RMS-normalised (no weight) after rotation, where rotated
+  // YaRN (rope.scaling.type yarn, core/model/rope_scaling.h): llama_hparams' defaults, which some
+  // architectures' configure overrides from rope.scaling.yarn_beta_fast / yarn_beta_slow /
+  // yarn_log_multiplier (mistral3). A log multiplier != 0 divides YaRN's magnitude as HF's mscale_all_dim.
+  float yarn_beta_fast = 32.0f;
+  float yarn_beta_slow = 1.0f;
+  float yarn_log_mul = 0.0f;
+  // Llama 4 attention temperature (attention.temperature_scale, read by configure; 0: off): q at
+  // position p is multiplied by 1 + t * ln(floor(p / rope.scaling.original_context_length) + 1).
+  float attn_temp_scale = 0.0f;
+
+  // Granite / MiniCPM multipliers (set by configure from the file; 0: off): token embeddings times
+  // embd_mult, each sub-block's output times residual_mult before its residual add, logits times
+  // logit_mult.
+  float logit_mult = 0.0f;
+  // NoPE layers: layer l does not rotate q and k when (l + 1) % no_rope_layer_step == 0 (smollm3: 4;
+  // 1: no layer rotates). 0: every layer rotates.
+  int no_rope_layer_step = 0;
+  // exaone4: no attn_norm / ffn_norm before the sub-blocks (post_norms only); with a sliding
+  // window, only the window layers rotate (the global ones are NoPE); the window when the file has
+  // no attention.sliding_window (0: none).
+  int n_swa_default = 0;
+  // ALiBi's maximum bias (baichuan 13B: 8, set by configure; 0: none): attention adds a per-head
+  // linear distance penalty (AttentionParams::alibi_max_bias).
+  // hunyuan-dense: q/k head norms after rotation instead of before; and the NTK-aware base
+  // base * alpha^(d / (d - 2)) (d: the head size) for a file's rope.scaling.alpha.
+  bool rope_alpha_base = false;
 };
 
 }  // namespace ox

@@ -131,6 +131,20 @@ void for_run_pieces(std::span<const SeqRun> runs, int64_t t0, int64_t t1, Fn fn)
   }
 }
 
+// Llama 4 / Mistral 3 attention temperature: each token's q times
+// 1 + t * ln(floor(pos / n_ctx_orig) + 1) (1 inside the original context).
+void scale_q_by_temperature(const Model& m, std::span<const SeqRun> runs, float* q) {
+  const HParams& hp = m.hparams();
+  const int64_t q_row = int64_t{hp.n_head} * hp.head_dim_k;
+  for (const SeqRun& r : runs) {
+    for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+      const float pos = static_cast<float>(r.pos0 + (t - r.t0));
+      const double f = std::log(std::floor(pos / static_cast<float>(hp.n_ctx_orig_yarn)) + 1.0) * m.spec().attn_temp_scale + 1.0;
+      scale(q + t * q_row, static_cast<float>(f), q_row);
+    }
+  }
+}
+
 // out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input of
 // the batch's n tokens, which fall into `runs`.
 void attention_block(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
@@ -189,6 +203,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
       }
     }
   }
+  if (spec.attn_temp_scale != 0.0f) scale_q_by_temperature(m, runs, q);
   float q_scale = spec.attn_scale > 0 ? spec.attn_scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim_k));
   if (spec.scale_q_first) {  // the same maths, but q is rounded (to the key type's format) after scaling
     scale(q, q_scale, n * hp.n_head * hp.head_dim_k);
@@ -239,6 +254,14 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
     case FfnKind::kGelu:  // out = gelu(h Wup + b) Wdown + b
       linear(ops, w_up, L.ffn_up_b, h, n, gate);
       f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
+      break;
+    case FfnKind::kReluSqr:  // out = relu(h Wup)^2 Wdown (arcee)
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      relu_sqr(gate, n * ff);
+      break;
+    case FfnKind::kXielu:  // out = xielu(h Wup) Wdown (apertus; the layer's own parameters)
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      xielu(gate, n * ff, L.xielu);
       break;
     case FfnKind::kSwiGlu:  // out = (silu(h Wgate) * h Wup) Wdown
     case FfnKind::kGeGlu:   // out = (gelu(h Wgate) * h Wup) Wdown
@@ -329,6 +352,7 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
   if (spec.logit_scale != 0) scale(logits, spec.logit_scale, rows * hp.n_vocab);
+  if (spec.logit_mult != 0.0f) scale(logits, spec.logit_mult, rows * hp.n_vocab);  // granite
   if (spec.final_softcap > 0) {
     const float c = spec.final_softcap;
     for (int64_t i = 0; i < rows * hp.n_vocab; ++i) logits[i] = c * std::tanh(logits[i] / c);

@@ -4,14 +4,19 @@
 #include "core/model/decoder_load.h"
 
 #include "core/model/moe.h"
+#include <cmath>
+
+#include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
+#include "core/model/xielu_params.h"
 
 namespace ox {
 namespace {
 
 // Where a planned tensor goes. Fused attn_qkv / [gate | up] land in wq / ffn_up first and are
-// split afterwards (split_fused).
-Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
+// split afterwards (split_fused). The spec's ffn_norm role (attn_norm_2, seed_oss's
+// post_attention_norm) is the feed-forward's norm.
+Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
   if (t.layer < 0) {
     switch (t.role) {
       case Tn::kTokenEmbd: return &w.token_embd;
@@ -37,7 +42,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t) {
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
     case Tn::kAttnQNorm: return &L.q_norm;
     case Tn::kAttnKNorm: return &L.k_norm;
-    case Tn::kAttnPostNorm: return &L.attn_post_norm;
+    case Tn::kAttnPostNorm: return s.ffn_norm == Tn::kAttnPostNorm ? &L.ffn_norm : &L.attn_post_norm;
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
     case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
@@ -165,20 +170,29 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
   std::vector<LayerAttention> layers(static_cast<size_t>(hp.n_layer));
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
-    const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa;
+    const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa > 0 ? hp.n_swa : s.n_swa_default;
     const bool swa = n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
     a.window = swa ? n_swa : 0;
     a.chunked = swa && s.attn_chunk > 0;
     a.rope.style = s.rope_style;
-    a.rope.n_rot = s.rope_swa_only && !swa ? 0 : hp.n_rot;  // n_rot 0: no rotation
+    // rope_swa_only (cohere2, exaone4 64L): where there is a window, global layers do not rotate.
+    const bool nope_global = s.rope_swa_only && n_swa > 0 && s.swa_pattern > 0 && !swa;
+    a.rope.n_rot = nope_global ? 0 : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
+    if (s.rope_alpha_base && hp.rope_scaling_alpha > 0.0f) {  // hunyuan's NTK alpha, in float as llama.cpp
+      const float dim = static_cast<float>(hp.head_dim_k);
+      a.rope.freq_base = hp.rope_freq_base * std::pow(hp.rope_scaling_alpha, dim / (dim - 2.0f));
+    }
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
     a.rope.freq_factors = rope_freqs;
     if (s.nope_step > 0 && (l + 1) % s.nope_step == 0) {  // llama4's layers without positions
       a.rope.n_rot = 0;
       a.temp_tuning = s.attn_temp;
     }
+    apply_rope_scaling(s, hp, a.rope);
+    // NoPE layers (smollm3's every fourth): nothing to rotate.
+    if (s.no_rope_layer_step > 0 && (l + 1) % s.no_rope_layer_step == 0) a.rope.n_rot = 0;
   }
   return layers;
 }
@@ -199,17 +213,14 @@ Status load_decoder(ModelBuilder& b) {
   }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
-    Tensor* out = slot(w, t);
+    Tensor* out = slot(w, t, s);
     OX_CHECK(out != nullptr);
     OX_TRY(load_planned(b, t, out));
   }
+  if (s.ffn == FfnKind::kXielu) OX_TRY(read_xielu(b.file(), hp, w.layers));
   // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
   if (w.output.empty()) w.output = w.token_embd;
   for (LayerWeights& L : w.layers) split_fused(s, hp, L);
-  // glm4moe names its feed-forward norm post_attention_norm (spec.ffn_norm): the slot is ffn_norm.
-  if (s.ffn_norm == Tn::kAttnPostNorm && !s.post_norms) {
-    for (LayerWeights& L : w.layers) std::swap(L.ffn_norm, L.attn_post_norm);
-  }
   b.set_layers(layer_attention(s, hp, w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data)));
   return Status::ok();
 }

@@ -2,6 +2,7 @@
 #include "core/model/hparams.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ox {
 namespace {
@@ -62,6 +63,33 @@ Status read_ssm(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
   return Status::ok();
 }
 
+// rope.scaling.*: as llama_model::load_hparams and llama_context (type none: never scaled).
+Status read_rope_scaling(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
+  OX_ASSIGN_OR_RETURN(std::string_view type, f.get_string_or(p + "rope.scaling.type", "linear"));
+  if (type == "none") {
+    hp.rope_scaling = RopeScalingType::kNone;
+    hp.rope_freq_scale = 1.0f;
+  } else if (type == "linear") {
+    hp.rope_scaling = RopeScalingType::kLinear;
+  } else if (type == "yarn") {
+    hp.rope_scaling = RopeScalingType::kYarn;
+  } else if (type == "longrope") {
+    hp.rope_scaling = RopeScalingType::kLongrope;
+  } else {
+    return error(ErrorCode::kUnsupported, strfmt("%s: '%srope.scaling.type' is '%.*s' (known: none, linear, yarn, longrope)",
+                                                 f.name().c_str(), p.c_str(), static_cast<int>(type.size()), type.data()));
+  }
+  OX_ASSIGN_OR_RETURN(hp.rope_attn_factor, f.get_f32_or(p + "rope.scaling.attn_factor", 1.0f));
+  OX_ASSIGN_OR_RETURN(hp.n_ctx_orig_yarn, read_count(f, p + "rope.scaling.original_context_length", false, hp.n_ctx_train));
+  if (hp.n_ctx_orig_yarn == 0) hp.n_ctx_orig_yarn = hp.n_ctx_train;  // llama_context's fallback
+  OX_ASSIGN_OR_RETURN(hp.rope_scaling_alpha, f.get_f32_or(p + "rope.scaling.alpha", 0.0f));
+  if (!(hp.rope_attn_factor > 0.0f) || !(hp.rope_scaling_alpha >= 0.0f) || !(hp.rope_freq_scale > 0.0f) ||
+      !std::isfinite(hp.rope_freq_scale)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: rope.scaling factor, attn_factor or alpha out of range", f.name().c_str()));
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<HParams> read_hparams(const gguf::GgufFile& f) {
@@ -105,6 +133,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.rope_freq_base, f.get_f32_or(p + "rope.freq_base", 10000.0f));
   OX_ASSIGN_OR_RETURN(float rope_scale, f.get_f32_or(p + "rope.scaling.factor", 0.0f));
   hp.rope_freq_scale = rope_scale > 0 ? 1.0f / rope_scale : 1.0f;
+  OX_TRY(read_rope_scaling(f, p, hp));
   OX_ASSIGN_OR_RETURN(hp.rms_eps, f.get_f32_or(p + "attention.layer_norm_rms_epsilon", 1e-5f));
   OX_ASSIGN_OR_RETURN(hp.norm_eps, f.get_f32_or(p + "attention.layer_norm_epsilon", 1e-5f));
   OX_ASSIGN_OR_RETURN(hp.n_expert, read_count(f, p + "expert_count", false, 0));

@@ -10,6 +10,10 @@
 
 namespace ox {
 
+// <arch>.rope.scaling.type: llama.cpp's names. longrope reads as linear here (its per-frequency
+// factor tensors, rope_long/rope_short, are phi3's and not loaded).
+enum class RopeScalingType : uint8_t { kNone, kLinear, kYarn, kLongrope };
+
 struct HParams {
   std::string arch;           // general.architecture
   int n_vocab = 0;
@@ -24,6 +28,13 @@ struct HParams {
   int n_rot = 0;              // <arch>.rope.dimension_count (head_dim_k if absent)
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // 1 / <arch>.rope.scaling.factor for linear scaling
+  // <arch>.rope.scaling.type (linear if absent, as llama.cpp; none forces rope_freq_scale to 1),
+  // .attn_factor (multiplies rope's cos and sin), .original_context_length (YaRN's n_ctx_orig,
+  // context_length if absent) and .alpha (NTK-aware alpha; the architecture decides its use).
+  RopeScalingType rope_scaling = RopeScalingType::kLinear;
+  float rope_attn_factor = 1.0f;
+  int n_ctx_orig_yarn = 0;
+  float rope_scaling_alpha = 0.0f;
   float rms_eps = 1e-5f;      // <arch>.attention.layer_norm_rms_epsilon
   float norm_eps = 1e-5f;     // <arch>.attention.layer_norm_epsilon
   int n_expert = 0;           // <arch>.expert_count (mixture of experts; 0 = dense)

@@ -278,7 +278,10 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   const ToFloatFn load = k.to_float[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store = k.quantize_row[static_cast<uint32_t>(st.kv.type_k())];
   for (int l = 0; l < hp.n_layer; ++l) {
-    const RopeParams& rope_params = layers_[static_cast<size_t>(l)].rope;
+    // A pure rotation: the keys already carry rope's magnitude (YaRN, attn_factor) once. (llama.cpp's
+    // shift applies it again; its keys grow by that factor at every shift.)
+    RopeParams rope_params = layers_[static_cast<size_t>(l)].rope;
+    rope_params.attn_factor /= rope_mscale(rope_params);
     for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
       const int64_t n = std::min(kRows, n_moved - r0);
       for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);

@@ -52,6 +52,7 @@ struct LayerWeights {
   Tensor ffn_gate, ffn_up, ffn_down;
   Tensor ffn_gate_b, ffn_up_b, ffn_down_b;
   Tensor ffn_post_norm;
+  XieluParams xielu;  // apertus: the feed-forward activation's learned parameters (FfnKind::kXielu)
   // Mixture of experts: router [n_expert x n_embd] and n_expert matrices per projection.
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;
   // State-space layers (mamba, mamba2): in/out projections, the depthwise convolution, x -> (dt, B, C)

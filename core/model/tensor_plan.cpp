@@ -113,7 +113,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.linear(Tn::kFfnUp, l, d, 2 * ff, Has::kNo);
       p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
     } else {
-      if (s.ffn != FfnKind::kGelu) p.linear(Tn::kFfnGate, l, d, ff, s.bias.ffn);
+      if (ffn_gated(s.ffn)) p.linear(Tn::kFfnGate, l, d, ff, s.bias.ffn);
       p.linear(Tn::kFfnUp, l, d, ff, s.bias.ffn);
       p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
     }

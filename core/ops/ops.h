@@ -74,7 +74,19 @@ struct RopeParams {
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;
   const float* freq_factors = nullptr;  // [n_rot/2] divisors (llama3 rope_freqs), or null
+  // YaRN, as ggml's rope_yarn: with ext_factor != 0, pair i's angle blends the interpolated
+  // (freq_scale) and the original (extrapolated) angle by a ramp over the pairs between the
+  // correction dims of beta_fast and beta_slow rotations in n_ctx_orig positions, and the
+  // magnitude gains 1 + 0.1 ln(1 / freq_scale). cos and sin are always multiplied by attn_factor.
+  // Defaults: off (the plain rotation).
+  float ext_factor = 0.0f;
+  float attn_factor = 1.0f;
+  float beta_fast = 32.0f;
+  float beta_slow = 1.0f;
+  int n_ctx_orig = 0;
 };
+// The magnitude rope() gives cos and sin (attn_factor, times YaRN's 1 + 0.1 ln(1/freq_scale)).
+float rope_mscale(const RopeParams& p);
 // Rotates n_heads heads of head_dim for each of n_tokens rows (row stride = n_heads*head_dim),
 // token t at position pos0 + t.
 void rope(float* x, int64_t n_tokens, int n_heads, int head_dim, int64_t pos0, const RopeParams& p);
@@ -85,6 +97,19 @@ void silu_mul(const kernels::KernelTable& k, float* x, const float* y, int64_t n
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);
+// x[i] = max(x[i], 0)^2 (ggml's relu then sqr)
+void relu_sqr(float* x, int64_t n);
+// xIELU (Apertus), with ggml_xielu's parameters (the learned ones through softplus): x > 0:
+// alpha_p x^2 + beta x; else alpha_n (expm1(min(x, eps)) - x) + beta x.
+struct XieluParams {
+  float alpha_n = 0.0f;  // beta + softplus(learned alpha_n)
+  float alpha_p = 0.0f;  // softplus(learned alpha_p)
+  float beta = 0.0f;
+  float eps = 0.0f;
+};
+// The op's parameters from the learned values (xielu.alpha_n, alpha_p, beta, eps of a GGUF).
+XieluParams xielu_params(float alpha_n, float alpha_p, float beta, float eps);
+void xielu(float* x, int64_t n, const XieluParams& p);
 // The same through an f16 table, as ggml's CPU backend computes GELU: gelu(f16(x)) rounded to f16
 // (exact for |x| >= 10). For parity with llama.cpp.
 void gelu_mul_f16(float* x, const float* y, int64_t n);

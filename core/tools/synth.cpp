@@ -125,7 +125,7 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float n
 // The values of a kU32Layers key for n_layer layers.
 std::vector<uint32_t> layer_values(const SynthKey& k, uint32_t n_layer) {
   std::vector<uint32_t> list;
-  for (const char* p = k.layers; p != nullptr && *p != '\0';) {
+  for (const char* p = k.text; p != nullptr && *p != '\0';) {
     char* end = nullptr;
     list.push_back(static_cast<uint32_t>(std::strtoul(p, &end, 10)));
     p = *end == ',' ? end + 1 : end;
@@ -218,23 +218,25 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key == nullptr) break;
     if (std::string_view(k.key) == "block_count") continue;  // written above, from hp
+    const std::string key = (k.global ? "" : p) + k.key;
     switch (k.type) {
-      case SynthKey::kU32: OX_TRY(w.add_u32(p + k.key, static_cast<uint32_t>(k.value))); break;
-      case SynthKey::kF32: OX_TRY(w.add_f32(p + k.key, static_cast<float>(k.value))); break;
-      case SynthKey::kBool: OX_TRY(w.add_bool(p + k.key, k.value != 0)); break;
+      case SynthKey::kU32: OX_TRY(w.add_u32(key, static_cast<uint32_t>(k.value))); break;
+      case SynthKey::kF32: OX_TRY(w.add_f32(key, static_cast<float>(k.value))); break;
+      case SynthKey::kBool: OX_TRY(w.add_bool(key, k.value != 0)); break;
+      case SynthKey::kStr: OX_TRY(w.add_string(key, k.text)); break;
       case SynthKey::kU32List: {
         std::vector<uint32_t> v;
-        for (const char* q = k.layers; q != nullptr && *q != '\0';) {
+        for (const char* q = k.text; q != nullptr && *q != '\0';) {
           char* end = nullptr;
           v.push_back(static_cast<uint32_t>(std::strtoul(q, &end, 10)));
           q = *end == ',' ? end + 1 : end;
         }
-        OX_TRY(w.add_array<uint32_t>(p + k.key, v));
+        OX_TRY(w.add_array<uint32_t>(key, v));
         break;
       }
       case SynthKey::kU32Layers: {
         const std::vector<uint32_t> v = layer_values(k, static_cast<uint32_t>(hp.n_layer));
-        OX_TRY(w.add_array<uint32_t>(p + k.key, v));
+        OX_TRY(w.add_array<uint32_t>(key, v));
         break;
       }
     }
@@ -276,7 +278,6 @@ Status synth_gguf(const SynthOptions& o) {
   const QuantPreset* preset = find_quant_preset(o.type);
   if (preset == nullptr) return error(ErrorCode::kInvalidArgument, strfmt("synth: unknown weight type '%s'", o.type.c_str()));
   if (o.out_path.empty()) return error(ErrorCode::kInvalidArgument, "synth: no output path");
-  const uint32_t n_layer = o.n_layer != 0 ? o.n_layer : shape->n_layer;
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   const std::string vocab_path = o.vocab_path.empty() ? default_synth_vocab_path() : o.vocab_path;
@@ -293,6 +294,13 @@ Status synth_gguf(const SynthOptions& o) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("synth: unknown architecture '%s' (known: %s)", o.arch.c_str(), arch_names().c_str()));
   }
+  // Layers: --layers, else the architecture's block_count synth key (a layer pattern that needs more
+  // than the shape's two: smollm3's NoPE layer is every fourth), else the shape's.
+  uint32_t n_layer = shape->n_layer;
+  for (const SynthKey& k : arch->synth_keys) {
+    if (k.key != nullptr && std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);
+  }
+  if (o.n_layer != 0) n_layer = o.n_layer;
   const HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
   gguf::GgufWriter w;
   OX_TRY(add_header(w, *shape, *arch, hp, *preset));

@@ -2,6 +2,7 @@
 // (RMSNorm, LayerNorm, rotary embeddings), independent of core/ops. Attention: attention_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -84,6 +85,30 @@ TEST(Gelu, F16TableVersionRoundsInputAndOutput) {
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(x[i], y[i], 2e-3 * (1 + std::fabs(y[i]))) << in[i];
 }
 
+TEST(ReluSqr, SquaresThePositivePart) {
+  float x[5] = {-2.0f, -0.0f, 0.0f, 0.5f, 3.0f};
+  relu_sqr(x, 5);
+  const float want[5] = {0.0f, 0.0f, 0.0f, 0.25f, 9.0f};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(x[i], want[i]) << i;
+}
+
+// xIELU from its definition (Apertus), float64, with the learned parameters through softplus.
+TEST(Xielu, MatchesDefinition) {
+  const double a_n = 0.8, a_p = -0.3, beta = 0.5, eps = -1e-6;
+  const XieluParams p = xielu_params(static_cast<float>(a_n), static_cast<float>(a_p), static_cast<float>(beta),
+                                     static_cast<float>(eps));
+  auto softplus = [](double v) { return std::log1p(std::exp(v)); };
+  std::vector<float> x = {-30.0f, -3.0f, -0.5f, -1e-7f, 0.0f, 1e-7f, 0.25f, 2.0f, 40.0f};
+  const std::vector<float> in = x;
+  xielu(x.data(), static_cast<int64_t>(x.size()), p);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = in[i];
+    const double alpha_n = beta + softplus(a_n), alpha_p = softplus(a_p);
+    const double want = v > 0 ? alpha_p * v * v + beta * v : alpha_n * (std::expm1(std::min(v, eps)) - v) + beta * v;
+    EXPECT_NEAR(x[i], want, 1e-6 * (1 + std::fabs(want))) << v;
+  }
+}
+
 // Rotary embedding, float64: pair (a, b) of head dims rotated by pos * base^(-2i/n_rot) / factor_i;
 // pairs are (2i, 2i+1) for NORM and (i, i + n_rot/2) for NEOX; dims >= n_rot untouched.
 void rope_reference(std::vector<double>& x, int n_heads, int head_dim, int64_t pos, const RopeParams& p) {
@@ -133,6 +158,72 @@ TEST(Rope, NormNeoxPartialAndFreqFactorsMatchReference) {
             << "style " << static_cast<int>(c.style) << " n_rot " << c.n_rot << " token " << t << " dim " << i;
       }
     }
+  }
+}
+
+// YaRN, float64, from the definitions (the YaRN paper, as ggml's rope_yarn and
+// ggml_rope_yarn_corr_dims apply them): pair i's interpolated angle theta_i * freq_scale is blended
+// with the original theta_i by ramp_i * ext_factor, where ramp_i falls from 1 to 0 between the
+// correction dims d(beta) = n_rot * ln(n_ctx_orig / (2 pi beta)) / (2 ln base) of beta_fast
+// (floored) and beta_slow (ceiled); cos and sin are scaled by attn_factor * (1 + 0.1 ln(1/freq_scale)).
+void rope_yarn_reference(std::vector<double>& x, int n_heads, int head_dim, int64_t pos, const RopeParams& p) {
+  const double pi = 3.141592653589793;
+  auto corr_dim = [&](double beta) { return p.n_rot * std::log(p.n_ctx_orig / (2 * pi * beta)) / (2 * std::log(p.freq_base)); };
+  const double low = std::max(0.0, std::floor(corr_dim(p.beta_fast)));
+  const double high = std::min(p.n_rot - 1.0, std::ceil(corr_dim(p.beta_slow)));
+  const double mscale = p.attn_factor * (p.ext_factor != 0 ? 1 + 0.1 * std::log(1.0 / p.freq_scale) : 1.0);
+  for (int h = 0; h < n_heads; ++h) {
+    for (int i = 0; i < p.n_rot / 2; ++i) {
+      const double theta_extrap = pos * std::pow(static_cast<double>(p.freq_base), -2.0 * i / p.n_rot);
+      const double ramp = 1 - std::min(1.0, std::max(0.0, (i - low) / std::max(0.001, high - low)));
+      const double mix = ramp * p.ext_factor;
+      const double theta = theta_extrap * p.freq_scale * (1 - mix) + theta_extrap * mix;
+      const int a = p.style == RopeStyle::kNorm ? 2 * i : i;
+      const int b = p.style == RopeStyle::kNorm ? 2 * i + 1 : i + p.n_rot / 2;
+      double& x0 = x[static_cast<size_t>(h * head_dim + a)];
+      double& x1 = x[static_cast<size_t>(h * head_dim + b)];
+      const double r0 = mscale * (x0 * std::cos(theta) - x1 * std::sin(theta));
+      const double r1 = mscale * (x0 * std::sin(theta) + x1 * std::cos(theta));
+      x0 = r0;
+      x1 = r1;
+    }
+  }
+}
+
+TEST(Rope, YarnMatchesReference) {
+  const int n_heads = 2, head_dim = 64;
+  struct Case {
+    RopeStyle style;
+    float base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+    int n_ctx_orig;
+  } cases[] = {{RopeStyle::kNorm, 10000, 0.25f, 1.0f, 1.0f, 32, 1, 4096},        // mistral-style YaRN x4
+               {RopeStyle::kNeox, 1e6f, 0.125f, 1.0f, 0.9f, 32, 1, 32768},      // with an attn_factor
+               {RopeStyle::kNorm, 10000, 0.5f, 0.5f, 1.0f, 8, 2, 64},           // partial blend, grok's betas
+               {RopeStyle::kNeox, 10000, 1.0f, 0.0f, 1.3f, 32, 1, 2048}};       // magnitude only
+  for (const Case& c : cases) {
+    RopeParams p;
+    p.style = c.style;
+    p.n_rot = head_dim;
+    p.freq_base = c.base;
+    p.freq_scale = c.freq_scale;
+    p.ext_factor = c.ext_factor;
+    p.attn_factor = c.attn_factor;
+    p.beta_fast = c.beta_fast;
+    p.beta_slow = c.beta_slow;
+    p.n_ctx_orig = c.n_ctx_orig;
+    const int64_t n_tokens = 4, pos0 = 1000;
+    std::vector<float> x = random_vector(n_tokens * n_heads * head_dim, 12);
+    const std::vector<float> orig = x;
+    rope(x.data(), n_tokens, n_heads, head_dim, pos0, p);
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      std::vector<double> want(orig.begin() + t * n_heads * head_dim, orig.begin() + (t + 1) * n_heads * head_dim);
+      rope_yarn_reference(want, n_heads, head_dim, pos0 + t, p);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(x[static_cast<size_t>(t * n_heads * head_dim) + i], want[i], 1e-4)
+            << "freq_scale " << c.freq_scale << " ext " << c.ext_factor << " token " << t << " dim " << i;
+      }
+    }
+    EXPECT_NEAR(rope_mscale(p), c.attn_factor * (c.ext_factor != 0 ? 1 + 0.1 * std::log(1.0 / c.freq_scale) : 1.0), 1e-6);
   }
 }
 

@@ -10,7 +10,10 @@
 # inputs that differ in the last bits, measured to move Q4_K logits by up to 0.055 in
 # tests/data/format_parity).
 # tests/arch/arch_parity_test.cpp regenerates each model from the seed recorded in A.txt.
-# Usage: tests/data/arch_parity/make_reference.sh [ARCH...]
+# Variants: where llama.cpp runs one architecture differently by shape (baichuan: rope at 32
+# layers, ALiBi at 40, neither otherwise), a second reference named A@VARIANT.txt under the extra
+# synth flags of variant_flags below; the test lists the same names (kVariants there).
+# Usage: tests/data/arch_parity/make_reference.sh [ARCH | ARCH@VARIANT ...]
 #   needs bench/build_llama_cpp.sh build/llama.cpp llama-quantize, and build/native/bin/oxidize
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -21,8 +24,12 @@ shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
 weight_std=0.08
 prompt="Once upon a time"
+declare -A variant_flags=([baichuan@13b]="--layers 40")
 archs=("$@")
-[ ${#archs[@]} -eq 0 ] && mapfile -t archs < <($oxidize archs --names)
+if [ ${#archs[@]} -eq 0 ]; then
+  mapfile -t archs < <($oxidize archs --names)
+  archs+=("${!variant_flags[@]}")
+fi
 [ -x "$bin/llama-quantize" ] || { echo "no $bin/llama-quantize" >&2; exit 1; }
 version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
@@ -45,10 +52,17 @@ PY
 }
 at_least() { /usr/bin/python3 -c "import sys; sys.exit(0 if float('$1') >= $2 else 1)"; }
 
-for arch in "${archs[@]}"; do
+for name in "${archs[@]}"; do
+  arch=${name%@*}
+  flags=""
+  if [ "$name" != "$arch" ]; then
+    [ -n "${variant_flags[$name]+set}" ] || { echo "$name: no such variant (variant_flags)" >&2; exit 1; }
+    flags=" ${variant_flags[$name]}"
+  fi
   found=""
   for seed in $(seq 1 200); do
-    $oxidize synth --arch "$arch" --seed "$seed" --weight-std $weight_std --type F32 \
+    # shellcheck disable=SC2086 # flags: several words
+    $oxidize synth --arch "$arch" --seed "$seed" --weight-std $weight_std --type F32$flags \
       --vocab "$shared/models/stories260K.gguf" -o "$tmp/$arch.gguf" > /dev/null
     if ! "$tmp/greedy_ref" "$tmp/$arch.gguf" "$prompt" 16 16 > "$tmp/ref.txt" 2> "$tmp/err.txt"; then
       echo "$arch: llama.cpp cannot run the model:" >&2; cat "$tmp/err.txt" >&2; break
@@ -61,13 +75,13 @@ for arch in "${archs[@]}"; do
     q4_gap=$(min_gap "$tmp/q4.txt" 8)
     if at_least "$q4_gap" 0.1; then found=$seed; break; fi
   done
-  if [ -z "$found" ]; then echo "$arch: no seed in 1..200 with every top-2 gap >= 0.05 (F32) and 0.1 (Q4_K_M)" >&2; continue; fi
+  if [ -z "$found" ]; then echo "$name: no seed in 1..200 with every top-2 gap >= 0.05 (F32) and 0.1 (Q4_K_M)" >&2; continue; fi
   {
     echo "# tests/data/arch_parity/make_reference.sh, llama.cpp $version"
-    echo "synth: --arch $arch --seed $found --weight-std $weight_std --vocab models/stories260K.gguf"
+    echo "synth: --arch $arch --seed $found --weight-std $weight_std --vocab models/stories260K.gguf$flags"
     echo "min_gap: $gap (Q4_K_M: $q4_gap)"
     cat "$tmp/ref.txt"
     echo "q4_k_m_gen_ids:$(sed -n 's/^gen_ids://p' "$tmp/q4.txt")"
-  } > "$here/$arch.txt"
-  echo "$arch: seed $found, min gap $gap"
+  } > "$here/$name.txt"
+  echo "$name: seed $found, min gap $gap"
 done
