@@ -28,28 +28,28 @@ bool prompt_tokens(const ServerContext& ctx, const CompletionRequest& r, std::ve
     ids = ctx.model->tokenizer().encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
   }
   if (!ids.ok()) {
-    *e = bad_param(field, "invalid_value", ids.status().message());
+    *e = bad_param(field, "invalid_value", strfmt("'%s': %s", field, ids.status().message().c_str()));
     return false;
   }
   *out = std::move(ids).value();
   const int n_vocab = ctx.model->hparams().n_vocab;
   for (size_t i = 0; i < out->size(); ++i) {
     if ((*out)[i] < 0 || (*out)[i] >= n_vocab) {
-      *e = bad_param(field, "invalid_value",
-                     strfmt("token %d at index %zu is outside the vocabulary (%d tokens)", (*out)[i], i, n_vocab));
+      *e = bad_param(field, "invalid_value", strfmt("'%s': token %d at index %zu is outside the vocabulary (%d tokens)",
+                                                    field, (*out)[i], i, n_vocab));
       return false;
     }
   }
   if (out->empty()) {
-    *e = bad_param(field, "invalid_value", "the prompt is empty and the vocabulary adds no BOS token");
+    *e = bad_param(field, "invalid_value", strfmt("'%s': the prompt is empty and the vocabulary adds no BOS token", field));
     return false;
   }
   const int n_ctx = ctx.scheduler->n_ctx_slot();
   if (out->size() >= static_cast<size_t>(n_ctx)) {
     *e = bad_param(field, "context_length_exceeded",
-                   strfmt("the prompt has %zu tokens but a slot's context holds %d (and one more is needed to "
-                          "generate): shorten it, or start the server with a larger -c or fewer slots (-np)",
-                          out->size(), n_ctx));
+                   strfmt("'%s': the prompt has %zu tokens but a slot's context holds %d (and one more is needed "
+                          "to generate): shorten it, or start the server with a larger -c or fewer slots (-np)",
+                          field, out->size(), n_ctx));
     return false;
   }
   if (r.max_tokens > 0 && out->size() + static_cast<size_t>(r.max_tokens) > static_cast<size_t>(n_ctx)) {
@@ -96,13 +96,13 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
         JobUpdate u = job->take(kPoll);
         if (!u.text.empty() && !write(sse_event(text_chunk(rc, u.text)))) return false;  // client gone
         if (u.done) {
-          if (!u.error.empty()) {
-            write(sse_event(error_json(job_error(u.error))));
-          } else {
-            write(sse_event(closing_chunk(rc, u.finish_reason)));
-            if (include_usage) write(sse_event(usage_chunk(rc, u.usage)));
-            write(kSseDone);
-          }
+          // A failed write must end the provider: cpp-httplib ignores done() once a write failed
+          // and would call it again forever.
+          const bool ok = !u.error.empty() ? write(sse_event(error_json(job_error(u.error))))
+                                           : write(sse_event(closing_chunk(rc, u.finish_reason))) &&
+                                                 (!include_usage || write(sse_event(usage_chunk(rc, u.usage)))) &&
+                                                 write(kSseDone);
+          if (!ok) return false;
           sink.done();
           return true;
         }

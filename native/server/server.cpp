@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "kernels/kernels.h"
@@ -84,6 +85,8 @@ Status run_server(const ServerOptions& options) {
   http.set_payload_max_length(options.max_body);
   http.set_read_timeout(options.timeout_s, 0);
   http.set_write_timeout(options.timeout_s, 0);
+  // An idle keep-alive connection holds a worker, and stop() waits for it: keep that wait short.
+  http.set_keep_alive_timeout(2);
   // A worker per connection: every slot's stream, every queued request, and room for /health,
   // /metrics and requests refused with 503.
   const size_t n_workers = static_cast<size_t>(options.n_slots + options.max_queue + 8);
@@ -120,6 +123,13 @@ Status run_server(const ServerOptions& options) {
 
   const int sig = signals.wait();
   std::fprintf(stderr, "oxidize serve: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  // cpp-httplib's stop() waits for every connection's worker; one stuck in a slow client's read
+  // could hold it for the whole --timeout. Nothing is left to save by then, so the process ends.
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    std::fprintf(stderr, "oxidize serve: connections still open 10 s after the signal; exiting\n");
+    std::_Exit(0);
+  }).detach();
   ctx.scheduler->shutdown();
   loop.join();
   // Streams write their error event and end; a stuck client cannot hold the exit past the deadline.

@@ -413,7 +413,8 @@ await test('SIGTERM mid-stream: the stream ends with an error event and the serv
   const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
   const last = JSON.parse(events[events.length - 1].slice(6));
   check(last.error && /shutting down/.test(last.error.message), `last event ${events[events.length - 1]}`);
-  eq(await code, 0, 'exit code');
+  eq(await code, 0, `exit code; stderr: ${C.stderr()}`);
+  if (process.env.SERVER_TEST_VERBOSE) console.log(C.stderr());
 });
 
 console.log(`\n${results.length - failures} passed, ${failures} failed`);
