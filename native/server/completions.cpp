@@ -3,6 +3,7 @@
 // as text arrives or answer with the whole completion.
 #include <chrono>
 
+#include "native/server/connection.h"
 #include "native/server/responses.h"
 #include "native/server/routes.h"
 #include "native/server/sampling_params.h"
@@ -71,7 +72,7 @@ ApiError job_error(const std::string& message) {
   return e;
 }
 
-void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage,
+void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage, int fd,
             httplib::Response& res) {
   res.status = 200;
   res.set_header("Cache-Control", "no-cache");
@@ -84,7 +85,7 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
   auto st = std::make_shared<State>();
   res.set_chunked_content_provider(
       "text/event-stream",
-      [job, rc, include_usage, st](size_t, httplib::DataSink& sink) -> bool {
+      [job, rc, include_usage, st, fd](size_t, httplib::DataSink& sink) -> bool {
         auto write = [&](std::string_view s) {
           st->last_write = std::chrono::steady_clock::now();
           return sink.write(s.data(), s.size());
@@ -93,6 +94,7 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
           st->opened = true;
           return write(sse_event(opening_chunk(rc)));
         }
+        if (peer_closed(fd)) return false;  // the releaser cancels the job
         JobUpdate u = job->take(kPoll);
         if (!u.text.empty() && !write(sse_event(text_chunk(rc, u.text)))) return false;  // client gone
         if (u.done) {
@@ -145,11 +147,18 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
       return send_error(res, job_error("the server is shutting down"));
   }
   ResponseContext rc = new_response_context(endpoint, ctx.model_name);
-  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, res);
+  // The client's socket, polled for a hang-up while the job waits or runs (-1: not found; then a
+  // streaming client is noticed by a failed write, a non-streaming one not at all).
+  const int fd = request_socket(req);
+  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, fd, res);
   std::string text;
   for (;;) {
-    JobUpdate u = job->take(std::chrono::milliseconds(1000));
+    JobUpdate u = job->take(kPoll);
     text += u.text;
+    if (!u.done && peer_closed(fd)) {
+      job->cancel();  // its slot is freed at the next step; nobody reads this answer
+      return send_error(res, job_error("the client closed the connection"));
+    }
     if (!u.done) continue;
     if (!u.error.empty()) return send_error(res, job_error(u.error));
     return send_json(res, 200, full_response(rc, text, u.finish_reason, u.usage));

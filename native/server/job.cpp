@@ -26,23 +26,17 @@ void Job::append(std::string_view text) {
   cv_.notify_all();
 }
 
-void Job::finish(std::string reason, const JobUsage& usage) {
+void Job::finish(std::string reason, const JobUsage& usage) { end(std::move(reason), std::string(), usage); }
+
+void Job::fail(std::string message, const JobUsage& usage) { end(std::string(), std::move(message), usage); }
+
+void Job::end(std::string reason, std::string error, const JobUsage& usage) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (done_) return;
     done_ = true;
     finish_reason_ = std::move(reason);
-    usage_ = usage;
-  }
-  cv_.notify_all();
-}
-
-void Job::fail(std::string message, const JobUsage& usage) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (done_) return;
-    done_ = true;
-    error_ = std::move(message);
+    error_ = std::move(error);
     usage_ = usage;
   }
   cv_.notify_all();

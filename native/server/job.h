@@ -60,6 +60,8 @@ class Job {
   bool done() const;
 
  private:
+  void end(std::string reason, std::string error, const JobUsage& usage);
+
   const std::vector<int32_t> prompt_;
   const GenParams params_;
   std::atomic<bool> cancelled_{false};

@@ -320,30 +320,35 @@ await test('CORS headers only for the origin given', async () => {
   eq(preBad.status, 403, 'preflight from another origin');
 });
 
+// Prompt i, greedy, 48 tokens: a text completion for even i, a chat completion for odd i; streamed
+// or not (the text must not depend on it).
+async function generate(c, i, stream = false) {
+  const common = { model: 'x', max_tokens: 48, temperature: 0, stream };
+  let text = '';
+  if (i % 2 === 0) {
+    const r = await c.completions.create({ ...common, prompt: PROMPTS[i] });
+    if (!stream) return r.choices[0].text;
+    for await (const chunk of r) text += chunk.choices[0]?.text ?? '';
+  } else {
+    const r = await c.chat.completions.create({ ...common, messages: [{ role: 'user', content: PROMPTS[i] }] });
+    if (!stream) return r.choices[0].message.content;
+    for await (const chunk of r) text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  return text;
+}
+
 // Solo references for the burst: each prompt alone, greedy.
 const solo = [];
 await test('solo references (greedy, one request at a time)', async () => {
-  for (const p of PROMPTS) {
-    const r = await client.completions.create({ model: 'x', prompt: p, max_tokens: 48, temperature: 0 });
-    solo.push(r.choices[0].text);
-  }
+  for (let i = 0; i < PROMPTS.length; i++) solo.push(await generate(client, i));
 });
 eq(await stopServer(A), 0, 'server A exit code');
 
 // ---- server B: 16 slots, all 16 clients in one batch
 const B = await startServer(['-np', '16', '-c', '4096']);
 const clientB = new OpenAI({ baseURL: `${B.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 300000 });
-const burst = () => Promise.all(PROMPTS.map(async (p, i) => {
-  if (i % 2 === 0) {
-    const r = await clientB.completions.create({ model: 'x', prompt: p, max_tokens: 48, temperature: 0 });
-    return r.choices[0].text;
-  }
-  const s = await clientB.completions.create({ model: 'x', prompt: p, max_tokens: 48, temperature: 0, stream: true });
-  let text = '';
-  for await (const c of s) text += c.choices[0]?.text ?? '';
-  return text;
-}));
-await test('16 concurrent clients (half streaming) get the tokens they get alone', async () => {
+const burst = () => Promise.all(PROMPTS.map((p, i) => generate(clientB, i, i % 2 === 1)));
+await test('16 concurrent clients (chat and completions, half streaming) get the tokens they get alone', async () => {
   const texts = await burst();
   for (let i = 0; i < PROMPTS.length; i++) eq(texts[i], solo[i], `prompt ${i} '${PROMPTS[i]}'`);
   check((await metric(B.url, 'batch_tokens_total')) > (await metric(B.url, 'batch_steps_total')) * 4,
@@ -378,6 +383,26 @@ await test('a client that aborts mid-stream frees its slot', async () => {
   }
   eq(busy, 0, 'slot freed');
   check((await metric(C.url, 'tokens_predicted_total')) < 1500, 'generation stopped early');
+});
+await test('a non-streaming client that goes away frees its slot', async () => {
+  const before = await metric(C.url, 'tokens_predicted_total');
+  const ctl = new AbortController();
+  const pending = fetch(`${C.url}/v1/completions`, { method: 'POST', body: JSON.stringify(longBody),
+    headers: { 'Content-Type': 'application/json' }, signal: ctl.signal }).catch(() => null);
+  let busy = 0;
+  for (let i = 0; i < 50 && busy !== 1; i++) {
+    await sleep(20);
+    busy = await metric(C.url, 'requests_processing');
+  }
+  eq(busy, 1, 'running');
+  ctl.abort();
+  await pending;
+  for (let i = 0; i < 50 && busy !== 0; i++) {
+    await sleep(100);
+    busy = await metric(C.url, 'requests_processing');
+  }
+  eq(busy, 0, 'slot freed');
+  check((await metric(C.url, 'tokens_predicted_total')) - before < 1500, 'generation stopped early');
 });
 await test('a full queue answers 503 with Retry-After', async () => {
   const ctl = new AbortController();

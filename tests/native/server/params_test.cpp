@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/base/status.h"
 #include "native/server/auth.h"
 #include "native/server/sampling_params.h"
 
@@ -18,7 +19,12 @@ std::string base_body(Endpoint e) {
 ApiError refuse(Endpoint e, const std::string& extra) {
   CompletionRequest r;
   ApiError err;
-  EXPECT_FALSE(parse_completion_request("{" + base_body(e) + ", " + extra + "}", e, &r, &err)) << extra;
+  std::string body = "{";
+  body += base_body(e);
+  body += ", ";
+  body += extra;
+  body += "}";
+  EXPECT_FALSE(parse_completion_request(body, e, &r, &err)) << extra;
   EXPECT_EQ(err.status, 400);
   return err;
 }
@@ -74,7 +80,7 @@ TEST(ServerParams, NullIsAbsentAndValuesAreRead) {
   ApiError err;
   ASSERT_TRUE(parse_completion_request(
       R"({"prompt": [1, 2, 3], "max_tokens": 7, "temperature": 0, "top_k": 5, "seed": 9, "stop": "x",
-          "stream": true, "stream_options": {"include_usage": true}, "tools": null, "n": 1, "logprobs": false})",
+          "stream": true, "stream_options": {"include_usage": true}, "response_format": null, "n": 1, "logprobs": false})",
       Endpoint::kCompletion, &r, &err)) << err.message;
   EXPECT_TRUE(r.has_prompt_ids);
   EXPECT_EQ(r.prompt_ids, (std::vector<int32_t>{1, 2, 3}));
