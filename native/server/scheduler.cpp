@@ -65,7 +65,12 @@ Admission Scheduler::submit(std::shared_ptr<Job> job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Admission::kShuttingDown;
-    if (queue_.size() >= static_cast<size_t>(options_.max_queue)) return Admission::kQueueFull;
+    // Room for max_queue waiting requests beyond the slots that are free now (so --queue 0 still
+    // serves n_slots requests at a time).
+    const int64_t n_free = options_.n_slots - metrics_->slots_busy.load();
+    if (static_cast<int64_t>(queue_.size()) >= options_.max_queue + std::max<int64_t>(n_free, 0)) {
+      return Admission::kQueueFull;
+    }
     queue_.push_back(std::move(job));
     metrics_->queue_depth.store(static_cast<int64_t>(queue_.size()));
   }
