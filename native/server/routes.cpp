@@ -259,6 +259,10 @@ void install_routes(httplib::Server& server, ServerContext& ctx) {
     if (res.status == 404) message = strfmt("no endpoint %s %s", req.method.c_str(), req.path.c_str());
     if (res.status == 413) {
       message = strfmt("the request body is larger than %zu bytes", ctx.options.max_body);
+      // cpp-httplib caps form-encoded bodies (curl -d without a Content-Type) at 8 KiB.
+      if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
+        message += " or, sent as application/x-www-form-urlencoded, than 8192 bytes: send it as application/json";
+      }
     }
     send_error(res, status_error(res.status, message));
     return httplib::Server::HandlerResponse::Handled;
