@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -91,6 +92,12 @@ Status run_server(const ServerOptions& options) {
   // /metrics and requests refused with 503.
   const size_t n_workers = static_cast<size_t>(options.n_slots + options.max_queue + 8);
   http.new_task_queue = [n_workers] { return new httplib::ThreadPool(n_workers); };
+  // cpp-httplib's default also sets SO_REUSEPORT, which lets a second server (any process of the
+  // same user) bind the same port and take half the connections: only SO_REUSEADDR here.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   int port = options.port;
   if (port == 0) {
     port = http.bind_to_any_port(options.host);

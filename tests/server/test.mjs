@@ -337,6 +337,13 @@ async function generate(c, i, stream = false) {
   return text;
 }
 
+await test('a second server on the same port is refused (no SO_REUSEPORT sharing)', async () => {
+  const port = new URL(A.url).port;
+  const r = spawnSync(oxidize, ['serve', '-m', model, '--port', port, '-t', '1'], { encoding: 'utf8', timeout: 20000 });
+  eq(r.status, 1, `exit status (stderr: ${r.stderr})`);
+  check(/cannot listen on 127\.0\.0\.1:\d+/.test(r.stderr), r.stderr);
+});
+
 // Solo references for the burst: each prompt alone, greedy.
 const solo = [];
 await test('solo references (greedy, one request at a time)', async () => {
