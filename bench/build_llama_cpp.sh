@@ -12,7 +12,9 @@ targets=("$@")
 bundle=bench/peers/node_modules/node-llama-cpp/llama/gitRelease.bundle
 [ -f "$bundle" ] || { echo "no $bundle: run scripts/setup" >&2; exit 1; }
 [ -d "$dest/src/.git" ] || git clone -q "$bundle" "$dest/src"
+server=OFF  # llama-server (bench/server.sh) only when asked for: it adds the web UI and minutes of build
+for t in "${targets[@]}"; do [ "$t" = llama-server ] && server=ON; done
 cmake -S "$dest/src" -B "$dest/build" -DGGML_NATIVE=ON -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF > /dev/null
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=$server > /dev/null
 cmake --build "$dest/build" -j "$(nproc)" --target "${targets[@]}"
 echo "built: $dest/build/bin/${targets[*]}"

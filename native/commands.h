@@ -23,6 +23,7 @@ Status cmd_perplexity(Args& args);
 Status cmd_formats(Args& args);
 Status cmd_archs(Args& args);
 Status cmd_imatrix(Args& args);
+Status cmd_serve(Args& args);
 
 // Shared by run/logits/chat/perplexity: -m, -c, -t, -b, --isa, -ctk, -ctv.
 struct LoadedSession {

@@ -200,6 +200,20 @@ const OptionDef kSynthOptions[] = {
     {{"--weight-std"}, "S", "standard deviation of the weight matrices (default 0.02)"},
 };
 
+const OptionDef kServeOptions[] = {
+    {{"--host"}, "HOST", "address to listen on (default 127.0.0.1; 0.0.0.0: every interface)"},
+    {{"--port"}, "N", "port (default 8080; 0: any free port, printed when ready)"},
+    {{"-np", "--parallel"}, "N", "slots decoded together in one batch (default 1); each gets -c / N positions"},
+    {{"--api-key"}, "KEY", "require 'Authorization: Bearer KEY' on every route but /health"},
+    {{"--api-key-file"}, "FILE", "read the API key from the first line of FILE"},
+    {{"--timeout", "-to"}, "S", "socket read/write timeout in seconds (default 600)"},
+    {{"--cors"}, "ORIGIN", "send CORS headers to this origin (repeatable; * for any; default: none)", true},
+    {{"--queue"}, "N", "requests that may wait for a free slot (default 64); beyond: 503 with Retry-After"},
+    {{"--max-body"}, "BYTES", "largest request body (default 8388608); larger ones get 413"},
+    {{"--embeddings"}, nullptr, "accepted for llama-server scripts", false,
+     "--embeddings: /v1/embeddings is not implemented yet (it answers 501)"},
+};
+
 const OptionGroup kModel{"model", kModelOptions};
 const OptionGroup kPrompt{"prompt", kPromptOptions};
 const OptionGroup kGeneration{"generation", kGenerationOptions};
@@ -219,6 +233,7 @@ const OptionGroup kBench{"bench", kBenchOptions};
 const OptionGroup kPerplexity{"perplexity", kPerplexityOptions};
 const OptionGroup kSynth{"synth", kSynthOptions};
 const OptionGroup kImatrix{"imatrix", kImatrixOptions};
+const OptionGroup kServe{"server", kServeOptions};
 
 const CommandDef kCommands[] = {
     {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
@@ -246,6 +261,8 @@ const CommandDef kCommands[] = {
     {"archs", "[--names]", "the model architectures this engine runs, with what each switches on", {&kArchs}, cmd_archs},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
+    {"serve", "-m MODEL [--host H] [--port N] [-np N] [-c CTX] [options]",
+     "OpenAI-compatible HTTP server, N slots batched together (native only)", {&kModel, &kServe}, cmd_serve},
 };
 
 std::string names_text(const OptionDef& o) {

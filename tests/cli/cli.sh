@@ -183,7 +183,7 @@ check "run: a prompt longer than -c is cut after the kept tokens (as llama-serve
   bash -c "[ $rc -eq 0 ] && grep -q 'generation: 4 tokens' '$tmp/err' && grep -q 'left out' '$tmp/err'"
 
 # --help for every command, --version.
-for c in run chat logits inspect tokenize template quantize bench synth perplexity imatrix; do
+for c in run chat logits inspect tokenize template quantize bench synth perplexity imatrix serve; do
   "$cli" $c --help > "$tmp/out" 2>&1; rc=$?
   check "$c --help -> exit 0 with its usage" bash -c "[ $rc -eq 0 ] && grep -q 'usage: oxidize $c' '$tmp/out'"
 done

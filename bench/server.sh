@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Aggregate generation t/s of `oxidize serve` and llama-server (built from the bundled llama.cpp
+# source: bench/build_llama_cpp.sh build/llama.cpp llama-server) with 1, 2, 4 and 8 concurrent
+# streams, both servers started with the same -np, -c and -t, side by side in one run (issue #23).
+# Each cell: STREAMS concurrent /v1/completions requests of N_GEN greedy tokens (ignore_eos, short
+# prompts) through bench/server_load.mjs; t/s = generated tokens / wall seconds, best of REPS.
+#
+#   bench/server.sh [MODEL.gguf]
+#
+# MODEL defaults to /tmp/0.5B-q4km.gguf, made with `oxidize synth --shape 0.5B --type Q4_K_M` if
+# missing. Environment:
+#   OXIDIZE        the oxidize binary (default build/native/bin/oxidize)
+#   LLAMA_SERVER   llama-server (default build/llama.cpp/build/bin/llama-server); LLAMA=0 skips it
+#   STREAMS        concurrent streams per cell ("1 2 4 8"); -np is the largest
+#   N_GEN, REPS    tokens per stream (64) and repetitions per cell (2)
+#   THREADS        -t for both servers (2); CTX_SLOT: positions per slot (256)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+oxidize=${OXIDIZE:-$root/build/native/bin/oxidize}
+llama_server=${LLAMA_SERVER:-$root/build/llama.cpp/build/bin/llama-server}
+read -r -a streams <<<"${STREAMS:-1 2 4 8}"
+n_gen=${N_GEN:-64}
+reps=${REPS:-2}
+threads=${THREADS:-2}
+ctx_slot=${CTX_SLOT:-256}
+model=${1:-/tmp/0.5B-q4km.gguf}
+np=0
+for s in "${streams[@]}"; do ((s > np)) && np=$s; done
+ctx=$((np * ctx_slot))
+
+[[ -x $oxidize ]] || { echo "server.sh: no $oxidize (build the oxidize target)" >&2; exit 2; }
+if [[ ! -f $model ]]; then
+  echo "making $model" >&2
+  "$oxidize" synth --shape 0.5B --type Q4_K_M -o "$model" >&2
+fi
+engines=(oxidize)
+if [[ ${LLAMA:-1} != 0 ]]; then
+  if [[ -x $llama_server ]]; then engines+=(llama-server); else
+    echo "server.sh: no $llama_server (bench/build_llama_cpp.sh build/llama.cpp llama-server); llama.cpp skipped" >&2
+  fi
+fi
+
+free_port() { node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+
+pid=
+stop() { if [[ -n $pid ]]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
+trap stop EXIT
+
+start() {  # start ENGINE: starts the server in the background, sets url once /health is 200
+  local port
+  port=$(free_port)
+  url=http://127.0.0.1:$port
+  case $1 in
+    oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" >/dev/null 2>/tmp/server-bench-$1.log & ;;
+    llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
+      >/dev/null 2>/tmp/server-bench-$1.log & ;;
+  esac
+  pid=$!
+  for _ in $(seq 600); do
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "$url/health" || true) == 200 ]] && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "server.sh: $1 exited; see /tmp/server-bench-$1.log" >&2; return 1; }
+    sleep 0.2
+  done
+  echo "server.sh: $1 not ready after 120 s" >&2
+  return 1
+}
+
+declare -A tps
+for e in "${engines[@]}"; do
+  start "$e"
+  node "$root/bench/server_load.mjs" "$url" 1 8 >/dev/null  # warm-up
+  for s in "${streams[@]}"; do
+    best=0
+    for _ in $(seq "$reps"); do
+      t=$(node "$root/bench/server_load.mjs" "$url" "$s" "$n_gen" | sed 's/.*"tps":\([0-9.]*\).*/\1/')
+      best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b > a) ? b : a }')
+    done
+    tps[$e,$s]=$best
+  done
+  stop
+done
+
+echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, best of $reps"
+echo
+header="| streams |"; rule="| ---: |"
+for e in "${engines[@]}"; do header+=" $e t/s |"; rule+=" ---: |"; done
+[[ ${#engines[@]} -gt 1 ]] && { header+=" ratio |"; rule+=" ---: |"; }
+echo "$header"; echo "$rule"
+for s in "${streams[@]}"; do
+  row="| $s |"
+  for e in "${engines[@]}"; do row+=" ${tps[$e,$s]} |"; done
+  [[ ${#engines[@]} -gt 1 ]] && row+=" $(awk -v a="${tps[oxidize,$s]}" -v b="${tps[llama-server,$s]}" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }') |"
+  echo "$row"
+done

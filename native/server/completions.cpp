@@ -1,0 +1,168 @@
+// POST /v1/chat/completions and /v1/completions: parse, tokenize (message text never becomes
+// control tokens), check the slot's context, queue the job, then either stream server-sent events
+// as text arrives or answer with the whole completion.
+#include <chrono>
+
+#include "native/server/connection.h"
+#include "native/server/responses.h"
+#include "native/server/routes.h"
+#include "native/server/sampling_params.h"
+
+namespace ox::server {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr auto kPoll = std::chrono::milliseconds(100);
+constexpr auto kKeepAliveEvery = std::chrono::seconds(2);
+
+// The prompt's tokens, or a 400 naming the field.
+bool prompt_tokens(const ServerContext& ctx, const CompletionRequest& r, std::vector<int32_t>* out, ApiError* e) {
+  const char* field = r.endpoint == Endpoint::kChat ? "messages" : "prompt";
+  Result<std::vector<int32_t>> ids = std::vector<int32_t>{};
+  if (r.endpoint == Endpoint::kChat) {
+    ids = ctx.model->chat_prompt(r.messages, /*add_generation_prompt=*/true);
+  } else if (r.has_prompt_ids) {
+    ids = r.prompt_ids;
+  } else {
+    // A raw prompt as llama-server and `oxidize run -p` read it: BOS as the vocabulary wants,
+    // special-token texts parsed.
+    ids = ctx.model->tokenizer().encode(r.prompt_text, /*add_special=*/true, /*parse_special=*/true);
+  }
+  if (!ids.ok()) {
+    *e = bad_param(field, "invalid_value", strfmt("'%s': %s", field, ids.status().message().c_str()));
+    return false;
+  }
+  *out = std::move(ids).value();
+  const int n_vocab = ctx.model->hparams().n_vocab;
+  for (size_t i = 0; i < out->size(); ++i) {
+    if ((*out)[i] < 0 || (*out)[i] >= n_vocab) {
+      *e = bad_param(field, "invalid_value", strfmt("'%s': token %d at index %zu is outside the vocabulary (%d tokens)",
+                                                    field, (*out)[i], i, n_vocab));
+      return false;
+    }
+  }
+  if (out->empty()) {
+    *e = bad_param(field, "invalid_value", strfmt("'%s': the prompt is empty and the vocabulary adds no BOS token", field));
+    return false;
+  }
+  const int n_ctx = ctx.scheduler->n_ctx_slot();
+  if (out->size() >= static_cast<size_t>(n_ctx)) {
+    *e = bad_param(field, "context_length_exceeded",
+                   strfmt("'%s': the prompt has %zu tokens but a slot's context holds %d (and one more is needed "
+                          "to generate): shorten it, or start the server with a larger -c or fewer slots (-np)",
+                          field, out->size(), n_ctx));
+    return false;
+  }
+  if (r.max_tokens > 0 && out->size() + static_cast<size_t>(r.max_tokens) > static_cast<size_t>(n_ctx)) {
+    *e = bad_param("max_tokens", "context_length_exceeded",
+                   strfmt("'max_tokens' %lld with a prompt of %zu tokens exceeds a slot's context of %d tokens (at "
+                          "most %zu new tokens fit)",
+                          static_cast<long long>(r.max_tokens), out->size(), n_ctx, n_ctx - out->size()));
+    return false;
+  }
+  return true;
+}
+
+ApiError job_error(const std::string& message) {
+  ApiError e;
+  e.status = 503;
+  e.type = "server_error";
+  e.code = "unavailable";
+  e.message = message;
+  return e;
+}
+
+void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage, int fd,
+            httplib::Response& res) {
+  res.status = 200;
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  ctx.open_streams.fetch_add(1);
+  struct State {
+    bool opened = false;
+    std::chrono::steady_clock::time_point last_write;
+  };
+  auto st = std::make_shared<State>();
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [job, rc, include_usage, st, fd](size_t, httplib::DataSink& sink) -> bool {
+        auto write = [&](std::string_view s) {
+          st->last_write = std::chrono::steady_clock::now();
+          return sink.write(s.data(), s.size());
+        };
+        if (!st->opened) {
+          st->opened = true;
+          return write(sse_event(opening_chunk(rc)));
+        }
+        if (peer_closed(fd)) return false;  // the releaser cancels the job
+        JobUpdate u = job->take(kPoll);
+        if (!u.text.empty() && !write(sse_event(text_chunk(rc, u.text)))) return false;  // client gone
+        if (u.done) {
+          // A failed write must end the provider: cpp-httplib ignores done() once a write failed
+          // and would call it again forever.
+          const bool ok = !u.error.empty() ? write(sse_event(error_json(job_error(u.error))))
+                                           : write(sse_event(closing_chunk(rc, u.finish_reason))) &&
+                                                 (!include_usage || write(sse_event(usage_chunk(rc, u.usage)))) &&
+                                                 write(kSseDone);
+          if (!ok) return false;
+          sink.done();
+          return true;
+        }
+        // While queued or between tokens, a comment now and then finds a client that went away.
+        if (std::chrono::steady_clock::now() - st->last_write > kKeepAliveEvery) return write(kSseKeepAlive);
+        return true;
+      },
+      [job, &ctx](bool) {
+        job->cancel();  // no-op once done; otherwise the slot is freed at the next step
+        ctx.open_streams.fetch_sub(1);
+      });
+}
+
+}  // namespace
+
+void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  CompletionRequest r;
+  ApiError e;
+  std::vector<int32_t> prompt;
+  if (!parse_completion_request(req.body, endpoint, &r, &e) || !prompt_tokens(ctx, r, &prompt, &e)) {
+    return send_error(res, e);
+  }
+  GenParams params;
+  params.max_tokens = static_cast<int>(r.max_tokens);
+  params.sampling = to_sampler_params(r.sampling);
+  params.stop = r.stop;
+  params.ignore_eos = r.ignore_eos;
+  auto job = std::make_shared<Job>(std::move(prompt), std::move(params));
+  switch (ctx.scheduler->submit(job)) {
+    case Admission::kQueued:
+      break;
+    case Admission::kQueueFull: {
+      ApiError busy = job_error(strfmt("every slot is busy and %d requests are waiting; retry later",
+                                       ctx.options.max_queue));
+      busy.code = "server_busy";
+      res.set_header("Retry-After", "1");
+      return send_error(res, busy);
+    }
+    case Admission::kShuttingDown:
+      return send_error(res, job_error("the server is shutting down"));
+  }
+  ResponseContext rc = new_response_context(endpoint, ctx.model_name);
+  // The client's socket, polled for a hang-up while the job waits or runs (-1: not found; then a
+  // streaming client is noticed by a failed write, a non-streaming one not at all).
+  const int fd = request_socket(req);
+  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, fd, res);
+  std::string text;
+  for (;;) {
+    JobUpdate u = job->take(kPoll);
+    text += u.text;
+    if (!u.done && peer_closed(fd)) {
+      job->cancel();  // its slot is freed at the next step; nobody reads this answer
+      return send_error(res, job_error("the client closed the connection"));
+    }
+    if (!u.done) continue;
+    if (!u.error.empty()) return send_error(res, job_error(u.error));
+    return send_json(res, 200, full_response(rc, text, u.finish_reason, u.usage));
+  }
+}
+
+}  // namespace ox::server

@@ -1,0 +1,341 @@
+// The table of request fields and their readers: every field's type and range is checked here, and
+// an error names the field (OpenAI's "param").
+#include "native/server/params.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/base/status.h"
+
+namespace ox::server {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr unsigned kChat = static_cast<unsigned>(Endpoint::kChat);
+constexpr unsigned kCompletion = static_cast<unsigned>(Endpoint::kCompletion);
+constexpr unsigned kBoth = kChat | kCompletion;
+constexpr size_t kMaxStops = 16;
+
+const char* type_name(const Json& v) {
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  return v.is_string() ? "a string" : v.is_boolean() ? "a boolean" : v.is_array() ? "an array" : v.is_object() ? "an object" : "null";
+}
+
+bool wrong_type(const char* name, const char* want, const Json& v, ApiError* e) {
+  *e = bad_param(name, "invalid_type", strfmt("'%s' must be %s, not %s", name, want, type_name(v)));
+  return false;
+}
+
+bool out_of_range(const char* name, std::string what, ApiError* e) {
+  *e = bad_param(name, "invalid_value", strfmt("'%s' %s", name, what.c_str()));
+  return false;
+}
+
+bool number(const Json& v, const char* name, double lo, double hi, std::optional<double>* out, ApiError* e) {
+  if (!v.is_number()) return wrong_type(name, "a number", v, e);
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi) return out_of_range(name, strfmt("must be between %g and %g", lo, hi), e);
+  *out = x;
+  return true;
+}
+
+bool integer(const Json& v, const char* name, int64_t lo, int64_t hi, std::optional<int64_t>* out, ApiError* e) {
+  if (!v.is_number_integer()) return wrong_type(name, "an integer", v, e);
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return out_of_range(name, strfmt("must be between %lld and %lld", static_cast<long long>(lo), static_cast<long long>(hi)), e);
+  }
+  const int64_t x = v.get<int64_t>();
+  if (x < lo || x > hi) {
+    return out_of_range(name, strfmt("must be between %lld and %lld", static_cast<long long>(lo), static_cast<long long>(hi)), e);
+  }
+  *out = x;
+  return true;
+}
+
+bool boolean(const Json& v, const char* name, bool* out, ApiError* e) {
+  if (!v.is_boolean()) return wrong_type(name, "a boolean", v, e);
+  *out = v.get<bool>();
+  return true;
+}
+
+// "Only the neutral value" fields: accepted where they change nothing, refused otherwise.
+bool only_value(const Json& v, const char* name, const Json& neutral, const char* why, ApiError* e) {
+  if (v == neutral) return true;
+  *e = bad_param(name, "unsupported_parameter", strfmt("'%s' is not supported yet (%s); only %s is accepted", name, why,
+                                                       json_text(neutral).c_str()));
+  return false;
+}
+
+bool text_content(const Json& content, const std::string& where, std::string* out, ApiError* e) {
+  if (content.is_string()) {
+    *out = content.get<std::string>();
+    return true;
+  }
+  if (content.is_null()) {
+    out->clear();
+    return true;
+  }
+  if (!content.is_array()) return wrong_type(where.c_str(), "a string or an array of text parts", content, e);
+  for (size_t i = 0; i < content.size(); ++i) {
+    const Json& part = content[i];
+    const std::string at = strfmt("%s[%zu]", where.c_str(), i);
+    if (!part.is_object()) return wrong_type(at.c_str(), "an object", part, e);
+    const auto type = part.find("type");
+    const auto text = part.find("text");
+    if (type == part.end() || !type->is_string() || type->get<std::string>() != "text") {
+      *e = bad_param(at + ".type", "unsupported_parameter", strfmt("'%s.type' must be \"text\" (only text parts are supported)", at.c_str()));
+      return false;
+    }
+    if (text == part.end() || !text->is_string()) {
+      return wrong_type((at + ".text").c_str(), "a string", text == part.end() ? Json() : *text, e);
+    }
+    for (const auto& [key, value] : part.items()) {
+      if (key != "type" && key != "text") {
+        *e = bad_param(at + "." + key, "unknown_parameter", strfmt("unknown parameter '%s.%s'", at.c_str(), key.c_str()));
+        return false;
+      }
+    }
+    *out += text->get<std::string>();
+  }
+  return true;
+}
+
+bool read_messages(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_array()) return wrong_type(name, "an array of messages", v, e);
+  if (v.empty()) return out_of_range(name, "must hold at least one message", e);
+  r->messages = Json::array();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Json& m = v[i];
+    const std::string at = strfmt("messages[%zu]", i);
+    if (!m.is_object()) return wrong_type(at.c_str(), "an object", m, e);
+    std::string role, content;
+    bool has_role = false;
+    for (const auto& [key, value] : m.items()) {
+      if (key == "role") {
+        if (!value.is_string()) return wrong_type((at + ".role").c_str(), "a string", value, e);
+        role = value.get<std::string>();
+        has_role = true;
+      } else if (key == "content") {
+        if (!text_content(value, at + ".content", &content, e)) return false;
+      } else {
+        *e = bad_param(at + "." + key, "unknown_parameter",
+                       strfmt("unknown or unsupported parameter '%s.%s'", at.c_str(), key.c_str()));
+        return false;
+      }
+    }
+    if (!has_role) return out_of_range((at + ".role").c_str(), "is required", e);
+    if (role != "system" && role != "user" && role != "assistant" && role != "developer") {
+      *e = bad_param(at + ".role", "invalid_value",
+                     strfmt("'%s.role' must be system, developer, user or assistant, not '%s'", at.c_str(), role.c_str()));
+      return false;
+    }
+    // Templates know "system"; OpenAI's newer "developer" role means the same.
+    if (role == "developer") role = "system";
+    r->messages.push_back({{"role", role}, {"content", content}});
+  }
+  return true;
+}
+
+bool read_prompt(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (v.is_string()) {
+    r->prompt_text = v.get<std::string>();
+    return true;
+  }
+  if (!v.is_array()) return wrong_type(name, "a string or an array of token ids", v, e);
+  if (v.size() == 1 && v[0].is_string()) {  // one prompt in a list
+    r->prompt_text = v[0].get<std::string>();
+    return true;
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i].is_string()) {
+      *e = bad_param(name, "unsupported_parameter", "several prompts in one request are not supported (send one each)");
+      return false;
+    }
+    std::optional<int64_t> id;
+    if (!integer(v[i], strfmt("prompt[%zu]", i).c_str(), 0, std::numeric_limits<int32_t>::max(), &id, e)) {
+      e->param = name;
+      return false;
+    }
+    r->prompt_ids.push_back(static_cast<int32_t>(*id));
+  }
+  r->has_prompt_ids = true;
+  return true;
+}
+
+bool read_stop(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (v.is_string()) {
+    r->stop = {v.get<std::string>()};
+    return true;
+  }
+  if (!v.is_array()) return wrong_type(name, "a string or an array of strings", v, e);
+  if (v.size() > kMaxStops) return out_of_range(name, strfmt("holds at most %zu strings", kMaxStops), e);
+  r->stop.clear();
+  for (const Json& s : v) {
+    if (!s.is_string()) return wrong_type(name, "an array of strings", v, e);
+    r->stop.push_back(s.get<std::string>());
+  }
+  return true;
+}
+
+bool read_max_tokens(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  std::optional<int64_t> n;
+  if (!integer(v, name, 1, std::numeric_limits<int32_t>::max(), &n, e)) return false;
+  r->max_tokens = *n;
+  return true;
+}
+
+bool read_stream_options(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_object()) return wrong_type(name, "an object", v, e);
+  for (const auto& [key, value] : v.items()) {
+    const std::string at = std::string(name) + "." + key;
+    if (key != "include_usage") {
+      *e = bad_param(at, "unknown_parameter", strfmt("unknown or unsupported parameter '%s'", at.c_str()));
+      return false;
+    }
+    if (!value.is_null() && !boolean(value, at.c_str(), &r->include_usage, e)) return false;
+  }
+  return true;
+}
+
+using Reader = bool (*)(const Json& v, const char* name, CompletionRequest* r, ApiError* e);
+
+struct Field {
+  FieldInfo info;
+  Reader read;  // nullptr: not implemented (refused whenever present and not null)
+};
+
+// Every field a client may send. To implement one: give it a reader (and map it in
+// sampling_params.cpp if it is a sampler setting).
+const Field kFields[] = {
+    {{"messages", kChat, true, "required; roles system/developer/user/assistant, text content"}, read_messages},
+    {{"prompt", kCompletion, true, "required; a string or token ids"}, read_prompt},
+    {{"model", kBoth, true, "any name: the server has one model"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
+       if (!v.is_string()) return wrong_type(n, "a string", v, e);
+       r->model = v.get<std::string>();
+       return true;
+     }},
+    {{"stream", kBoth, true, "server-sent events"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->stream, e); }},
+    {{"stream_options", kBoth, true, "include_usage"}, read_stream_options},
+    {{"max_tokens", kBoth, true, ">= 1; prompt + max_tokens must fit a slot"}, read_max_tokens},
+    {{"max_completion_tokens", kChat, true, "as max_tokens"}, read_max_tokens},
+    {{"temperature", kBoth, true, "0..100; 0: greedy"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 100, &r->sampling.temperature, e); }},
+    {{"top_p", kBoth, true, "0..1"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 1, &r->sampling.top_p, e); }},
+    {{"min_p", kBoth, true, "0..1 (llama.cpp)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 1, &r->sampling.min_p, e); }},
+    {{"top_k", kBoth, true, ">= 0 (llama.cpp)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return integer(v, n, 0, 1 << 24, &r->sampling.top_k, e); }},
+    {{"repeat_penalty", kBoth, true, "> 0 (llama.cpp)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 1e-6, 100, &r->sampling.repeat_penalty, e); }},
+    {{"repeat_last_n", kBoth, true, ">= -1 (llama.cpp)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return integer(v, n, -1, 1 << 24, &r->sampling.repeat_last_n, e); }},
+    {{"seed", kBoth, true, "integer; -1: random"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
+       return integer(v, n, -1, std::numeric_limits<int64_t>::max(), &r->sampling.seed, e);
+     }},
+    {{"stop", kBoth, true, "a string or up to 16 strings"}, read_stop},
+    {{"ignore_eos", kBoth, true, "llama.cpp"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->ignore_eos, e); }},
+    {{"user", kBoth, true, "a string; not used"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return v.is_string() || wrong_type(n, "a string", v, e); }},
+    {{"n", kBoth, true, "only 1"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 1, "one choice per request", e); }},
+    {{"logprobs", kBoth, true, "only false"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "log probabilities", e); }},
+    {{"echo", kCompletion, true, "only false"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "echoing the prompt", e); }},
+    {{"presence_penalty", kBoth, true, "only 0"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 0, "use repeat_penalty", e); }},
+    {{"frequency_penalty", kBoth, true, "only 0"},
+     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 0, "use repeat_penalty", e); }},
+    // Not implemented yet: refused by name.
+    {{"response_format", kBoth, false, "structured output (grammars) is in progress"}, nullptr},
+    {{"tools", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"tool_choice", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"parallel_tool_calls", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"functions", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"function_call", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"top_logprobs", kBoth, false, "log probabilities are in progress"}, nullptr},
+    {{"logit_bias", kBoth, false, "not implemented"}, nullptr},
+    {{"best_of", kCompletion, false, "one choice per request"}, nullptr},
+    {{"suffix", kCompletion, false, "not implemented"}, nullptr},
+    {{"modalities", kChat, false, "text only"}, nullptr},
+    {{"audio", kChat, false, "text only"}, nullptr},
+    {{"prediction", kChat, false, "not implemented"}, nullptr},
+    {{"reasoning_effort", kChat, false, "not implemented"}, nullptr},
+    {{"service_tier", kBoth, false, "not implemented"}, nullptr},
+    {{"store", kChat, false, "not implemented"}, nullptr},
+    {{"metadata", kChat, false, "not implemented"}, nullptr},
+    {{"web_search_options", kChat, false, "not implemented"}, nullptr},
+};
+
+const Field* find_field(std::string_view name) {
+  for (const Field& f : kFields) {
+    if (name == f.info.name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const FieldInfo> request_fields() {
+  static const std::vector<FieldInfo> infos = [] {
+    std::vector<FieldInfo> out;
+    for (const Field& f : kFields) out.push_back(f.info);
+    return out;
+  }();
+  return infos;
+}
+
+bool parse_json_object(std::string_view body, nlohmann::ordered_json* out, ApiError* error) {
+  *out = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded()) {
+    *error = bad_param("", "invalid_json",
+                       "the request body is not valid JSON (or holds invalid UTF-8)");
+    return false;
+  }
+  if (!out->is_object()) {
+    *error = bad_param("", "invalid_type", strfmt("the request body must be a JSON object, not %s", type_name(*out)));
+    return false;
+  }
+  return true;
+}
+
+bool parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest* out, ApiError* error) {
+  Json j;
+  if (!parse_json_object(body, &j, error)) return false;
+  *out = CompletionRequest{};
+  out->endpoint = endpoint;
+  const unsigned bit = static_cast<unsigned>(endpoint);
+  for (const auto& [key, value] : j.items()) {
+    const Field* f = find_field(key);
+    if (f == nullptr || (f->info.endpoints & bit) == 0) {
+      *error = bad_param(key, "unknown_parameter", strfmt("unknown parameter '%s'", key.c_str()));
+      return false;
+    }
+    if (value.is_null()) continue;  // null is absent, as OpenAI reads it
+    if (f->read == nullptr) {
+      *error = bad_param(key, "unsupported_parameter",
+                         strfmt("'%s' is not supported yet (%s)", key.c_str(), f->info.note));
+      return false;
+    }
+    if (!f->read(value, f->info.name, out, error)) return false;
+  }
+  const char* required = endpoint == Endpoint::kChat ? "messages" : "prompt";
+  const auto it = j.find(required);
+  if (it == j.end() || it->is_null()) {
+    *error = bad_param(required, "missing_required_parameter", strfmt("'%s' is required", required));
+    return false;
+  }
+  if (!out->stream && j.contains("stream_options") && !j["stream_options"].is_null()) {
+    *error = bad_param("stream_options", "invalid_value", "'stream_options' is only allowed with \"stream\": true");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ox::server

@@ -1,0 +1,58 @@
+// Request bodies of /v1/chat/completions and /v1/completions parsed into typed parameters. One
+// table (kFields in params.cpp) lists every OpenAI field: the ones implemented with their reader,
+// and the ones not implemented yet with the reason; a field in neither is unknown. Both kinds are
+// refused with 400 naming the field, so nothing a client sends is silently ignored.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "native/server/api_error.h"
+
+namespace ox::server {
+
+enum class Endpoint : unsigned { kChat = 1, kCompletion = 2 };
+
+// Sampling fields as the request gave them (absent: the server's defaults); sampling_params.h maps
+// them to the sampler.
+struct SamplingFields {
+  std::optional<double> temperature, top_p, min_p, repeat_penalty;
+  std::optional<int64_t> top_k, repeat_last_n, seed;
+};
+
+struct CompletionRequest {
+  Endpoint endpoint = Endpoint::kChat;
+  std::string model;
+  nlohmann::ordered_json messages;  // chat: [{role, content: string}], content parts joined
+  bool has_prompt_ids = false;      // completion: token ids given instead of text
+  std::string prompt_text;
+  std::vector<int32_t> prompt_ids;
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage
+  int64_t max_tokens = -1;     // -1: until end of generation or the slot's context is full
+  SamplingFields sampling;
+  std::vector<std::string> stop;
+  bool ignore_eos = false;
+};
+
+// Parses and validates a body. On failure returns false and fills `error` (400, naming the field).
+bool parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest* out, ApiError* error);
+
+// Parses a body that must be a JSON object (the other POST routes).
+bool parse_json_object(std::string_view body, nlohmann::ordered_json* out, ApiError* error);
+
+// The names of the table (for tests and docs): accepted ones, then not-yet-implemented ones.
+struct FieldInfo {
+  const char* name;
+  unsigned endpoints;  // bits of Endpoint
+  bool implemented;
+  const char* note;
+};
+std::span<const FieldInfo> request_fields();
+
+}  // namespace ox::server

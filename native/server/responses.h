@@ -1,0 +1,41 @@
+// OpenAI's response shapes for chat and text completions: the whole JSON answer, and the
+// server-sent events of a stream (chunks, the usage chunk, `data: [DONE]`, an error event).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "native/server/api_error.h"
+#include "native/server/job.h"
+#include "native/server/params.h"
+
+namespace ox::server {
+
+struct ResponseContext {
+  Endpoint endpoint = Endpoint::kChat;
+  std::string id;  // chatcmpl-... / cmpl-...
+  int64_t created = 0;
+  std::string model;
+};
+
+ResponseContext new_response_context(Endpoint endpoint, std::string model);
+
+nlohmann::ordered_json usage_json(const JobUsage& usage);
+nlohmann::ordered_json full_response(const ResponseContext& c, const std::string& text, const std::string& finish_reason,
+                                     const JobUsage& usage);
+
+// Streaming: the opening chunk (chat: the assistant role), text chunks, the closing chunk with the
+// finish reason, and (stream_options.include_usage) a chunk with empty choices and the usage.
+nlohmann::ordered_json opening_chunk(const ResponseContext& c);
+nlohmann::ordered_json text_chunk(const ResponseContext& c, std::string_view text);
+nlohmann::ordered_json closing_chunk(const ResponseContext& c, const std::string& finish_reason);
+nlohmann::ordered_json usage_chunk(const ResponseContext& c, const JobUsage& usage);
+
+std::string sse_event(const nlohmann::ordered_json& data);  // "data: {...}\n\n"
+inline constexpr std::string_view kSseDone = "data: [DONE]\n\n";
+inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";  // a comment: clients skip it
+
+}  // namespace ox::server

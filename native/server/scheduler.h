@@ -1,0 +1,86 @@
+// Scheduler: continuous batching over one KV cache of n_slots sequences. One thread runs the loop:
+// each step admits waiting jobs into free slots (the slot whose cached tokens share the longest
+// prefix with the prompt, so a follow-up chat turn evaluates only its new tokens), then submits ONE
+// Model::forward_batch holding every generating slot's next token plus chunks of joining prompts,
+// samples each slot's row and hands text to its Job. A cancelled job frees its slot at the next step.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "core/base/thread_pool.h"
+#include "core/session/session.h"
+#include "core/tokenizer/stream_decoder.h"
+#include "native/server/job.h"
+#include "native/server/metrics.h"
+
+namespace ox::server {
+
+struct SchedulerOptions {
+  int n_slots = 1;
+  int n_ctx_slot = 0;  // positions per slot
+  int n_batch = 512;   // tokens per forward pass
+  int n_threads = 1;
+  int max_queue = 64;
+  DType cache_type_k = DType::F16;
+  DType cache_type_v = DType::F16;
+};
+
+enum class Admission { kQueued, kQueueFull, kShuttingDown };
+
+class Scheduler {
+ public:
+  static Result<std::unique_ptr<Scheduler>> create(std::shared_ptr<const LoadedModel> model,
+                                                   const SchedulerOptions& options, Metrics* metrics);
+  ~Scheduler();
+
+  int n_ctx_slot() const { return options_.n_ctx_slot; }
+  int n_slots() const { return options_.n_slots; }
+
+  // Queues a job for the next free slot (HTTP threads).
+  Admission submit(std::shared_ptr<Job> job);
+  // The batch loop; returns after shutdown().
+  void run();
+  // Fails every queued and running job ("the server is shutting down") and ends run().
+  void shutdown();
+
+ private:
+  struct Active;  // a running generation: sampler, detokenizer, stop matcher
+  struct Slot {
+    std::vector<int32_t> cached;  // tokens the slot's sequence holds in the KV cache, in order
+    std::unique_ptr<Active> active;
+    uint64_t last_used = 0;  // admission counter when a job last took the slot
+  };
+  Scheduler(std::shared_ptr<const LoadedModel> model, const SchedulerOptions& options, Metrics* metrics);
+
+  void admit(std::shared_ptr<Job> job, int slot);
+  int pick_slot(const Job& job) const;
+  void release(int slot);
+  Status step();
+  void sample_slot(int slot, std::span<const float> logits);
+  void finish_slot(int slot, const char* reason, bool flush);
+  void fail_all(const std::string& message);
+
+  std::shared_ptr<const LoadedModel> model_;
+  SchedulerOptions options_;
+  Metrics* metrics_;
+  ThreadPool pool_;
+  std::unique_ptr<ForwardState> state_;
+  std::vector<Slot> slots_;
+  std::vector<BatchToken> batch_;
+  std::vector<int> batch_logit_slot_;  // for each logits row of the batch: its slot
+  std::vector<float> logits_;          // [n_slots][n_vocab]
+  uint64_t use_counter_ = 0;
+  int prefill_start_ = 0;              // the slot whose prompt chunk goes first this step
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  bool stopping_ = false;
+};
+
+}  // namespace ox::server

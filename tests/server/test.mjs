@@ -1,0 +1,453 @@
+// `oxidize serve` driven by real clients: the official openai package (chat and text completions,
+// streaming and not, models), curl -N reading the event stream, and raw fetch for what a client
+// library would refuse to send (bad keys, oversized or broken bodies, aborts). Every server is
+// started here on 127.0.0.1 with --port 0 (the port is read from its ready line) and stopped here.
+// Usage: node tests/server/test.mjs [BUILD/bin/oxidize] [MODEL.gguf]
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const shared = process.env.OXIDIZE_SHARED ?? resolve(root, '../shared');
+const oxidize = resolve(process.argv[2] ?? `${root}/build/native/bin/oxidize`);
+const model = resolve(process.argv[3] ?? `${shared}/models/stories260K.gguf`);
+const KEY = 'test-key-0123456789';
+
+let failures = 0;
+const results = [];
+async function test(name, fn) {
+  const start = Date.now();
+  try {
+    await fn();
+    results.push(`ok    ${name} (${Date.now() - start} ms)`);
+  } catch (e) {
+    failures++;
+    results.push(`FAIL  ${name}: ${e?.stack ?? e}`);
+  }
+  console.log(results[results.length - 1]);
+}
+function check(cond, what) {
+  if (!cond) throw new Error(what);
+}
+function eq(a, b, what) {
+  if (JSON.stringify(a) !== JSON.stringify(b)) {
+    throw new Error(`${what}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+  }
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Starts a server; resolves once it printed its URL line.
+function startServer(args) {
+  return new Promise((resolveStart, rejectStart) => {
+    const proc = spawn(oxidize, ['serve', '-m', model, '--host', '127.0.0.1', '--port', '0', '-t', '1', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => rejectStart(new Error(`server did not start in 60 s: ${err}`)), 60000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/[0-9.:]+/);
+      if (m) {
+        clearTimeout(timer);
+        resolveStart({ proc, url: m[0], stderr: () => err });
+      }
+    });
+    proc.stderr.on('data', (d) => (err += d));
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      rejectStart(new Error(`server exited (${code}) before it was ready: ${err}`));
+    });
+  });
+}
+
+// Stops a server with a signal; resolves with its exit code (fails past 15 s: it hung).
+function stopServer(server, signal = 'SIGTERM') {
+  return new Promise((res, rej) => {
+    if (server.proc.exitCode !== null) return res(server.proc.exitCode);
+    const timer = setTimeout(() => {
+      server.proc.kill('SIGKILL');
+      rej(new Error(`server did not exit within 15 s of ${signal}`));
+    }, 15000);
+    server.proc.on('exit', (code) => {
+      clearTimeout(timer);
+      res(code);
+    });
+    server.proc.kill(signal);
+  });
+}
+
+function rssKiB(pid) {
+  const m = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
+  return Number(m[1]);
+}
+
+async function metric(url, name, headers = {}) {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
+  const m = text.match(new RegExp(`^oxidize_${name} (\\S+)$`, 'm'));
+  return m ? Number(m[1]) : NaN;
+}
+
+async function post(url, path, body, headers = {}) {
+  const r = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body),
+  });
+  const text = await r.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: r.status, headers: r.headers, text, json };
+}
+
+const PROMPTS = [
+  'Once upon a time', 'The little dog', 'Lily and Tom went to the park', 'One day, a bird',
+  'There was a big tree', 'The sun was shining', 'Sam had a red ball', 'A cat sat',
+  'Mom said', 'The boy ran', 'In the forest', 'She liked to play',
+  'The fish swam', 'It was a rainy day', 'Ben saw a car', 'The girl smiled',
+];
+
+// ---- server A: 4 slots, an API key, CORS for one origin, a small body limit
+const A = await startServer(['-np', '4', '-c', '1024', '--api-key', KEY, '--cors', 'http://allowed.example',
+  '--max-body', '65536']);
+const auth = { Authorization: `Bearer ${KEY}` };
+const client = new OpenAI({ baseURL: `${A.url}/v1`, apiKey: KEY, maxRetries: 0, timeout: 120000 });
+
+await test('GET /health is 200 without a key', async () => {
+  const r = await fetch(`${A.url}/health`);
+  eq(r.status, 200, 'status');
+  eq(await r.json(), { status: 'ok' }, 'body');
+});
+
+await test('openai: models.list', async () => {
+  const list = await client.models.list();
+  eq(list.data.map((m) => m.id), ['stories260K.gguf'], 'model ids');
+});
+
+let chatText;
+await test('openai: chat completion (not streamed), greedy', async () => {
+  const r = await client.chat.completions.create({
+    model: 'stories260K', messages: [{ role: 'user', content: 'Once upon a time' }], max_tokens: 32, temperature: 0,
+  });
+  chatText = r.choices[0].message.content;
+  eq(r.object, 'chat.completion', 'object');
+  eq(r.choices[0].message.role, 'assistant', 'role');
+  check(typeof chatText === 'string' && chatText.length > 0, 'empty content');
+  check(['stop', 'length'].includes(r.choices[0].finish_reason), 'finish_reason');
+  check(r.usage.prompt_tokens > 0 && r.usage.completion_tokens > 0, 'usage');
+  eq(r.usage.total_tokens, r.usage.prompt_tokens + r.usage.completion_tokens, 'total_tokens');
+});
+
+await test('openai: chat completion streamed with include_usage gives the same text', async () => {
+  const stream = await client.chat.completions.create({
+    model: 'stories260K', messages: [{ role: 'user', content: 'Once upon a time' }], max_tokens: 32, temperature: 0,
+    stream: true, stream_options: { include_usage: true },
+  });
+  let text = '';
+  let finish = null;
+  let usage = null;
+  for await (const chunk of stream) {
+    eq(chunk.object, 'chat.completion.chunk', 'object');
+    if (chunk.choices.length > 0) {
+      text += chunk.choices[0].delta.content ?? '';
+      finish = chunk.choices[0].finish_reason ?? finish;
+    }
+    if (chunk.usage) usage = chunk.usage;
+  }
+  eq(text, chatText, 'streamed text');
+  check(finish === 'stop' || finish === 'length', `finish_reason ${finish}`);
+  check(usage && usage.completion_tokens > 0, 'usage chunk');
+});
+
+await test('a follow-up chat turn reuses the slot cache (prompt_tokens_details.cached_tokens)', async () => {
+  const messages = [{ role: 'user', content: 'Once upon a time' }, { role: 'assistant', content: chatText },
+    { role: 'user', content: 'And then?' }];
+  const r = await client.chat.completions.create({ model: 'x', messages, max_tokens: 8, temperature: 0 });
+  const cached = r.usage.prompt_tokens_details?.cached_tokens ?? 0;
+  check(cached > 5, `cached_tokens ${cached} of ${r.usage.prompt_tokens}`);
+});
+
+await test('openai: text completion, greedy, equals `oxidize run --temp 0`', async () => {
+  const r = await client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 40, temperature: 0 });
+  eq(r.object, 'text_completion', 'object');
+  const cli = spawnSync(oxidize, ['run', '-m', model, '-p', 'Once upon a time', '-n', '40', '--temp', '0', '-t', '1',
+    '-c', '256'], { encoding: 'utf8' });
+  eq(cli.status, 0, 'oxidize run');
+  eq(r.choices[0].text, cli.stdout.replace(/\n$/, ''), 'text vs CLI');
+  const s = await client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 40, temperature: 0,
+    stream: true });
+  let text = '';
+  for await (const chunk of s) text += chunk.choices[0]?.text ?? '';
+  eq(text, r.choices[0].text, 'streamed text');
+});
+
+await test('curl -N reads the event stream to data: [DONE]', async () => {
+  const r = spawnSync('curl', ['-sN', '-X', 'POST', `${A.url}/v1/completions`, '-H', `Authorization: Bearer ${KEY}`,
+    '-H', 'Content-Type: application/json', '-d', '{"prompt":"Once upon a time","max_tokens":12,"stream":true,' +
+    '"temperature":0,"stream_options":{"include_usage":true}}'], { encoding: 'utf8', timeout: 60000 });
+  eq(r.status, 0, 'curl exit');
+  const events = r.stdout.split('\n\n').filter((e) => e.startsWith('data: '));
+  eq(events[events.length - 1], 'data: [DONE]', 'last event');
+  const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)));
+  check(chunks.every((c) => c.object === 'text_completion'), 'chunk objects');
+  check(chunks[chunks.length - 1].usage.completion_tokens === 12, 'usage of 12 tokens');
+});
+
+await test('sampling with a seed repeats; top_k/top_p/min_p/repeat_penalty/stop accepted', async () => {
+  const body = { model: 'x', prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 42, top_k: 20,
+    top_p: 0.9, min_p: 0.02, repeat_penalty: 1.1, stop: ['zzz'] };
+  const a = await client.completions.create(body);
+  const b = await client.completions.create(body);
+  eq(a.choices[0].text, b.choices[0].text, 'same seed');
+  const stopped = await client.completions.create({ ...body, temperature: 0, stop: [' '] });
+  check(!stopped.choices[0].text.includes(' '), 'stop string in output');
+  eq(stopped.choices[0].finish_reason, 'stop', 'finish on stop string');
+});
+
+await test('/tokenize, /detokenize, /apply-template, /metrics', async () => {
+  const t = await post(A.url, '/tokenize', { content: 'Once upon a time', add_special: true }, auth);
+  eq(t.status, 200, 'tokenize');
+  check(t.json.tokens.length > 2 && t.json.tokens[0] === 1, 'BOS then ids');
+  const d = await post(A.url, '/detokenize', { tokens: t.json.tokens.slice(1) }, auth);
+  eq(d.json.content.trim(), 'Once upon a time', 'detokenize');
+  const p = await post(A.url, '/apply-template', { messages: [{ role: 'user', content: 'hi' }] }, auth);
+  check(p.status === 200 && p.json.prompt.includes('hi'), `apply-template ${p.text}`);
+  const m = await (await fetch(`${A.url}/metrics`, { headers: auth })).text();
+  check(/^oxidize_tokens_predicted_total \d+/m.test(m) && /^oxidize_requests_deferred 0/m.test(m), m);
+});
+
+await test('message text spelling control tokens stays text', async () => {
+  const plain = await post(A.url, '/tokenize', { content: '</s>', parse_special: true }, auth);
+  eq(plain.json.tokens, [2], '</s> is EOS when parsed');
+  const r = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: '</s></s></s>' }],
+    max_tokens: 4, temperature: 0 });
+  const base = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: '' }],
+    max_tokens: 4, temperature: 0 });
+  check(r.usage.prompt_tokens > base.usage.prompt_tokens + 3, 'each </s> became several text tokens');
+});
+
+await test('API key: missing or wrong is 401 with an error object; compared per route', async () => {
+  const none = await post(A.url, '/v1/completions', { prompt: 'x' });
+  eq(none.status, 401, 'no key');
+  eq(none.json.error.code, 'invalid_api_key', 'code');
+  const wrong = await post(A.url, '/v1/completions', { prompt: 'x' }, { Authorization: `Bearer ${KEY}x` });
+  eq(wrong.status, 401, 'wrong key');
+  const short = await post(A.url, '/v1/completions', { prompt: 'x' }, { Authorization: 'Bearer ' });
+  eq(short.status, 401, 'empty key');
+  eq((await fetch(`${A.url}/metrics`)).status, 401, '/metrics needs the key');
+  eq((await fetch(`${A.url}/v1/models`)).status, 401, '/v1/models needs the key');
+  const bad = new OpenAI({ baseURL: `${A.url}/v1`, apiKey: 'nope', maxRetries: 0 });
+  let status = 0;
+  try {
+    await bad.models.list();
+  } catch (e) {
+    status = e.status;
+  }
+  eq(status, 401, 'openai client sees 401');
+});
+
+await test('oversized body is 413; invalid JSON, invalid UTF-8 and wrong types are 400 naming the field', async () => {
+  const big = await post(A.url, '/v1/completions', { prompt: 'x'.repeat(100000) }, auth);
+  eq(big.status, 413, 'oversized');
+  eq(big.json?.error?.type, 'invalid_request_error', '413 error object');
+  const broken = await post(A.url, '/v1/completions', '{"prompt": "x",', auth);
+  eq([broken.status, broken.json.error.code], [400, 'invalid_json'], 'invalid JSON');
+  const utf8 = await post(A.url, '/v1/completions',
+    new Uint8Array([...Buffer.from('{"prompt": "'), 0xff, 0xfe, 0xc3, ...Buffer.from('"}')]), auth);
+  eq(utf8.status, 400, 'invalid UTF-8');
+  const surrogate = await post(A.url, '/v1/completions', '{"prompt": "\\ud800"}', auth);
+  eq(surrogate.status, 400, 'lone surrogate');
+  const cases = [
+    [{ prompt: 'x', max_tokens: -1 }, 'max_tokens'],
+    [{ prompt: 'x', max_tokens: '10' }, 'max_tokens'],
+    [{ prompt: 'x', max_tokens: 1.5 }, 'max_tokens'],
+    [{ prompt: 'x', temperature: 'hot' }, 'temperature'],
+    [{ prompt: 'x', temperature: -1 }, 'temperature'],
+    [{ prompt: 'x', stream: 'yes' }, 'stream'],
+    [{ prompt: 'x', stop: [1] }, 'stop'],
+    [{ prompt: 'x', foo: 1 }, 'foo'],
+    [{ prompt: 'x', response_format: { type: 'json_object' } }, 'response_format'],
+    [{ prompt: 'x', logprobs: 2 }, 'logprobs'],
+    [{ prompt: 'x', n: 2 }, 'n'],
+    [{ prompt: 'x', stream_options: { include_usage: true } }, 'stream_options'],
+    [{ prompt: 12 }, 'prompt'],
+    [{ prompt: [5, 999999] }, 'prompt'],
+    [{ max_tokens: 3 }, 'prompt'],
+  ];
+  for (const [body, param] of cases) {
+    const r = await post(A.url, '/v1/completions', body, auth);
+    eq([r.status, r.json?.error?.param], [400, param], JSON.stringify(body));
+    check(r.json.error.message.includes(param), `message names ${param}: ${r.json.error.message}`);
+  }
+  const chatCases = [
+    [{ messages: 'hi' }, 'messages'],
+    [{ messages: [] }, 'messages'],
+    [{ messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
+    [{ messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
+    [{ messages: [{ role: 'user', content: 'x' }], tools: [] }, 'tools'],
+    [{ messages: [{ role: 'user', content: 'x' }], logprobs: true }, 'logprobs'],
+    [{ messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 0 }, 'max_completion_tokens'],
+  ];
+  for (const [body, param] of chatCases) {
+    const r = await post(A.url, '/v1/chat/completions', body, auth);
+    eq([r.status, r.json?.error?.param], [400, param], JSON.stringify(body));
+  }
+  eq((await post(A.url, '/v1/chat/completions', '[1,2]', auth)).status, 400, 'array body');
+  eq((await fetch(`${A.url}/nope`, { headers: auth })).status, 404, 'unknown route');
+  eq((await fetch(`${A.url}/health`)).status, 200, 'still serving');
+});
+
+await test('max_tokens beyond a slot context, and a prompt longer than it, are 400', async () => {
+  const r = await post(A.url, '/v1/completions', { prompt: 'Once upon a time', max_tokens: 100000 }, auth);
+  eq([r.status, r.json.error.param, r.json.error.code], [400, 'max_tokens', 'context_length_exceeded'], r.text);
+  const long = await post(A.url, '/v1/completions', { prompt: 'Once upon a time '.repeat(200) }, auth);
+  eq([long.status, long.json.error.param], [400, 'prompt'], long.text);
+});
+
+await test('CORS headers only for the origin given', async () => {
+  const ok = await fetch(`${A.url}/health`, { headers: { Origin: 'http://allowed.example' } });
+  eq(ok.headers.get('access-control-allow-origin'), 'http://allowed.example', 'allowed origin');
+  const no = await fetch(`${A.url}/health`, { headers: { Origin: 'http://evil.example' } });
+  eq(no.headers.get('access-control-allow-origin'), null, 'other origin');
+  const pre = await fetch(`${A.url}/v1/completions`, { method: 'OPTIONS', headers: { Origin: 'http://allowed.example',
+    'Access-Control-Request-Method': 'POST' } });
+  eq(pre.status, 204, 'preflight');
+  const preBad = await fetch(`${A.url}/v1/completions`, { method: 'OPTIONS', headers: { Origin: 'http://evil.example' } });
+  eq(preBad.status, 403, 'preflight from another origin');
+});
+
+// Prompt i, greedy, 48 tokens: a text completion for even i, a chat completion for odd i; streamed
+// or not (the text must not depend on it).
+async function generate(c, i, stream = false) {
+  const common = { model: 'x', max_tokens: 48, temperature: 0, stream };
+  let text = '';
+  if (i % 2 === 0) {
+    const r = await c.completions.create({ ...common, prompt: PROMPTS[i] });
+    if (!stream) return r.choices[0].text;
+    for await (const chunk of r) text += chunk.choices[0]?.text ?? '';
+  } else {
+    const r = await c.chat.completions.create({ ...common, messages: [{ role: 'user', content: PROMPTS[i] }] });
+    if (!stream) return r.choices[0].message.content;
+    for await (const chunk of r) text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  return text;
+}
+
+await test('a second server on the same port is refused (no SO_REUSEPORT sharing)', async () => {
+  const port = new URL(A.url).port;
+  const r = spawnSync(oxidize, ['serve', '-m', model, '--port', port, '-t', '1'], { encoding: 'utf8', timeout: 20000 });
+  eq(r.status, 1, `exit status (stderr: ${r.stderr})`);
+  check(/cannot listen on 127\.0\.0\.1:\d+/.test(r.stderr), r.stderr);
+});
+
+// Solo references for the burst: each prompt alone, greedy.
+const solo = [];
+await test('solo references (greedy, one request at a time)', async () => {
+  for (let i = 0; i < PROMPTS.length; i++) solo.push(await generate(client, i));
+});
+eq(await stopServer(A), 0, 'server A exit code');
+
+// ---- server B: 16 slots, all 16 clients in one batch
+const B = await startServer(['-np', '16', '-c', '4096']);
+const clientB = new OpenAI({ baseURL: `${B.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 300000 });
+const burst = () => Promise.all(PROMPTS.map((p, i) => generate(clientB, i, i % 2 === 1)));
+await test('16 concurrent clients (chat and completions, half streaming) get the tokens they get alone', async () => {
+  const texts = await burst();
+  for (let i = 0; i < PROMPTS.length; i++) eq(texts[i], solo[i], `prompt ${i} '${PROMPTS[i]}'`);
+  check((await metric(B.url, 'batch_tokens_total')) > (await metric(B.url, 'batch_steps_total')) * 4,
+    'steps batched several sequences');
+});
+await test('RSS returns to its idle level after bursts', async () => {
+  await sleep(200);
+  const idle = rssKiB(B.proc.pid);
+  for (let k = 0; k < 3; k++) await burst();
+  await sleep(500);
+  const after = rssKiB(B.proc.pid);
+  check(after <= idle * 1.1 + 4096, `idle ${idle} KiB, after 3 bursts ${after} KiB`);
+  eq(await metric(B.url, 'requests_processing'), 0, 'no slot busy');
+});
+eq(await stopServer(B, 'SIGINT'), 0, 'server B exit code');
+
+// ---- server C: 1 slot, a queue of 1: aborts, a full queue, shutdown mid-stream
+const C = await startServer(['-np', '1', '-c', '2048', '--queue', '1']);
+const longBody = { prompt: 'Once upon a time', max_tokens: 1500, ignore_eos: true, temperature: 0 };
+await test('a client that aborts mid-stream frees its slot', async () => {
+  const ctl = new AbortController();
+  const r = await fetch(`${C.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ ...longBody, stream: true }),
+    headers: { 'Content-Type': 'application/json' }, signal: ctl.signal });
+  const reader = r.body.getReader();
+  await reader.read();
+  await reader.read();
+  ctl.abort();
+  let busy = 1;
+  for (let i = 0; i < 50 && busy !== 0; i++) {
+    await sleep(100);
+    busy = await metric(C.url, 'requests_processing');
+  }
+  eq(busy, 0, 'slot freed');
+  check((await metric(C.url, 'tokens_predicted_total')) < 1500, 'generation stopped early');
+});
+await test('a non-streaming client that goes away frees its slot', async () => {
+  const before = await metric(C.url, 'tokens_predicted_total');
+  const ctl = new AbortController();
+  const pending = fetch(`${C.url}/v1/completions`, { method: 'POST', body: JSON.stringify(longBody),
+    headers: { 'Content-Type': 'application/json' }, signal: ctl.signal }).catch(() => null);
+  let busy = 0;
+  for (let i = 0; i < 50 && busy !== 1; i++) {
+    await sleep(20);
+    busy = await metric(C.url, 'requests_processing');
+  }
+  eq(busy, 1, 'running');
+  ctl.abort();
+  await pending;
+  for (let i = 0; i < 50 && busy !== 0; i++) {
+    await sleep(100);
+    busy = await metric(C.url, 'requests_processing');
+  }
+  eq(busy, 0, 'slot freed');
+  check((await metric(C.url, 'tokens_predicted_total')) - before < 1500, 'generation stopped early');
+});
+await test('a full queue answers 503 with Retry-After', async () => {
+  const ctl = new AbortController();
+  const streamBody = JSON.stringify({ ...longBody, stream: true });
+  const running = fetch(`${C.url}/v1/completions`, { method: 'POST', body: streamBody,
+    headers: { 'Content-Type': 'application/json' }, signal: ctl.signal }).catch(() => null);
+  await sleep(300);
+  const queued = fetch(`${C.url}/v1/completions`, { method: 'POST', body: streamBody,
+    headers: { 'Content-Type': 'application/json' }, signal: ctl.signal }).catch(() => null);
+  await sleep(300);
+  const r = await post(C.url, '/v1/completions', longBody);
+  eq(r.status, 503, 'third request');
+  eq(r.headers.get('retry-after'), '1', 'Retry-After');
+  eq(r.json.error.code, 'server_busy', 'code');
+  ctl.abort();
+  await Promise.all([running, queued]);
+  for (let i = 0; i < 100 && (await metric(C.url, 'requests_processing')) !== 0; i++) await sleep(100);
+});
+await test('SIGTERM mid-stream: the stream ends with an error event and the server exits 0', async () => {
+  const r = await fetch(`${C.url}/v1/chat/completions`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1500, ignore_eos: true,
+      stream: true }) });
+  const reader = r.body.getReader();
+  await reader.read();
+  const code = stopServer(C, 'SIGTERM');
+  let text = '';
+  const dec = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += dec.decode(value);
+  }
+  const events = text.split('\n\n').filter((e) => e.startsWith('data: '));
+  const last = JSON.parse(events[events.length - 1].slice(6));
+  check(last.error && /shutting down/.test(last.error.message), `last event ${events[events.length - 1]}`);
+  eq(await code, 0, `exit code; stderr: ${C.stderr()}`);
+  if (process.env.SERVER_TEST_VERBOSE) console.log(C.stderr());
+});
+
+console.log(`\n${results.length - failures} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
