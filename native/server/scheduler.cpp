@@ -150,7 +150,14 @@ void Scheduler::sample_slot(int s, std::span<const float> logits) {
   Slot& slot = slots_[static_cast<size_t>(s)];
   Active& a = *slot.active;
   const GenParams& params = a.job->params();
-  const int32_t token = a.sampler.sample(logits, slot.cached);
+  Result<int32_t> sampled = a.sampler.sample(logits, slot.cached);
+  if (!sampled.ok()) {  // no token allowed (biases, a grammar): the request fails, the slot is freed
+    a.job->fail(sampled.status().message(), a.usage);
+    slot.active.reset();
+    metrics_->slots_busy.fetch_sub(1);
+    return;
+  }
+  const int32_t token = sampled.value();
   if (!params.ignore_eos && model_->tokenizer().is_eog(token)) return finish_slot(s, "stop", true);
   ++a.usage.n_generated;
   metrics_->generated_tokens_total.fetch_add(1);
