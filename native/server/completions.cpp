@@ -129,7 +129,16 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
   }
   GenParams params;
   params.max_tokens = static_cast<int>(r.max_tokens);
-  params.sampling = to_sampler_params(r.sampling);
+  params.sampling = to_sampler_params(r);
+  if (r.constraint.kind != OutputConstraint::Kind::kNone) {
+    const bool grammar = r.constraint.kind == OutputConstraint::Kind::kGrammar;
+    Result<std::shared_ptr<TokenConstraint>> c =
+        grammar ? ctx.model->grammar_constraint(r.constraint.text) : ctx.model->json_schema_constraint(r.constraint.text);
+    if (!c.ok()) {
+      return send_error(res, bad_param(grammar ? "grammar" : "response_format", "invalid_value", c.status().message()));
+    }
+    params.constraint = std::move(c).value();
+  }
   params.stop = r.stop;
   params.ignore_eos = r.ignore_eos;
   auto job = std::make_shared<Job>(std::move(prompt), std::move(params));

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace ox::server {
 struct GenParams {
   int max_tokens = -1;  // -1: until end of generation or the slot's context is full
   SamplerParams sampling;
+  std::shared_ptr<TokenConstraint> constraint;  // grammar / JSON schema of this request, or null
   std::vector<std::string> stop;
   bool ignore_eos = false;
 };

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/base/status.h"
+#include "core/sampler/json_params.h"
 
 namespace ox::server {
 namespace {
@@ -198,6 +199,61 @@ bool read_stream_options(const Json& v, const char* name, CompletionRequest* r, 
   return true;
 }
 
+bool set_constraint(CompletionRequest* r, OutputConstraint::Kind kind, std::string text, const char* name, ApiError* e) {
+  if (r->constraint.kind != OutputConstraint::Kind::kNone) {
+    *e = bad_param(name, "invalid_value", "give one of response_format, grammar and json_schema");
+    return false;
+  }
+  r->constraint = {kind, std::move(text)};
+  return true;
+}
+
+// response_format: {type: text | json_object [, schema] | json_schema, json_schema: {schema}}.
+bool read_response_format(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_object()) return wrong_type(name, "an object", v, e);
+  const auto type = v.find("type");
+  if (type == v.end() || !type->is_string()) return wrong_type("response_format.type", "a string", type == v.end() ? Json() : *type, e);
+  const std::string t = type->get<std::string>();
+  if (t == "text") return true;
+  if (t == "json_object") {
+    const auto schema = v.find("schema");
+    return set_constraint(r, OutputConstraint::Kind::kJsonSchema, schema == v.end() ? "" : json_text(*schema), name, e);
+  }
+  if (t == "json_schema") {
+    const auto spec = v.find("json_schema");
+    if (spec == v.end() || !spec->is_object() || !spec->contains("schema") || !(*spec)["schema"].is_object()) {
+      *e = bad_param("response_format.json_schema.schema", "invalid_type", "'response_format.json_schema.schema' must be an object");
+      return false;
+    }
+    return set_constraint(r, OutputConstraint::Kind::kJsonSchema, json_text((*spec)["schema"]), name, e);
+  }
+  *e = bad_param("response_format.type", "invalid_value",
+                 strfmt("'response_format.type' must be text, json_object or json_schema, not '%s'", t.c_str()));
+  return false;
+}
+
+bool read_grammar(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_string()) return wrong_type(name, "a string", v, e);
+  return set_constraint(r, OutputConstraint::Kind::kGrammar, v.get<std::string>(), name, e);
+}
+
+bool read_json_schema(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_object()) return wrong_type(name, "an object", v, e);
+  return set_constraint(r, OutputConstraint::Kind::kJsonSchema, json_text(v), name, e);
+}
+
+// validate()'s message names the CLI flag ("--top-p: 2 is out of range"): the same error in the
+// request's terms ("'top_p': 2 is out of range"), naming the field.
+ApiError sampler_error(const std::string& message) {
+  for (const ParamDef& d : sampler_params()) {
+    const std::string flag = std::string(d.names[0]) + ":";
+    if (d.key[0] != '\0' && !d.names[0].empty() && message.rfind(flag, 0) == 0) {
+      return bad_param(d.key, "invalid_value", strfmt("'%s':%s", d.key, message.substr(flag.size()).c_str()));
+    }
+  }
+  return bad_param("", "invalid_value", message);
+}
+
 using Reader = bool (*)(const Json& v, const char* name, CompletionRequest* r, ApiError* e);
 
 struct Field {
@@ -221,22 +277,6 @@ const Field kFields[] = {
     {{"stream_options", kBoth, true, "include_usage"}, read_stream_options},
     {{"max_tokens", kBoth, true, ">= 1; prompt + max_tokens must fit a slot"}, read_max_tokens},
     {{"max_completion_tokens", kChat, true, "as max_tokens"}, read_max_tokens},
-    {{"temperature", kBoth, true, "0..100; 0: greedy"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 100, &r->sampling.temperature, e); }},
-    {{"top_p", kBoth, true, "0..1"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 1, &r->sampling.top_p, e); }},
-    {{"min_p", kBoth, true, "0..1 (llama.cpp)"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 0, 1, &r->sampling.min_p, e); }},
-    {{"top_k", kBoth, true, ">= 0 (llama.cpp)"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return integer(v, n, 0, 1 << 24, &r->sampling.top_k, e); }},
-    {{"repeat_penalty", kBoth, true, "> 0 (llama.cpp)"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return number(v, n, 1e-6, 100, &r->sampling.repeat_penalty, e); }},
-    {{"repeat_last_n", kBoth, true, ">= -1 (llama.cpp)"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return integer(v, n, -1, 1 << 24, &r->sampling.repeat_last_n, e); }},
-    {{"seed", kBoth, true, "integer; -1: random"},
-     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
-       return integer(v, n, -1, std::numeric_limits<int64_t>::max(), &r->sampling.seed, e);
-     }},
     {{"stop", kBoth, true, "a string or up to 16 strings"}, read_stop},
     {{"ignore_eos", kBoth, true, "llama.cpp"},
      [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->ignore_eos, e); }},
@@ -248,19 +288,17 @@ const Field kFields[] = {
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "log probabilities", e); }},
     {{"echo", kCompletion, true, "only false"},
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "echoing the prompt", e); }},
-    {{"presence_penalty", kBoth, true, "only 0"},
-     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 0, "use repeat_penalty", e); }},
-    {{"frequency_penalty", kBoth, true, "only 0"},
-     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 0, "use repeat_penalty", e); }},
+    {{"response_format", kBoth, true, "text, json_object (optional schema), json_schema"}, read_response_format},
+    {{"grammar", kBoth, true, "llama.cpp's GBNF (llama-server)"}, read_grammar},
+    {{"json_schema", kBoth, true, "a JSON Schema (llama-server)"}, read_json_schema},
+    {{"n_probs", kBoth, false, "log probabilities are in progress"}, nullptr},
     // Not implemented yet: refused by name.
-    {{"response_format", kBoth, false, "structured output (grammars) is in progress"}, nullptr},
     {{"tools", kChat, false, "tool calls are in progress"}, nullptr},
     {{"tool_choice", kChat, false, "tool calls are in progress"}, nullptr},
     {{"parallel_tool_calls", kChat, false, "tool calls are in progress"}, nullptr},
     {{"functions", kChat, false, "tool calls are in progress"}, nullptr},
     {{"function_call", kChat, false, "tool calls are in progress"}, nullptr},
     {{"top_logprobs", kBoth, false, "log probabilities are in progress"}, nullptr},
-    {{"logit_bias", kBoth, false, "not implemented"}, nullptr},
     {{"best_of", kCompletion, false, "one choice per request"}, nullptr},
     {{"suffix", kCompletion, false, "not implemented"}, nullptr},
     {{"modalities", kChat, false, "text only"}, nullptr},
@@ -312,6 +350,16 @@ bool parse_completion_request(std::string_view body, Endpoint endpoint, Completi
   out->endpoint = endpoint;
   const unsigned bit = static_cast<unsigned>(endpoint);
   for (const auto& [key, value] : j.items()) {
+    // The sampler's fields, from its registry (core/sampler/json_params.h).
+    if (const ParamDef* d = find_json_param(key); d != nullptr && find_field(key) == nullptr) {
+      if (value.is_null()) continue;
+      const Status st = set_param_json(out->sampling, *d, value);
+      if (!st.is_ok()) {
+        *error = bad_param(key, "invalid_value", st.message());
+        return false;
+      }
+      continue;
+    }
     const Field* f = find_field(key);
     if (f == nullptr || (f->info.endpoints & bit) == 0) {
       *error = bad_param(key, "unknown_parameter", strfmt("unknown parameter '%s'", key.c_str()));
@@ -333,6 +381,10 @@ bool parse_completion_request(std::string_view body, Endpoint endpoint, Completi
   }
   if (!out->stream && j.contains("stream_options") && !j["stream_options"].is_null()) {
     *error = bad_param("stream_options", "invalid_value", "'stream_options' is only allowed with \"stream\": true");
+    return false;
+  }
+  if (const Status st = validate(out->sampling); !st.is_ok()) {
+    *error = sampler_error(st.message());
     return false;
   }
   return true;

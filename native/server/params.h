@@ -12,17 +12,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sampler/params.h"
 #include "native/server/api_error.h"
 
 namespace ox::server {
 
 enum class Endpoint : unsigned { kChat = 1, kCompletion = 2 };
 
-// Sampling fields as the request gave them (absent: the server's defaults); sampling_params.h maps
-// them to the sampler.
-struct SamplingFields {
-  std::optional<double> temperature, top_p, min_p, repeat_penalty;
-  std::optional<int64_t> top_k, repeat_last_n, seed;
+// Structured output a request asks for: none, a GBNF grammar (llama-server's `grammar`), or JSON
+// (response_format json_object / json_schema, llama-server's `json_schema`; an empty schema: any
+// JSON object).
+struct OutputConstraint {
+  enum class Kind { kNone, kGrammar, kJsonSchema } kind = Kind::kNone;
+  std::string text;  // the grammar, or the schema as JSON text
 };
 
 struct CompletionRequest {
@@ -35,7 +37,10 @@ struct CompletionRequest {
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
   int64_t max_tokens = -1;     // -1: until end of generation or the slot's context is full
-  SamplingFields sampling;
+  // Every sampler field of core/sampler's registry, by llama-server's name (temperature, top_k,
+  // frequency_penalty, logit_bias, dry_*, mirostat, samplers, ...), checked by validate().
+  SamplerParams sampling;
+  OutputConstraint constraint;
   std::vector<std::string> stop;
   bool ignore_eos = false;
 };

@@ -7,8 +7,8 @@
 
 namespace ox::server {
 
-// Fields the request left out take llama-server's defaults (SamplerParams' own: temperature 0.8,
-// top_k 40, top_p 0.95, min_p 0.05, no repetition penalty, a random seed).
-SamplerParams to_sampler_params(const SamplingFields& fields);
+// The request's sampler fields (parsed and validated by params.cpp through core/sampler's registry;
+// those left out take llama-server's defaults, SamplerParams' own).
+SamplerParams to_sampler_params(const CompletionRequest& request);
 
 }  // namespace ox::server

@@ -26,7 +26,12 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
 
 struct Scheduler::Active {
   Active(std::shared_ptr<Job> j, const tok::Tokenizer& tokenizer)
-      : job(std::move(j)), sampler(job->params().sampling), decoder(tokenizer), stop(job->params().stop) {}
+      : job(std::move(j)), sampler(job->params().sampling), decoder(tokenizer), stop(job->params().stop) {
+    if (job->params().constraint != nullptr) {
+      sampler.set_constraint(job->params().constraint.get());
+      job->params().constraint->reset();
+    }
+  }
   std::shared_ptr<Job> job;
   Sampler sampler;
   tok::StreamDecoder decoder;  // ids -> whole UTF-8 characters
@@ -159,6 +164,12 @@ void Scheduler::sample_slot(int s, std::span<const float> logits) {
   }
   const int32_t token = sampled.value();
   if (!params.ignore_eos && model_->tokenizer().is_eog(token)) return finish_slot(s, "stop", true);
+  if (Status accepted = a.sampler.accept(token); !accepted.is_ok()) {  // the grammar advances
+    a.job->fail(accepted.message(), a.usage);
+    slot.active.reset();
+    metrics_->slots_busy.fetch_sub(1);
+    return;
+  }
   ++a.usage.n_generated;
   metrics_->generated_tokens_total.fetch_add(1);
   Result<std::string> text = a.decoder.push(token);

@@ -197,6 +197,21 @@ await test('curl -N reads the event stream to data: [DONE]', async () => {
   check(chunks[chunks.length - 1].usage.completion_tokens === 12, 'usage of 12 tokens');
 });
 
+await test('structured output and the whole sampler chain: response_format json_schema parses, penalties accepted', async () => {
+  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 }, n: { type: 'integer' } },
+    required: ['name', 'n'], additionalProperties: false };
+  const r = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 120,
+    temperature: 0.9, seed: 5, frequency_penalty: 0.5, presence_penalty: 0.2, logit_bias: { 13: -100 },
+    response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } });
+  eq(r.choices[0].finish_reason, 'stop', r.choices[0].message.content);
+  const parsed = JSON.parse(r.choices[0].message.content);
+  eq(Object.keys(parsed).sort().join(','), 'n,name', 'keys');
+  check(Number.isInteger(parsed.n) && typeof parsed.name === 'string' && parsed.name.length <= 12, r.choices[0].message.content);
+  const g = await client.completions.create({ model: 'x', prompt: 'Once', max_tokens: 40, temperature: 0.8, seed: 3,
+    grammar: 'root ::= ("yes" | "no") " " [a-z]+ "."', dry_multiplier: 0.8, mirostat: 2 });
+  check(/^(yes|no) [a-z]+\.$/.test(g.choices[0].text), JSON.stringify(g.choices[0].text));
+});
+
 await test('sampling with a seed repeats; top_k/top_p/min_p/repeat_penalty/stop accepted', async () => {
   const body = { model: 'x', prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 42, top_k: 20,
     top_p: 0.9, min_p: 0.02, repeat_penalty: 1.1, stop: ['zzz'] };
@@ -266,11 +281,14 @@ await test('oversized body is 413; invalid JSON, invalid UTF-8 and wrong types a
     [{ prompt: 'x', max_tokens: '10' }, 'max_tokens'],
     [{ prompt: 'x', max_tokens: 1.5 }, 'max_tokens'],
     [{ prompt: 'x', temperature: 'hot' }, 'temperature'],
-    [{ prompt: 'x', temperature: -1 }, 'temperature'],
+    [{ prompt: 'x', top_p: 2 }, 'top_p'],
+    [{ prompt: 'x', frequency_penalty: 'high' }, 'frequency_penalty'],
+    [{ prompt: 'x', grammar: 'root ::= "a' }, 'grammar'],
     [{ prompt: 'x', stream: 'yes' }, 'stream'],
     [{ prompt: 'x', stop: [1] }, 'stop'],
     [{ prompt: 'x', foo: 1 }, 'foo'],
-    [{ prompt: 'x', response_format: { type: 'json_object' } }, 'response_format'],
+    [{ prompt: 'x', tools: [] }, 'tools'],
+    [{ prompt: 'x', response_format: { type: 'xml' } }, 'response_format.type'],
     [{ prompt: 'x', logprobs: 2 }, 'logprobs'],
     [{ prompt: 'x', n: 2 }, 'n'],
     [{ prompt: 'x', stream_options: { include_usage: true } }, 'stream_options'],

@@ -87,7 +87,7 @@ TEST(ServerParams, NullIsAbsentAndValuesAreRead) {
   EXPECT_EQ(r.max_tokens, 7);
   EXPECT_TRUE(r.stream && r.include_usage);
   EXPECT_EQ(r.stop, std::vector<std::string>{"x"});
-  const SamplerParams p = to_sampler_params(r.sampling);
+  const SamplerParams p = to_sampler_params(r);
   EXPECT_EQ(p.temperature, 0.0f);
   EXPECT_EQ(p.top_k, 5);
   EXPECT_EQ(p.seed, 9u);
