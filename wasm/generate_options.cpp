@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sampler/registry.h"
+#include "core/sampler/json_params.h"
 
 namespace ox::web {
 namespace {
@@ -52,66 +52,13 @@ Result<std::vector<std::string>> strings(const val& v, const std::string& key) {
   return out;
 }
 
-// "id+bias" texts (the CLI's --logit-bias) from OpenAI's {"id": bias} or llama-server's [[id, bias]].
-Result<std::vector<std::string>> logit_bias_texts(const val& v, const std::string& key) {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& id, const val& bias) -> Status {
-    double b = 0;
-    if (bias.isFalse()) {
-      b = -INFINITY;  // llama-server: false bans the token
-    } else {
-      OX_ASSIGN_OR_RETURN(b, number(bias, key + "[" + id + "]"));
-    }
-    out.push_back(std::isinf(b) ? id + "-inf" : strfmt("%s%+.9g", id.c_str(), b));
-    return Status::ok();
-  };
-  if (is_array(v)) {
-    const int n = v["length"].as<int>();
-    for (int i = 0; i < n; ++i) {
-      const val pair = v[i];
-      if (!is_array(pair) || pair["length"].as<int>() != 2 || !pair[0].isNumber()) {
-        return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
-      }
-      OX_TRY(add(strfmt("%d", pair[0].as<int>()), pair[1]));
-    }
-    return out;
-  }
-  if (!is_object(v)) return type_error(key, "an object {token id: bias} or an array of [token id, bias] pairs");
-  const val keys = val::global("Object").call<val>("keys", v);
-  const int n = keys["length"].as<int>();
-  for (int i = 0; i < n; ++i) {
-    const std::string id = keys[i].as<std::string>();
-    OX_TRY(add(id, v[id]));
-  }
-  return out;
-}
-
-// The texts set_param() takes for one registry row, from the JS value.
-Result<std::vector<std::string>> param_texts(const ParamDef& d, const val& v, const std::string& key) {
-  switch (d.type) {
-    case ParamType::kFloat:
-    case ParamType::kInt:
-    case ParamType::kSeed: {
-      OX_ASSIGN_OR_RETURN(double x, number(v, key));
-      return std::vector<std::string>{strfmt("%.17g", x)};
-    }
-    case ParamType::kStages: {  // "penalties;top_k" or ["penalties", "top_k"]
-      OX_ASSIGN_OR_RETURN(std::vector<std::string> names, strings(v, key));
-      std::string joined;
-      for (const std::string& s : names) joined += (joined.empty() ? "" : ";") + s;
-      return std::vector<std::string>{joined};
-    }
-    case ParamType::kStageChars:
-      if (!v.isString()) return type_error(key, "a string");
-      return std::vector<std::string>{v.as<std::string>()};
-    case ParamType::kLogitBias: return logit_bias_texts(v, key);
-    case ParamType::kBreakers: {
-      OX_ASSIGN_OR_RETURN(std::vector<std::string> b, strings(v, key));
-      if (b.empty()) b.push_back("none");
-      return b;
-    }
-  }
-  return type_error(key, "a value");
+// A sampler field from its JS value: through JSON, so the server's reader (core/sampler/json_params.h)
+// parses both front ends' values the same way.
+Status set_sampler_field(SamplerParams& params, const ParamDef& d, const val& v) {
+  const std::string text = val::global("JSON").call<std::string>("stringify", v);
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return type_error(d.key, "a JSON value");
+  return set_param_json(params, d, j);
 }
 
 // response_format: {type: "text" | "json_object" [, schema] | "json_schema", json_schema: {schema}}.
@@ -185,9 +132,8 @@ Result<GenerateOptions> generate_options_from_js(const val& options, const Loade
         OX_ASSIGN_OR_RETURN(g.constraint, model.json_schema_constraint(
                                               val::global("JSON").call<std::string>("stringify", v)));
       }
-    } else if (const ParamDef* d = find_param(key); d != nullptr && key == d->key) {
-      OX_ASSIGN_OR_RETURN(std::vector<std::string> texts, param_texts(*d, v, key));
-      OX_TRY(set_param(g.sampling, *d, texts));
+    } else if (const ParamDef* d = find_json_param(key); d != nullptr) {
+      OX_TRY(set_sampler_field(g.sampling, *d, v));
     } else {
       return error(ErrorCode::kUnsupported, strfmt("%s is not supported", key.c_str()));
     }
