@@ -153,6 +153,9 @@ Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, 
   OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
   OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
   if (text_out != nullptr) *text_out = text;
+  if (!chat && args.has({"--chat-template"})) {  // never silently ignored
+    return error(ErrorCode::kInvalidArgument, "--chat-template renders --chat prompts only; give --chat too");
+  }
   if (!chat) return ls.session->tokenize(text, /*add_special=*/true, /*parse_special=*/true);
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});

@@ -304,4 +304,6 @@ check "chat --chat-template llama3: exit 0, the banner names it" \
 "$cli" logits -m "$model" --chat-template chatml > /dev/null 2> "$tmp/err"; rc=$?
 check "logits --chat-template (renders no chat) -> rejected by name" bash -c "[ $rc -eq 1 ] && grep -q \"'--chat-template'\" '$tmp/err'"
 
+"$cli" run -m "$model" -p x -n 1 --chat-template chatml > /dev/null 2> "$tmp/err"; rc=$?
+check "run --chat-template without --chat -> exit 1 (not silently ignored)" bash -c "[ $rc -eq 1 ] && grep -q 'give --chat too' '$tmp/err'"
 check_summary
