@@ -45,9 +45,12 @@ struct Variant {
   int quantized_generated;
 };
 constexpr Variant kVariants[] = {
-    // 40 layers (ALiBi): first-position logits measured within 1.9e-3 of llama.cpp's (scalar, AVX2,
-    // AVX-512), all 16 F32 ids equal; Q4_K_M's Q8_K activations drift apart after 3 ids on AVX2.
-    {"baichuan@13b", 2.5e-3, 3},
+    // 40 layers (ALiBi): 20 times the parity models' depth sums that many more f16 roundings of
+    // the V cache: first-position logits measured within 1.8e-3 of llama.cpp's on scalar, AVX2 and
+    // AVX-512 and 4.9e-3 on SIMD128 (node), all 16 F32 ids equal. A structural mistake moves them by
+    // far more (ALiBi off: 0.72), so 1e-2 still tells the two apart. Q4_K_M's Q8_K activations
+    // drift apart after 3 ids on AVX2.
+    {"baichuan@13b", 1e-2, 3},
 };
 
 const Variant* find_variant(const std::string& name) {
