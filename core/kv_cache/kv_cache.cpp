@@ -105,7 +105,7 @@ void KvCache::set_n_pos(int seq, int64_t n) {
 void KvCache::move_rows(int seq, int64_t from, int64_t to, int64_t count) {
   OX_CHECK(seq >= 0 && seq < n_seq() && from >= 0 && to >= 0 && count >= 0);
   OX_CHECK(from + count <= n_ctx() && to + count <= n_ctx());
-  if (count == 0 || from == to) return;
+  if (count == 0 || from == to || k_.size() == 0) return;  // a pure recurrent model has no K/V rows
   for (int l = 0; l < shape_.n_layer; ++l) {
     std::memmove(k(l, seq, to), k(l, seq, from), static_cast<size_t>(count) * k_row_bytes_);
     std::memmove(v(l, seq, to), v(l, seq, from), static_cast<size_t>(count) * v_row_bytes_);
@@ -137,7 +137,8 @@ Status KvCache::seq_cp(int src, int dst, int64_t p0, int64_t p1) {
   }
   rs_.copy(src, dst);
   const size_t n = static_cast<size_t>(p1 - p0);
-  for (int l = 0; l < shape_.n_layer; ++l) {
+  // A pure recurrent model has no K/V rows (null data: memcpy's arguments must not be null).
+  for (int l = 0; l < shape_.n_layer && n > 0 && k_.size() > 0; ++l) {
     std::memcpy(k(l, dst, p0), k(l, src, p0), n * k_row_bytes_);
     std::memcpy(v(l, dst, p0), v(l, src, p0), n * v_row_bytes_);
   }
