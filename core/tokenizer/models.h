@@ -45,7 +45,8 @@ class BpeTokenizer {
 };
 
 // WordPiece as llama.cpp runs BERT vocabularies converted to GGUF (word starts carry U+2581):
-// lower-case, keep the first code point of each NFD, split on whitespace/punctuation/CJK, then
+// lower-case, keep the first code point of each NFD and drop combining marks (as the vocab's
+// normaliser flags say), split on whitespace/punctuation/CJK, then
 // longest-match-first per word; a word with an unmatched rest becomes [UNK].
 void wpm_tokenize(const Vocab& vocab, std::string_view text, std::vector<int32_t>* out);
 

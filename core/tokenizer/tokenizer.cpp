@@ -212,7 +212,9 @@ Result<std::vector<int32_t>> Tokenizer::encode_fragments(std::string_view text, 
 
   std::vector<int32_t> out;
   out.reserve(text.size() / 3 + 4);
-  const bool bos = add_special && v.add_bos && v.bos >= 0;
+  // WordPiece wraps the text in [CLS] ... [SEP] whatever add_bos/add_sep say (llama.cpp does).
+  const bool wpm = v.type == VocabType::kWpm;
+  const bool bos = add_special && (v.add_bos || wpm) && v.bos >= 0;
   if (bos) out.push_back(v.bos);
   // SentencePiece prefixes a space to the first text and to text right after a special token.
   bool after_special = true;
@@ -226,8 +228,8 @@ Result<std::vector<int32_t>> Tokenizer::encode_fragments(std::string_view text, 
     after_special = false;
   }
   if (add_special) {
-    if (v.type == VocabType::kWpm) {
-      if (v.add_sep && v.sep >= 0) out.push_back(v.sep);
+    if (wpm) {
+      if (v.sep >= 0) out.push_back(v.sep);
     } else if (v.add_eos && v.eos >= 0) {
       out.push_back(v.eos);
     }
@@ -275,10 +277,13 @@ int32_t Tokenizer::eot_id() const { return impl_->vocab.eot; }
 int32_t Tokenizer::unk_id() const { return impl_->vocab.unk; }
 int32_t Tokenizer::sep_id() const { return impl_->vocab.sep; }
 int32_t Tokenizer::pad_id() const { return impl_->vocab.pad; }
-bool Tokenizer::add_bos() const { return impl_->vocab.add_bos && impl_->vocab.bos >= 0; }
+bool Tokenizer::add_bos() const {
+  const Vocab& v = impl_->vocab;
+  return (v.add_bos || v.type == VocabType::kWpm) && v.bos >= 0;
+}
 bool Tokenizer::add_eos() const {
   const Vocab& v = impl_->vocab;
-  return v.type == VocabType::kWpm ? (v.add_sep && v.sep >= 0) : (v.add_eos && v.eos >= 0);
+  return v.type == VocabType::kWpm ? v.sep >= 0 : (v.add_eos && v.eos >= 0);
 }
 bool Tokenizer::is_eog(int32_t id) const { return id >= 0 && impl_->vocab.is_eog(id); }
 bool Tokenizer::is_control(int32_t id) const {

@@ -102,6 +102,10 @@ Status set_family_flags(const gguf::GgufFile& file, Vocab* v) {
   OX_ASSIGN_OR_RETURN(v->add_space_prefix, file.get_bool_or("tokenizer.ggml.add_space_prefix", v->add_space_prefix));
   OX_ASSIGN_OR_RETURN(v->remove_extra_whitespaces,
                       file.get_bool_or("tokenizer.ggml.remove_extra_whitespaces", v->remove_extra_whitespaces));
+  // As llama.cpp: strip_accents follows lowercase unless it is given itself.
+  OX_ASSIGN_OR_RETURN(v->lowercase, file.get_bool_or("tokenizer.ggml.normalizer.lowercase", v->lowercase));
+  v->strip_accents = v->lowercase;
+  OX_ASSIGN_OR_RETURN(v->strip_accents, file.get_bool_or("tokenizer.ggml.normalizer.strip_accents", v->strip_accents));
   return Status::ok();
 }
 

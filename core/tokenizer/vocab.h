@@ -143,6 +143,10 @@ struct Vocab {
   bool remove_extra_whitespaces = false;
   bool escape_whitespaces = true;
   bool treat_whitespace_as_suffix = false;
+  // WordPiece's BertNormalizer (tokenizer.ggml.normalizer.*; llama.cpp's defaults): lower-case, and
+  // strip accents = take each code point's NFD head and drop combining marks (\p{M}).
+  bool lowercase = true;
+  bool strip_accents = true;
   // SentencePiece: no token has U+2581 after other text, so words can be merged separately.
   bool spm_word_split = false;
 

@@ -18,22 +18,25 @@ bool is_chinese_char(uint32_t cp) {
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
-// Lower-cased, accent-stripped words: split at whitespace; punctuation, ASCII symbols and CJK
-// ideographs are words of their own; NUL, U+FFFD and control/format characters are dropped.
-std::vector<std::string> wpm_words(std::string_view text) {
+// llama.cpp's BERT pre-processing: split at whitespace; punctuation, ASCII symbols and CJK
+// ideographs are words of their own; NUL, U+FFFD and control/format characters are dropped. With
+// strip_accents each code point becomes its NFD head and combining marks (Mn, Mc, Me, so also
+// Devanagari vowel signs and viramas) are dropped; with lowercase it is lower-cased.
+std::vector<std::string> wpm_words(const Vocab& vocab, std::string_view text) {
   std::vector<uint32_t> cps;
   decode_utf8(text, cps);
   std::vector<std::string> words(1);
   for (uint32_t raw : cps) {
-    const uint32_t cp = nfd_first(raw);
+    const uint32_t cp = vocab.strip_accents ? nfd_first(raw) : raw;
     const uint16_t cls = cp_class(cp);
     if (cls & kCpWhitespace) {
       if (!words.back().empty()) words.emplace_back();
       continue;
     }
     if (cp == 0 || cp == kReplacementChar || (cls & kCpControl)) continue;
+    if (vocab.strip_accents && (cls & kCpMark)) continue;
     std::string s;
-    append_utf8(s, to_lower(cp));
+    append_utf8(s, vocab.lowercase ? to_lower(cp) : cp);
     if ((cls & kCpPunctuation) || (cp < 0x7F && (cls & kCpSymbol)) || is_chinese_char(cp)) {
       if (!words.back().empty()) words.emplace_back();
       words.back() = std::move(s);
@@ -50,7 +53,7 @@ std::vector<std::string> wpm_words(std::string_view text) {
 
 void wpm_tokenize(const Vocab& vocab, std::string_view text, std::vector<int32_t>* out) {
   const std::string kPhantomSpace = "\xE2\x96\x81";
-  for (const std::string& w : wpm_words(text)) {
+  for (const std::string& w : wpm_words(vocab, text)) {
     if (w.empty()) continue;
     const std::string word = kPhantomSpace + w;
     const std::string_view view(word);

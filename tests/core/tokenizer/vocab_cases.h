@@ -1,6 +1,6 @@
-// Test helpers: llama.cpp's tokenizer test vectors from ../shared/vocab (NAME.gguf.inp holds texts
-// separated by "\n__ggml_vocab_test__\n", NAME.gguf.out one line of ids per text, no BOS) and a
-// cache of loaded tokenizers so each vocabulary is parsed once per test binary.
+// Test helpers: llama.cpp's tokenizer test vectors from ../shared/vocab and tests/data/tokenizer
+// (.inp holds texts separated by "\n__ggml_vocab_test__\n", .out one line of ids per text, no BOS)
+// and a cache of loaded tokenizers so each vocabulary is parsed once per test binary.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,10 +23,9 @@ struct VocabCase {
 
 inline std::string vocab_path(const std::string& name) { return shared_path("vocab/ggml-vocab-" + name + ".gguf"); }
 
-// Cases of one vocabulary; empty when it has no .inp/.out pair.
-inline std::vector<VocabCase> read_vocab_cases(const std::string& name) {
+// Cases of an .inp/.out pair (`what` names them in failures); empty when either file is missing.
+inline std::vector<VocabCase> read_cases(const std::string& inp, const std::string& out, const std::string& what) {
   std::vector<VocabCase> cases;
-  const std::string inp = vocab_path(name) + ".inp", out = vocab_path(name) + ".out";
   if (!file_exists(inp) || !file_exists(out)) return cases;
   const std::vector<uint8_t> in_bytes = read_file_bytes(inp), out_bytes = read_file_bytes(out);
   std::string in(in_bytes.begin(), in_bytes.end());
@@ -60,9 +59,14 @@ inline std::vector<VocabCase> read_vocab_cases(const std::string& name) {
     lines.push_back(std::move(ids));
     line_start = line_end + 1;
   }
-  EXPECT_EQ(texts.size(), lines.size()) << name << ": .inp and .out disagree on the number of cases";
+  EXPECT_EQ(texts.size(), lines.size()) << what << ": .inp and .out disagree on the number of cases";
   for (size_t i = 0; i < texts.size() && i < lines.size(); ++i) cases.push_back({texts[i], lines[i]});
   return cases;
+}
+
+// llama.cpp's vectors of one vocabulary (NAME.gguf.inp/.out); empty when it has none.
+inline std::vector<VocabCase> read_vocab_cases(const std::string& name) {
+  return read_cases(vocab_path(name) + ".inp", vocab_path(name) + ".out", name);
 }
 
 // Loaded tokenizers, by vocabulary name; nullptr (with a test failure) if loading failed.
