@@ -96,8 +96,10 @@ Result<ToolChatTurn> prepare_tool_chat(const LoadedModel& model, const nlohmann:
   OX_ASSIGN_OR_RETURN(TemplateInput in, template_input(model, messages, tools));
   ToolChatTurn turn;
   turn.format = in.format;
-  OX_ASSIGN_OR_RETURN(std::string rendered, model.render_chat(in.messages, /*add_generation_prompt=*/true, in.extra));
-  turn.thinking_forced_open = chat::prompt_opens_reasoning(turn.format, rendered);
+  if (tools.active()) {  // (only a parsed reply needs to know; a plain chat is rendered once)
+    OX_ASSIGN_OR_RETURN(std::string rendered, model.render_chat(in.messages, /*add_generation_prompt=*/true, in.extra));
+    turn.thinking_forced_open = chat::prompt_opens_reasoning(turn.format, rendered);
+  }
   OX_ASSIGN_OR_RETURN(turn.prompt, model.chat_prompt(std::move(in.messages), /*add_generation_prompt=*/true, std::move(in.extra)));
   OX_ASSIGN_OR_RETURN(turn.constraint, tool_constraint(model, turn.format, tools));
   return turn;

@@ -39,7 +39,7 @@ chat::ChatFormat tool_chat_format(const LoadedModel& model);
 struct ToolChatTurn {
   std::vector<int32_t> prompt;
   chat::ChatFormat format = chat::ChatFormat::kGeneric;
-  bool thinking_forced_open = false;  // the prompt opened a reasoning block
+  bool thinking_forced_open = false;  // the prompt opened a reasoning block (checked with tools only)
   // tool_choice required / named: a grammar forcing the call(s); auto: the same grammar, lazy
   // (from the format's trigger on); none, or auto in a format without a JSON call grammar: null.
   std::shared_ptr<TokenConstraint> constraint;
