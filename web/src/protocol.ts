@@ -171,8 +171,9 @@ export type ResponseFormat =
 /**
  * Sampling and stopping, named as in OpenAI's API plus llama-server's sampler fields. Every key is
  * checked by the engine: a value out of range is an EngineError('invalid_argument') naming the
- * parameter and its range, and a key not listed here (tools, logprobs, ...) is an
- * EngineError('unsupported', '<key> is not supported'), never silently ignored.
+ * parameter and its range, and a key not listed here (logprobs, ...; tools outside chat
+ * completions, see ToolParams) is an EngineError('unsupported', '<key> is not supported'), never
+ * silently ignored.
  */
 export interface SamplingParams {
   /** Tokens to generate at most; absent or -1: until end of generation or a full context. */
