@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,7 @@ constexpr const char* kChatHelp =
     "  /system TEXT  set the system message (and start over)\n"
     "  /save FILE    write the conversation as a JSON array of messages\n"
     "  /load FILE    read a conversation written by /save (or any OpenAI-style messages array)\n"
+    "  /tool ID TEXT with --tools-file: answer the tool call ID with TEXT (the model replies to it)\n"
     "  /exit         quit (so do end of input and Ctrl-C at the prompt)\n"
     "  a line ending in \\ continues on the next; Ctrl-C stops a reply\n";
 
@@ -87,7 +89,16 @@ struct Chat {
   LoadedSession& ls;
   GenerateOptions gen;
   std::string system;
-  nlohmann::ordered_json turns = nlohmann::ordered_json::array();  // user/assistant messages
+  nlohmann::ordered_json turns = nlohmann::ordered_json::array();  // user/assistant/tool messages
+  ToolOptions tools;   // --tools-file: rendered in every turn, replies parsed for tool calls
+  ToolChatTurn tool_turn;  // the last prompt's format and tool-call constraint
+
+  // The prompt of a conversation (with the tools when there are some).
+  Result<std::vector<int32_t>> prompt_of(nlohmann::ordered_json m) {
+    if (!tools.active()) return ls.model->chat_prompt(std::move(m), true);
+    OX_ASSIGN_OR_RETURN(tool_turn, prepare_tool_chat(*ls.model, m, tools));
+    return std::move(tool_turn.prompt);
+  }
 
   nlohmann::ordered_json messages(size_t first_turn) const {
     nlohmann::ordered_json m = nlohmann::ordered_json::array();
@@ -166,7 +177,7 @@ struct Chat {
   Result<std::vector<int32_t>> fitted_prompt() {
     const int n_ctx = ls.session->n_ctx();
     for (size_t first = 0; first < turns.size(); ++first) {
-      OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, ls.model->chat_prompt(messages(first), true));
+      OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, prompt_of(messages(first)));
       if (static_cast<int>(ids.size()) + reserve() <= n_ctx || first + 1 == turns.size()) {
         if (static_cast<int>(ids.size()) >= n_ctx) {
           return error(ErrorCode::kOutOfRange, strfmt("the message is %zu tokens, more than the context (%d); "
@@ -237,17 +248,25 @@ struct Chat {
       turns = std::move(loaded);
       forget();
       std::fprintf(stderr, "[loaded %zu messages from %s]\n", m.size(), arg.c_str());
+    } else if (name == "/tool") {
+      const size_t sp = arg.find(' ');
+      if (!tools.active()) return error(ErrorCode::kInvalidArgument, "/tool needs --tools-file");
+      if (arg.empty() || sp == std::string::npos) return error(ErrorCode::kInvalidArgument, "/tool needs an id and a text");
+      OX_TRY(respond({{"role", "tool"}, {"tool_call_id", arg.substr(0, sp)}, {"content", arg.substr(sp + 1)}}));
     } else {
       return error(ErrorCode::kInvalidArgument, strfmt("unknown command '%s' (/help lists them)", name.c_str()));
     }
     return true;
   }
 
-  Status turn(const std::string& text) {
-    turns.push_back({{"role", "user"}, {"content", text}});
+  Status turn(const std::string& text) { return respond({{"role", "user"}, {"content", text}}); }
+
+  // Adds `message` (the user's, a tool result) and the model's reply to the conversation.
+  Status respond(nlohmann::ordered_json message) {
+    turns.push_back(std::move(message));
     const bool can_shift = gen.context_shift && ls.model->model().can_shift();
     std::vector<int32_t> full;
-    Result<std::vector<int32_t>> ids = can_shift ? ls.model->chat_prompt(messages(0), true) : fitted_prompt();
+    Result<std::vector<int32_t>> ids = can_shift ? prompt_of(messages(0)) : fitted_prompt();
     if (ids.ok() && can_shift) {
       full = ids.value();
       Result<int> n_keep = keep_count(full);
@@ -262,13 +281,15 @@ struct Chat {
       turns.erase(turns.end() - 1);
       return ids.status();
     }
+    GenerateOptions options = gen;
+    if (tools.active()) OX_TRY(use_tool_constraint(tool_turn, &options));
     g_interrupts.store(0);
     auto on_event = [&](const GenerateEvent& e) {
       std::fwrite(e.text.data(), 1, e.text.size(), stdout);
       std::fflush(stdout);
       return g_interrupts.load() == 0;
     };
-    OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(ids.value(), gen, on_event));
+    OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(ids.value(), options, on_event));
     std::printf("\n");
     std::fflush(stdout);
     const bool interrupted = g_interrupts.exchange(0) > 0;
@@ -276,7 +297,22 @@ struct Chat {
                  stats.n_prompt_cached, stats.prompt_ms, stats.n_generated,
                  stats.generate_ms > 0 ? stats.n_generated * 1000.0 / stats.generate_ms : 0.0,
                  interrupted ? ", stopped" : "");
-    turns.push_back({{"role", "assistant"}, {"content", stats.text}});
+    if (tools.active()) {
+      // The reply parsed: its tool calls printed as one JSON line, and kept in the conversation.
+      ToolReply reply(tool_turn.format, tools, tool_turn.thinking_forced_open, std::random_device{}());
+      reply.append(stats.text);
+      reply.finish();
+      nlohmann::ordered_json m = reply.message().to_json();
+      if (m.contains("tool_calls")) {
+        const nlohmann::ordered_json calls = {{"tool_calls", m["tool_calls"]}};
+        std::printf("%s\n", calls.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::fflush(stdout);
+      }
+      if (m["content"].is_null()) m["content"] = "";
+      turns.push_back(std::move(m));
+    } else {
+      turns.push_back({{"role", "assistant"}, {"content", stats.text}});
+    }
     if (can_shift) dropped += stats.n_shifted_out + stats.n_prompt_dropped;
     return Status::ok();
   }
@@ -289,6 +325,7 @@ Status cmd_chat(Args& args) {
   Chat chat{ls, {}, {}};
   OX_ASSIGN_OR_RETURN(chat.gen, generate_options(args, *ls.model, 512));
   OX_ASSIGN_OR_RETURN(chat.system, args.string({"--system", "-sys"}, ""));
+  OX_ASSIGN_OR_RETURN(chat.tools, tool_options(args));
   OX_TRY(args.finish());
   install_sigint();
   std::fprintf(stderr,

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numeric>
+#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -119,6 +120,16 @@ Result<std::shared_ptr<TokenConstraint>> constraint_from_args(Args& args, const 
 
 }  // namespace
 
+Status use_tool_constraint(ToolChatTurn& turn, GenerateOptions* gen) {
+  if (turn.constraint != nullptr && gen->constraint != nullptr) {
+    return error(ErrorCode::kInvalidArgument,
+                 "--tools-file (unless --tool-choice none) and --grammar / --json-schema cannot be combined");
+  }
+  if (turn.constraint != nullptr) gen->constraint = std::move(turn.constraint);
+  gen->render_special = true;  // tool-call markers may be control tokens ([TOOL_CALLS], <|python_tag|>)
+  return Status::ok();
+}
+
 Result<GenerateOptions> generate_options(Args& args, const LoadedModel& model, int64_t default_n_predict) {
   GenerateOptions gen;
   OX_ASSIGN_OR_RETURN(gen.constraint, constraint_from_args(args, model));
@@ -143,12 +154,43 @@ Result<GenerateOptions> generate_options(Args& args, const LoadedModel& model, i
   return gen;
 }
 
+Result<ToolOptions> tool_options(Args& args) {
+  OX_ASSIGN_OR_RETURN(std::string file, args.string({"--tools-file"}, ""));
+  OX_ASSIGN_OR_RETURN(std::string choice, args.string({"--tool-choice"}, "auto"));
+  const bool single = args.flag({"--no-parallel-tool-calls"});
+  ToolOptions out;
+  if (!args.has({"--tools-file"})) {
+    if (args.has({"--tool-choice"}) || single) {  // never silently ignored
+      return error(ErrorCode::kInvalidArgument, "--tool-choice and --no-parallel-tool-calls need --tools-file");
+    }
+    return out;
+  }
+  OX_ASSIGN_OR_RETURN(std::string text, read_text_file(file));
+  out.tools = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (out.tools.is_discarded()) return error(ErrorCode::kInvalidFile, "--tools-file " + file + ": not valid JSON");
+  if (!out.tools.is_array() || out.tools.empty()) {
+    return error(ErrorCode::kInvalidFile, "--tools-file " + file + ": expected a non-empty JSON array of function tools");
+  }
+  OX_TRY(check_tools(out.tools).with_context("--tools-file " + file));
+  const nlohmann::json choice_json =
+      choice == "auto" || choice == "none" || choice == "required"
+          ? nlohmann::json(choice)
+          : nlohmann::json{{"type", "function"}, {"function", {{"name", choice}}}};
+  Result<chat::ToolChoice> c = chat::parse_tool_choice(choice_json);
+  if (!c.ok()) return c.status().with_context("--tool-choice");
+  out.choice = std::move(c).value();
+  out.parallel_tool_calls = !single;
+  return out;
+}
+
 namespace {
 
 // Prompt tokens for run/logits: BOS (as the vocabulary wants) + the prompt with special tokens
 // parsed, as llama.cpp's -p; with --chat the prompt is a user message, rendered by the model's chat
-// template with its text kept as text (no control tokens from what the user typed).
-Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, std::string* text_out) {
+// template with its text kept as text (no control tokens from what the user typed). With tools
+// (`tools` active; only with --chat), *turn gets the reply's format and tool-call constraint.
+Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, std::string* text_out,
+                                           const ToolOptions& tools = {}, ToolChatTurn* turn = nullptr) {
   const bool chat = args.flag({"--chat", "-cnv"}) && !args.flag({"-no-cnv", "--no-conversation"});
   OX_ASSIGN_OR_RETURN(std::string system, args.string({"--system", "-sys"}, ""));
   OX_ASSIGN_OR_RETURN(std::string text, prompt_text(args));
@@ -156,11 +198,14 @@ Result<std::vector<int32_t>> prompt_tokens(Args& args, const LoadedSession& ls, 
   if (!chat && args.has({"--chat-template"})) {  // never silently ignored
     return error(ErrorCode::kInvalidArgument, "--chat-template renders --chat prompts only; give --chat too");
   }
+  if (!chat && tools.active()) return error(ErrorCode::kInvalidArgument, "--tools-file needs --chat (tools go through the chat template)");
   if (!chat) return ls.session->tokenize(text, /*add_special=*/true, /*parse_special=*/true);
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
   messages.push_back({{"role", "user"}, {"content", text}});
-  return ls.model->chat_prompt(std::move(messages), /*add_generation_prompt=*/true);
+  if (!tools.active()) return ls.model->chat_prompt(std::move(messages), /*add_generation_prompt=*/true);
+  OX_ASSIGN_OR_RETURN(*turn, prepare_tool_chat(*ls.model, messages, tools));
+  return std::move(turn->prompt);
 }
 
 // --n-probs N: one line per generated token on stderr (llama-completion prints none):
@@ -178,12 +223,18 @@ void print_probs(const TokenProbs& probs) {
 Status cmd_run(Args& args) {
   OX_ASSIGN_OR_RETURN(LoadedSession ls, open_session(args, {.chat_template = true}));
   OX_ASSIGN_OR_RETURN(GenerateOptions gen, generate_options(args, *ls.model, -1));
+  OX_ASSIGN_OR_RETURN(ToolOptions tools, tool_options(args));
   const bool print_ids = args.flag({"--ids"});
   const bool display_prompt = args.flag({"--display-prompt"}) && !args.flag({"--no-display-prompt"});
   OX_ASSIGN_OR_RETURN(PromptCache cache, PromptCache::from_args(args));
   std::string text;
-  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls, &text));
+  ToolChatTurn turn;
+  OX_ASSIGN_OR_RETURN(std::vector<int32_t> prompt, prompt_tokens(args, ls, &text, tools, &turn));
   OX_TRY(args.finish());
+  if (tools.active()) {
+    if (print_ids) return error(ErrorCode::kInvalidArgument, "--ids and --tools-file: give one (tools print a JSON message)");
+    OX_TRY(use_tool_constraint(turn, &gen));
+  }
   gen.n_keep = resolve_n_keep(gen.n_keep, prompt, ls.model->tokenizer().bos_id());
   OX_TRY(cache.load(*ls.session, prompt));
   if (display_prompt && !print_ids) std::fwrite(text.data(), 1, text.size(), stdout);
@@ -197,13 +248,20 @@ Status cmd_run(Args& args) {
     if (print_ids) {
       if (e.token >= 0) std::printf(first ? "%d" : " %d", e.token);
       first = false;
-    } else {
+    } else if (!tools.active()) {  // (tools: the whole reply, parsed, at the end)
       std::fwrite(e.text.data(), 1, e.text.size(), stdout);
     }
     std::fflush(stdout);
     return true;
   };
   OX_ASSIGN_OR_RETURN(GenerateStats stats, ls.session->generate(prompt, gen, on_event));
+  if (tools.active()) {
+    ToolReply reply(turn.format, tools, turn.thinking_forced_open, std::random_device{}());
+    reply.append(stats.text);
+    reply.finish();
+    std::fputs(reply.message().to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), stdout);
+    stats.finish_reason = reply.finish_reason(stats.finish_reason);
+  }
   std::printf("\n");
   std::fflush(stdout);
   OX_TRY(cache_status);

@@ -38,6 +38,7 @@ Status cmd_serve(Args& args) {
   OX_ASSIGN_OR_RETURN(std::string key_file, args.string({"--api-key-file"}, ""));
   OX_ASSIGN_OR_RETURN(o.cors_origins, args.strings({"--cors"}));
   o.embeddings = args.flag({"--embeddings"});
+  OX_ASSIGN_OR_RETURN(o.chat_template, chat_template_arg(args));
   OX_TRY(cache_types(args, &o.cache_type_k, &o.cache_type_v));
   OX_TRY(args.finish());
   if (!key_file.empty()) {

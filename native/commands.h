@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/session/session.h"
+#include "core/session/tool_chat.h"
 #include "native/args.h"
 
 namespace ox::cli {
@@ -46,6 +47,11 @@ Result<std::string> prompt_text(Args& args);
 // -n and the sampling, stop and EOS options (run and chat); --grammar / --grammar-file /
 // -j / -jf compiled against the model's vocabulary.
 Result<GenerateOptions> generate_options(Args& args, const LoadedModel& model, int64_t default_n_predict);
+// --tools-file, --tool-choice, --no-parallel-tool-calls (run and chat); inactive without --tools-file.
+Result<ToolOptions> tool_options(Args& args);
+// A tool turn's constraint into `gen` (an error next to --grammar / --json-schema), and the
+// control tokens' texts rendered so the reply's markers can be parsed.
+Status use_tool_constraint(ToolChatTurn& turn, GenerateOptions* gen);
 
 
 }  // namespace ox::cli

@@ -100,6 +100,17 @@ const OptionDef kChatOptions[] = {
     {{"--system", "-sys", "--system-prompt"}, "TEXT", "system message"},
 };
 
+// Tool calls (OpenAI's tools / tool_choice / parallel_tool_calls). llama.cpp's CLI has none;
+// its --tools means llama-server's built-in agent tools, so these spellings differ on purpose.
+const OptionDef kToolOptions[] = {
+    {{"--tools-file"}, "FILE", "JSON array of OpenAI function tools ({type: function, function: {name, description, "
+                               "parameters}}) rendered by the chat template; the reply is printed as one JSON "
+                               "assistant message with its tool_calls parsed (run: needs --chat)"},
+    {{"--tool-choice"}, "MODE", "auto (default: the model may call tools), none, required (a call is forced by a "
+                                "grammar), or a function's name (a call to it is forced)"},
+    {{"--no-parallel-tool-calls"}, nullptr, "at most one tool call per reply (default: one or more)"},
+};
+
 const OptionDef kChatTemplateOptions[] = {
     {{"--chat-template"}, "NAME|FILE", "render chats with this template instead of the model's: a built-in name "
                                        "(llama.cpp's: chatml, llama3, mistral-v7, gemma, phi3, ...) or a Jinja file"},
@@ -222,6 +233,7 @@ const OptionGroup kChatSampling{"sampling", sampler_options(false)};
 const OptionGroup kRun{"output", kRunOptions};
 const OptionGroup kChat{"chat", kChatOptions};
 const OptionGroup kChatTemplate{"chat template", kChatTemplateOptions};
+const OptionGroup kTools{"tool calls", kToolOptions};
 const OptionGroup kLogits{"logits", kLogitsOptions};
 const OptionGroup kInspect{"inspect", kInspectOptions};
 const OptionGroup kFormats{"formats", kFormatsOptions};
@@ -237,9 +249,9 @@ const OptionGroup kServe{"server", kServeOptions};
 
 const CommandDef kCommands[] = {
     {"run", "-m MODEL [-p PROMPT | -f FILE] [options]", "generate text (streamed to stdout)",
-     {&kModel, &kPrompt, &kGeneration, &kRunSampling, &kRun, &kChatTemplate}, cmd_run},
+     {&kModel, &kPrompt, &kGeneration, &kRunSampling, &kRun, &kChatTemplate, &kTools}, cmd_run},
     {"chat", "-m MODEL [options]", "interactive chat with the model's template (/help inside)",
-     {&kModel, &kGeneration, &kChatSampling, &kChat, &kChatTemplate}, cmd_chat},
+     {&kModel, &kGeneration, &kChatSampling, &kChat, &kChatTemplate, &kTools}, cmd_chat},
     {"logits", "-m MODEL [-p PROMPT] [--top K]", "top-K `id logit` after the prompt",
      {&kModel, &kPrompt, &kLogits}, cmd_logits},
     {"inspect", "MODEL.gguf", "metadata and tensor table", {&kInspect}, cmd_inspect},
@@ -262,7 +274,8 @@ const CommandDef kCommands[] = {
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
     {"serve", "-m MODEL [--host H] [--port N] [-np N] [-c CTX] [options]",
-     "OpenAI-compatible HTTP server, N slots batched together (native only)", {&kModel, &kServe}, cmd_serve},
+     "OpenAI-compatible HTTP server, N slots batched together (native only)", {&kModel, &kServe, &kChatTemplate},
+     cmd_serve},
 };
 
 std::string names_text(const OptionDef& o) {

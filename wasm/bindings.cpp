@@ -284,6 +284,16 @@ class JsEngine {
     return out;
   }
 
+  // tools_json: {tools, tool_choice, parallel_tool_calls}; the next begin() constrains and parses
+  // its reply for tool calls (step results then carry message_deltas, and message when done).
+  val chat_prompt_tools(std::string messages_json, std::string tools_json) {
+    Result<std::vector<int32_t>> ids = engine_.chat_prompt_with_tools(messages_json, tools_json);
+    if (!ids.ok()) return error_object(ids.status());
+    val out = ok_object();
+    out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
+    return out;
+  }
+
   // options: {max_tokens | max_completion_tokens, stop, ignore_eos, render_special, n_keep,
   // context_shift, response_format | grammar | json_schema, and every sampler field by its
   // llama-server key (temperature, top_k, frequency_penalty, logit_bias, ...)}; any other key is an
@@ -403,7 +413,25 @@ class JsEngine {
     out.set("events", events_array(events));
     out.set("done", g->done());
     out.set("stats", stats_object(g->stats()));
+    if (ToolReply* reply = engine_.tool_reply(); reply != nullptr) {
+      // OpenAI delta objects ({content} / {reasoning_content} / {tool_calls: [...]}) of this step,
+      // and when done the whole parsed message and the finish reason ("tool_calls" for calls).
+      nlohmann::ordered_json deltas = nlohmann::ordered_json::array();
+      for (const StepEvent& e : events) {
+        for (nlohmann::ordered_json& d : reply->append(e.text)) deltas.push_back(std::move(d));
+      }
+      if (g->done()) {
+        for (nlohmann::ordered_json& d : reply->finish()) deltas.push_back(std::move(d));
+        out.set("message", json_value(reply->message().to_json()));
+        out.set("tool_finish_reason", reply->finish_reason(g->stats().finish_reason));
+      }
+      out.set("message_deltas", json_value(deltas));
+    }
     return out;
+  }
+
+  static val json_value(const nlohmann::ordered_json& j) {
+    return val::global("JSON").call<val>("parse", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 
   Engine engine_;
@@ -427,6 +455,7 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("detokenize", &ox::web::JsEngine::detokenize)
       .function("applyChatTemplate", &ox::web::JsEngine::apply_chat_template)
       .function("chatPrompt", &ox::web::JsEngine::chat_prompt)
+      .function("chatPromptTools", &ox::web::JsEngine::chat_prompt_tools)
       .function("begin", &ox::web::JsEngine::begin)
       .function("step", &ox::web::JsEngine::step)
       .function("abort", &ox::web::JsEngine::abort)

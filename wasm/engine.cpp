@@ -136,9 +136,54 @@ Result<std::vector<int32_t>> Engine::chat_prompt(std::string_view messages_json,
   return model_->chat_prompt_from_json(messages_json, add_generation_prompt);
 }
 
-Status Engine::begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options) {
+Result<std::vector<int32_t>> Engine::chat_prompt_with_tools(std::string_view messages_json, std::string_view tools_json) {
+  OX_TRY(require_model());
+  pending_tools_.reset();
+  const nlohmann::ordered_json messages = nlohmann::ordered_json::parse(messages_json, nullptr, false);
+  if (messages.is_discarded() || !messages.is_array()) {
+    return error(ErrorCode::kInvalidArgument, "messages must be a JSON array of messages");
+  }
+  const nlohmann::ordered_json req = nlohmann::ordered_json::parse(tools_json, nullptr, false);
+  if (req.is_discarded() || !req.is_object()) return error(ErrorCode::kInvalidArgument, "tools: expected JSON");
+  auto pending = std::make_unique<PendingTools>();
+  if (req.contains("tools") && !req["tools"].is_null()) {
+    if (!req["tools"].is_array() || req["tools"].empty()) {
+      return error(ErrorCode::kInvalidArgument, "tools: expected a non-empty array of function tools");
+    }
+    pending->tools.tools = req["tools"];
+  }
+  if (req.contains("tool_choice") && !req["tool_choice"].is_null()) {
+    OX_ASSIGN_OR_RETURN(pending->tools.choice, chat::parse_tool_choice(nlohmann::json::parse(req["tool_choice"].dump())));
+    if (!pending->tools.active() && pending->tools.choice.mode != chat::ToolChoice::Mode::kAuto &&
+        pending->tools.choice.mode != chat::ToolChoice::Mode::kNone) {
+      return error(ErrorCode::kInvalidArgument, "tool_choice requires tools with at least one function");
+    }
+  }
+  if (req.contains("parallel_tool_calls") && !req["parallel_tool_calls"].is_null()) {
+    if (!req["parallel_tool_calls"].is_boolean()) return error(ErrorCode::kInvalidArgument, "parallel_tool_calls must be a boolean");
+    pending->tools.parallel_tool_calls = req["parallel_tool_calls"].get<bool>();
+  }
+  OX_ASSIGN_OR_RETURN(pending->turn, prepare_tool_chat(*model_, messages, pending->tools));
+  std::vector<int32_t> prompt = std::move(pending->turn.prompt);
+  if (pending->tools.active()) pending_tools_ = std::move(pending);
+  return prompt;
+}
+
+Status Engine::begin_generation(std::vector<int32_t> prompt, const GenerateOptions& given) {
   OX_TRY(require_model());
   generation_.reset();
+  tool_reply_.reset();
+  GenerateOptions options = given;
+  if (std::unique_ptr<PendingTools> pending = std::move(pending_tools_); pending != nullptr) {
+    if (pending->turn.constraint != nullptr && options.constraint != nullptr) {
+      return error(ErrorCode::kInvalidArgument,
+                   "tools (with tool_choice other than \"none\") cannot be combined with response_format, grammar or json_schema");
+    }
+    if (pending->turn.constraint != nullptr) options.constraint = pending->turn.constraint;
+    options.render_special = true;  // tool-call markers may be control tokens
+    tool_reply_ = std::make_unique<ToolReply>(pending->turn.format, pending->tools, pending->turn.thinking_forced_open,
+                                              tool_id_seed_++);
+  }
   // A prompt that does not continue the session's conversation: bring in the saved one it
   // continues, and keep the session's (see ConversationCache).
   OX_TRY(conversations_.swap_in(*session_, prompt).status());

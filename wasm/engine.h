@@ -12,6 +12,7 @@
 #include "core/session/conversation_cache.h"
 #include "core/session/generation.h"
 #include "core/session/session.h"
+#include "core/session/tool_chat.h"
 #include "core/tools/bench.h"
 
 namespace ox::web {
@@ -68,12 +69,17 @@ class Engine {
   Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
   // Prompt tokens of a conversation: message text never becomes control tokens (LoadedModel::chat_prompt).
   Result<std::vector<int32_t>> chat_prompt(std::string_view messages_json, bool add_generation_prompt) const;
+  // The same with tools (tools_json: {tools, tool_choice?, parallel_tool_calls?} as OpenAI's): the
+  // next begin_generation() gets the tool-call constraint and parses its reply (tool_reply()).
+  Result<std::vector<int32_t>> chat_prompt_with_tools(std::string_view messages_json, std::string_view tools_json);
 
   // A generation in steps (see Generation); starting one ends the previous.
   Status begin_generation(std::vector<int32_t> prompt, const GenerateOptions& options);
   Status step(int max_events, double budget_ms, std::vector<StepEvent>* events);
   void abort_generation(std::vector<StepEvent>* events);
   const Generation* generation() const { return generation_.get(); }
+  // The running generation's reply parsed for tool calls (chat_prompt_with_tools), or null.
+  ToolReply* tool_reply() { return tool_reply_.get(); }
 
   // Appends tokens to the context (after dropping positions >= n_keep when n_keep >= 0).
   Status evaluate(std::span<const int32_t> tokens, int n_keep);
@@ -108,6 +114,14 @@ class Engine {
   std::shared_ptr<const LoadedModel> model_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<Generation> generation_;
+  // Set by chat_prompt_with_tools, taken by the next begin_generation.
+  struct PendingTools {
+    ToolOptions tools;
+    ToolChatTurn turn;
+  };
+  std::unique_ptr<PendingTools> pending_tools_;
+  std::unique_ptr<ToolReply> tool_reply_;
+  uint64_t tool_id_seed_ = 0x6f786964697a65ull;  // call ids: a per-engine sequence (no entropy needed)
   // Conversations other than the session's, saved so that a side request does not evict the main
   // chat: 8 slots, at most a quarter of the memory left when the model was loaded.
   ConversationCache conversations_{kConversationSlots, 0};

@@ -103,7 +103,8 @@ Result<std::string> LoadedModel::apply_chat_template(std::string_view messages_j
   return render_chat(messages, add_generation_prompt);
 }
 
-Result<std::string> LoadedModel::render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt) const {
+Result<std::string> LoadedModel::render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt,
+                                             const nlohmann::ordered_json& extra) const {
   if (!messages.is_array()) {
     return error(ErrorCode::kInvalidArgument, "messages must be a JSON array of {role, content} objects");
   }
@@ -115,7 +116,7 @@ Result<std::string> LoadedModel::render_chat(const nlohmann::ordered_json& messa
   if (t.eos_id() >= 0) {
     OX_ASSIGN_OR_RETURN(eos, t.token_to_piece(t.eos_id(), true));
   }
-  return render_chat_template(chat_template_, messages, add_generation_prompt, bos, eos, t.add_bos());
+  return render_chat_template(chat_template_, messages, add_generation_prompt, bos, eos, t.add_bos(), extra);
 }
 
 Result<std::vector<int32_t>> LoadedModel::chat_prompt_from_json(std::string_view messages_json, bool add_generation_prompt) const {
@@ -126,9 +127,11 @@ Result<std::vector<int32_t>> LoadedModel::chat_prompt_from_json(std::string_view
   return chat_prompt(std::move(messages), add_generation_prompt);
 }
 
-Result<std::vector<int32_t>> LoadedModel::chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt) const {
+Result<std::vector<int32_t>> LoadedModel::chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt,
+                                                      nlohmann::ordered_json extra) const {
   mark_messages(*tokenizer_, &messages);
-  OX_ASSIGN_OR_RETURN(std::string rendered, render_chat(messages, add_generation_prompt));
+  if (extra.contains("tools")) mark_messages(*tokenizer_, &extra["tools"]);  // tool descriptions are text too
+  OX_ASSIGN_OR_RETURN(std::string rendered, render_chat(messages, add_generation_prompt, extra));
   std::vector<tok::TextRange> literal;
   const std::string text = unmark(rendered, &literal);
   // Templates write BOS themselves; adding another would double it.

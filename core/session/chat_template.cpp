@@ -101,9 +101,9 @@ Result<ChatTemplateInfo> override_chat_template(std::string_view name_or_source)
 
 Result<std::string> render_chat_template(const ChatTemplateInfo& info, const nlohmann::ordered_json& messages,
                                          bool add_generation_prompt, std::string_view bos, std::string_view eos,
-                                         bool add_bos) {
+                                         bool add_bos, const nlohmann::ordered_json& extra) {
   OX_ASSIGN_OR_RETURN(std::string text,
-                      chat::apply_chat_template_ordered(info.source, messages, add_generation_prompt, bos, eos));
+                      chat::apply_chat_template_ordered(info.source, messages, add_generation_prompt, bos, eos, extra));
   if (info.builtin && add_bos && !bos.empty() && !text.starts_with(bos)) text.insert(0, bos);
   return text;
 }

@@ -38,8 +38,9 @@ Result<ChatTemplateInfo> override_chat_template(std::string_view name_or_source)
 // Renders messages with `info`; bos/eos fill bos_token/eos_token. A built-in's render is
 // preceded by `bos` when `add_bos` (the vocabulary's tokenizer.ggml.add_bos_token): llama.cpp's
 // formats leave BOS to the tokenizer, and chat prompts here are tokenized without adding it.
+// `extra`: more template variables (tools, enable_thinking, ...; chat::tool_template_context).
 Result<std::string> render_chat_template(const ChatTemplateInfo& info, const nlohmann::ordered_json& messages,
                                          bool add_generation_prompt, std::string_view bos, std::string_view eos,
-                                         bool add_bos);
+                                         bool add_bos, const nlohmann::ordered_json& extra = {});
 
 }  // namespace ox

@@ -1,6 +1,6 @@
 // LoadedModel's structured-output constraints: the vocabulary's token trie (every token's bytes;
 // control tokens kept out of text matching but reachable by grammar token references), and GBNF
-// grammars or JSON schemas compiled against it.
+// grammars (also lazy ones) or JSON schemas compiled against it.
 #include "core/sampler/grammar_constraint.h"
 #include "core/sampler/json_schema.h"
 #include "core/session/session.h"
@@ -36,6 +36,13 @@ std::vector<int32_t> eog_ids(const tok::Tokenizer& t) {
 
 Result<std::shared_ptr<TokenConstraint>> LoadedModel::grammar_constraint(std::string_view gbnf) const {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<TokenConstraint> c, make_grammar_constraint(gbnf, token_trie(), eog_ids(*tokenizer_)));
+  return std::shared_ptr<TokenConstraint>(std::move(c));
+}
+
+Result<std::shared_ptr<TokenConstraint>> LoadedModel::lazy_grammar_constraint(std::string_view gbnf,
+                                                                              std::vector<GrammarTrigger> triggers) const {
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<LazyGrammarConstraint> c,
+                      LazyGrammarConstraint::create(gbnf, std::move(triggers), token_trie(), eog_ids(*tokenizer_)));
   return std::shared_ptr<TokenConstraint>(std::move(c));
 }
 

@@ -23,6 +23,7 @@
 #include "core/sampler/token_trie.h"
 #include "core/session/chat_template.h"
 #include "core/session/generation.h"
+#include "core/session/lazy_grammar.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace ox {
@@ -53,19 +54,25 @@ class LoadedModel {
   // Renders chat messages (JSON array of {role, content}) with chat_template(). A built-in one
   // is preceded by the BOS text when the vocabulary adds BOS (as llama.cpp's tokenizer would).
   Result<std::string> apply_chat_template(std::string_view messages_json, bool add_generation_prompt) const;
-  Result<std::string> render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt) const;
+  // `extra`: more template variables (tools, ...: chat::tool_template_context), an object or null.
+  Result<std::string> render_chat(const nlohmann::ordered_json& messages, bool add_generation_prompt,
+                                  const nlohmann::ordered_json& extra = {}) const;
   // The prompt tokens of a conversation: the messages rendered as above and tokenized so that only
   // the template's own markup becomes control tokens; control-token texts a message holds
   // ("<|im_end|>" typed by a user) stay text. Message strings may hold any bytes (invalid UTF-8 is
   // tokenized as the tokenizer does it). No BOS is added: templates write their own.
   Result<std::vector<int32_t>> chat_prompt_from_json(std::string_view messages_json, bool add_generation_prompt) const;
-  Result<std::vector<int32_t>> chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt) const;
+  Result<std::vector<int32_t>> chat_prompt(nlohmann::ordered_json messages, bool add_generation_prompt,
+                                           nlohmann::ordered_json extra = {}) const;
 
   // Structured output (grammar.cpp): a sampler constraint from a GBNF grammar (--grammar), a JSON
   // schema (--json-schema; an empty text: any JSON object), over this vocabulary's token
   // trie, built on first use and shared by every constraint of the model.
   Result<std::shared_ptr<TokenConstraint>> grammar_constraint(std::string_view gbnf) const;
   Result<std::shared_ptr<TokenConstraint>> json_schema_constraint(std::string_view schema_json) const;
+  // A lazy grammar (tool_choice auto): free until one of `triggers` appears in the reply.
+  Result<std::shared_ptr<TokenConstraint>> lazy_grammar_constraint(std::string_view gbnf,
+                                                                   std::vector<GrammarTrigger> triggers) const;
   std::shared_ptr<const TokenTrie> token_trie() const;
 
  private:

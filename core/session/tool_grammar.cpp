@@ -141,6 +141,23 @@ std::string root_rule(const Builder& b, ChatFormat format, bool parallel) {
   }
 }
 
+// The lazy grammar's triggers: the markers root_rule() starts with (a trigger the grammar could
+// not continue from would never constrain anything).
+std::vector<GrammarTrigger> lazy_triggers(ChatFormat format) {
+  switch (format) {
+    case ChatFormat::kHermes: return {{"<tool_call>"}};
+    case ChatFormat::kLlama3:
+    case ChatFormat::kGeneric: return {{"{\"", /*at_start=*/true}};
+    case ChatFormat::kMistralNemo: return {{"[TOOL_CALLS]"}};
+    case ChatFormat::kGranite: return {{"<|tool_call|>"}};
+    case ChatFormat::kCommandR: return {{"<|START_ACTION|>"}, {"Action:"}};
+    case ChatFormat::kGptOss: return {{"<|channel|>commentary to=functions."}};
+    case ChatFormat::kDeepSeekR1: return {{"<｜tool▁calls▁begin｜>"}};
+    case ChatFormat::kKimiK2: return {{"<|tool_calls_section_begin|>"}};
+    default: return {};
+  }
+}
+
 }  // namespace
 
 Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& tools, const chat::ToolChoice& choice,
@@ -175,9 +192,10 @@ Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& t
   ToolGrammar out;
   out.gbnf = "root ::= " + root_rule(b, format, options.parallel_tool_calls) + "\ncall ::= ";
   for (size_t i = 0; i < alternatives.size(); ++i) out.gbnf += (i ? " | " : "") + alternatives[i];
-  out.gbnf += "\nws ::= [ \\t\\n]{0,20}\n" + rules;
+  // (llama.cpp json-schema-to-grammar's SPACE_RULE, as the schemas' own "space")
+  out.gbnf += "\nws ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n" + rules;
   out.lazy = choice.mode == chat::ToolChoice::Mode::kAuto;
-  for (std::string_view m : chat::chat_format_def(format).tool_call_markers) out.triggers.emplace_back(m);
+  out.triggers = lazy_triggers(format);
   return out;
 }
 

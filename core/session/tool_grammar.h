@@ -14,6 +14,7 @@
 
 #include "core/base/status.h"
 #include "core/chat/tool_format.h"
+#include "core/session/lazy_grammar.h"
 
 namespace ox {
 
@@ -28,7 +29,10 @@ struct ToolGrammarOptions {
 struct ToolGrammar {
   std::string gbnf;                   // start rule "root": the call(s) and nothing else
   bool lazy = false;                  // tool_choice auto: apply the grammar from a trigger on
-  std::vector<std::string> triggers;  // the texts that start a call (the format's markers)
+  // The texts that start a call: the format's markers that this grammar's root begins with (a
+  // lazy grammar replays the reply from the trigger on); none for Functionary v3.2, whose first
+  // call has no marker (auto is then unconstrained).
+  std::vector<GrammarTrigger> triggers;
 };
 
 // tool_choice required or named: the reply must be calls (named: of that tool only); auto: the

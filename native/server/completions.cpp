@@ -2,6 +2,8 @@
 // control tokens), check the slot's context, queue the job, then either stream server-sent events
 // as text arrives or answer with the whole completion.
 #include <chrono>
+#include <functional>
+#include <random>
 
 #include "native/server/connection.h"
 #include "native/server/responses.h"
@@ -15,12 +17,29 @@ using Json = nlohmann::ordered_json;
 constexpr auto kPoll = std::chrono::milliseconds(100);
 constexpr auto kKeepAliveEvery = std::chrono::seconds(2);
 
-// The prompt's tokens, or a 400 naming the field.
-bool prompt_tokens(const ServerContext& ctx, const CompletionRequest& r, std::vector<int32_t>* out, ApiError* e) {
+// The field a tool-chat error is about: its message starts with the field's name.
+std::string tool_chat_field(const std::string& message) {
+  for (const char* f : {"tool_choice", "tools"}) {
+    if (message.rfind(f, 0) == 0) return f;
+  }
+  return "messages";
+}
+
+// The prompt's tokens (chat: with the request's tools, and the tool-call constraint in *turn), or
+// a 400 naming the field.
+bool prompt_tokens(const ServerContext& ctx, const CompletionRequest& r, std::vector<int32_t>* out, ToolChatTurn* turn,
+                   ApiError* e) {
   const char* field = r.endpoint == Endpoint::kChat ? "messages" : "prompt";
   Result<std::vector<int32_t>> ids = std::vector<int32_t>{};
   if (r.endpoint == Endpoint::kChat) {
-    ids = ctx.model->chat_prompt(r.messages, /*add_generation_prompt=*/true);
+    Result<ToolChatTurn> t = prepare_tool_chat(*ctx.model, r.messages, r.tools);
+    if (!t.ok()) {
+      const std::string f = tool_chat_field(t.status().message());
+      *e = bad_param(f, "invalid_value", strfmt("'%s': %s", f.c_str(), t.status().message().c_str()));
+      return false;
+    }
+    *turn = std::move(t).value();
+    ids = std::move(turn->prompt);
   } else if (r.has_prompt_ids) {
     ids = r.prompt_ids;
   } else {
@@ -72,8 +91,18 @@ ApiError job_error(const std::string& message) {
   return e;
 }
 
+// The chunks of a reply's new text: its text as it is, or (tools) the deltas of its parse.
+bool write_text(std::string_view text, const ResponseContext& rc, ToolReply* reply,
+                const std::function<bool(std::string_view)>& write) {
+  if (reply == nullptr) return text.empty() || write(sse_event(text_chunk(rc, text)));
+  for (const nlohmann::ordered_json& d : reply->append(text)) {
+    if (!write(sse_event(delta_chunk(rc, d)))) return false;
+  }
+  return true;
+}
+
 void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage, int fd,
-            httplib::Response& res) {
+            std::shared_ptr<ToolReply> reply, httplib::Response& res) {
   res.status = 200;
   res.set_header("Cache-Control", "no-cache");
   res.set_header("X-Accel-Buffering", "no");
@@ -85,8 +114,8 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
   auto st = std::make_shared<State>();
   res.set_chunked_content_provider(
       "text/event-stream",
-      [job, rc, include_usage, st, fd](size_t, httplib::DataSink& sink) -> bool {
-        auto write = [&](std::string_view s) {
+      [job, rc, include_usage, st, fd, reply](size_t, httplib::DataSink& sink) -> bool {
+        const std::function<bool(std::string_view)> write = [&](std::string_view s) {
           st->last_write = std::chrono::steady_clock::now();
           return sink.write(s.data(), s.size());
         };
@@ -96,12 +125,19 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
         }
         if (peer_closed(fd)) return false;  // the releaser cancels the job
         JobUpdate u = job->take(kPoll);
-        if (!u.text.empty() && !write(sse_event(text_chunk(rc, u.text)))) return false;  // client gone
+        if (!write_text(u.text, rc, reply.get(), write)) return false;  // client gone
         if (u.done) {
+          std::string reason = u.finish_reason;
+          if (reply != nullptr && u.error.empty()) {
+            for (const nlohmann::ordered_json& d : reply->finish()) {
+              if (!write(sse_event(delta_chunk(rc, d)))) return false;
+            }
+            reason = reply->finish_reason(reason);
+          }
           // A failed write must end the provider: cpp-httplib ignores done() once a write failed
           // and would call it again forever.
           const bool ok = !u.error.empty() ? write(sse_event(error_json(job_error(u.error))))
-                                           : write(sse_event(closing_chunk(rc, u.finish_reason))) &&
+                                           : write(sse_event(closing_chunk(rc, reason))) &&
                                                  (!include_usage || write(sse_event(usage_chunk(rc, u.usage)))) &&
                                                  write(kSseDone);
           if (!ok) return false;
@@ -124,10 +160,17 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
   CompletionRequest r;
   ApiError e;
   std::vector<int32_t> prompt;
-  if (!parse_completion_request(req.body, endpoint, &r, &e) || !prompt_tokens(ctx, r, &prompt, &e)) {
+  ToolChatTurn turn;
+  if (!parse_completion_request(req.body, endpoint, &r, &e) || !prompt_tokens(ctx, r, &prompt, &turn, &e)) {
     return send_error(res, e);
   }
   GenParams params;
+  std::shared_ptr<ToolReply> reply;  // tools: the reply is parsed into tool_calls as it comes
+  if (r.tools.active()) {
+    reply = std::make_shared<ToolReply>(turn.format, r.tools, turn.thinking_forced_open, std::random_device{}());
+    params.constraint = turn.constraint;
+    params.render_special = true;  // markers such as [TOOL_CALLS] are control tokens
+  }
   params.max_tokens = static_cast<int>(r.max_tokens);
   params.sampling = to_sampler_params(r);
   if (r.constraint.kind != OutputConstraint::Kind::kNone) {
@@ -159,7 +202,7 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
   // The client's socket, polled for a hang-up while the job waits or runs (-1: not found; then a
   // streaming client is noticed by a failed write, a non-streaming one not at all).
   const int fd = request_socket(req);
-  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, fd, res);
+  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, fd, std::move(reply), res);
   std::string text;
   for (;;) {
     JobUpdate u = job->take(kPoll);
@@ -170,6 +213,11 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
     }
     if (!u.done) continue;
     if (!u.error.empty()) return send_error(res, job_error(u.error));
+    if (reply != nullptr) {
+      reply->append(text);
+      reply->finish();
+      return send_json(res, 200, full_message_response(rc, reply->message().to_json(), reply->finish_reason(u.finish_reason), u.usage));
+    }
     return send_json(res, 200, full_response(rc, text, u.finish_reason, u.usage));
   }
 }

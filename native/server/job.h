@@ -22,6 +22,7 @@ struct GenParams {
   std::shared_ptr<TokenConstraint> constraint;  // grammar / JSON schema of this request, or null
   std::vector<std::string> stop;
   bool ignore_eos = false;
+  bool render_special = false;  // control tokens' texts in the output (tool-call markers to parse)
 };
 
 struct JobUsage {

@@ -102,6 +102,47 @@ bool text_content(const Json& content, const std::string& where, std::string* ou
   return true;
 }
 
+// An assistant turn's tool_calls: [{id, type: "function", function: {name, arguments: JSON text}}].
+bool read_tool_calls(const Json& v, const std::string& at, Json* out, ApiError* e) {
+  if (!v.is_array()) return wrong_type(at.c_str(), "an array of tool calls", v, e);
+  for (size_t k = 0; k < v.size(); ++k) {
+    const Json& c = v[k];
+    const std::string ck = strfmt("%s[%zu]", at.c_str(), k);
+    if (!c.is_object()) return wrong_type(ck.c_str(), "an object", c, e);
+    for (const auto& [key, value] : c.items()) {
+      if (key != "id" && key != "type" && key != "function") {
+        *e = bad_param(ck + "." + key, "unknown_parameter", strfmt("unknown parameter '%s.%s'", ck.c_str(), key.c_str()));
+        return false;
+      }
+    }
+    const auto id = c.find("id");
+    if (id != c.end() && !id->is_string()) return wrong_type((ck + ".id").c_str(), "a string", *id, e);
+    const auto type = c.find("type");
+    if (type != c.end() && *type != "function") {
+      *e = bad_param(ck + ".type", "invalid_value", strfmt("'%s.type' must be \"function\"", ck.c_str()));
+      return false;
+    }
+    const auto fn = c.find("function");
+    if (fn == c.end() || !fn->is_object()) return wrong_type((ck + ".function").c_str(), "an object", fn == c.end() ? Json() : *fn, e);
+    const auto name = fn->find("name");
+    if (name == fn->end() || !name->is_string()) {
+      return wrong_type((ck + ".function.name").c_str(), "a string", name == fn->end() ? Json() : *name, e);
+    }
+    const auto args = fn->find("arguments");
+    if (args == fn->end() || !args->is_string()) {
+      return wrong_type((ck + ".function.arguments").c_str(), "a string (JSON text)", args == fn->end() ? Json() : *args, e);
+    }
+    if (Json::parse(args->get<std::string>(), nullptr, false).is_discarded()) {
+      *e = bad_param(ck + ".function.arguments", "invalid_value", strfmt("'%s.function.arguments' is not valid JSON", ck.c_str()));
+      return false;
+    }
+    Json call = {{"id", id != c.end() ? id->get<std::string>() : std::string()}, {"type", "function"},
+                 {"function", {{"name", *name}, {"arguments", *args}}}};
+    out->push_back(std::move(call));
+  }
+  return true;
+}
+
 bool read_messages(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
   if (!v.is_array()) return wrong_type(name, "an array of messages", v, e);
   if (v.empty()) return out_of_range(name, "must hold at least one message", e);
@@ -110,8 +151,9 @@ bool read_messages(const Json& v, const char* name, CompletionRequest* r, ApiErr
     const Json& m = v[i];
     const std::string at = strfmt("messages[%zu]", i);
     if (!m.is_object()) return wrong_type(at.c_str(), "an object", m, e);
-    std::string role, content;
-    bool has_role = false;
+    std::string role, content, tool_call_id;
+    bool has_role = false, has_tool_call_id = false;
+    Json tool_calls;
     for (const auto& [key, value] : m.items()) {
       if (key == "role") {
         if (!value.is_string()) return wrong_type((at + ".role").c_str(), "a string", value, e);
@@ -119,6 +161,14 @@ bool read_messages(const Json& v, const char* name, CompletionRequest* r, ApiErr
         has_role = true;
       } else if (key == "content") {
         if (!text_content(value, at + ".content", &content, e)) return false;
+      } else if (key == "tool_calls") {
+        if (value.is_null()) continue;
+        tool_calls = Json::array();
+        if (!read_tool_calls(value, at + ".tool_calls", &tool_calls, e)) return false;
+      } else if (key == "tool_call_id") {
+        if (!value.is_string()) return wrong_type((at + ".tool_call_id").c_str(), "a string", value, e);
+        tool_call_id = value.get<std::string>();
+        has_tool_call_id = true;
       } else {
         *e = bad_param(at + "." + key, "unknown_parameter",
                        strfmt("unknown or unsupported parameter '%s.%s'", at.c_str(), key.c_str()));
@@ -126,15 +176,53 @@ bool read_messages(const Json& v, const char* name, CompletionRequest* r, ApiErr
       }
     }
     if (!has_role) return out_of_range((at + ".role").c_str(), "is required", e);
-    if (role != "system" && role != "user" && role != "assistant" && role != "developer") {
+    if (role != "system" && role != "user" && role != "assistant" && role != "developer" && role != "tool") {
       *e = bad_param(at + ".role", "invalid_value",
-                     strfmt("'%s.role' must be system, developer, user or assistant, not '%s'", at.c_str(), role.c_str()));
+                     strfmt("'%s.role' must be system, developer, user, assistant or tool, not '%s'", at.c_str(), role.c_str()));
+      return false;
+    }
+    if (!tool_calls.is_null() && role != "assistant") {
+      *e = bad_param(at + ".tool_calls", "invalid_value", strfmt("'%s.tool_calls' is only allowed on assistant messages", at.c_str()));
+      return false;
+    }
+    if (has_tool_call_id != (role == "tool")) {
+      *e = bad_param(at + ".tool_call_id", "invalid_value",
+                     strfmt(role == "tool" ? "'%s.tool_call_id' is required on tool messages"
+                                           : "'%s.tool_call_id' is only allowed on tool messages",
+                            at.c_str()));
       return false;
     }
     // Templates know "system"; OpenAI's newer "developer" role means the same.
     if (role == "developer") role = "system";
-    r->messages.push_back({{"role", role}, {"content", content}});
+    Json out = {{"role", role}, {"content", content}};
+    if (!tool_calls.is_null()) out["tool_calls"] = std::move(tool_calls);
+    if (has_tool_call_id) out["tool_call_id"] = tool_call_id;
+    r->messages.push_back(std::move(out));
   }
+  return true;
+}
+
+bool read_tools(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_array()) return wrong_type(name, "an array of function tools", v, e);
+  if (v.empty()) return out_of_range(name, "must hold at least one tool", e);
+  if (const Status st = check_tools(v); !st.is_ok()) {
+    // check_tools names the element ("tools[0].function.name: ..."): that is the param.
+    const std::string& m = st.message();
+    *e = bad_param(m.substr(0, m.find(':')), "invalid_value", m);
+    return false;
+  }
+  r->tools.tools = v;
+  return true;
+}
+
+bool read_tool_choice(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (!v.is_string() && !v.is_object()) return wrong_type(name, "a string or an object", v, e);
+  Result<chat::ToolChoice> c = chat::parse_tool_choice(nlohmann::json::parse(v.dump()));
+  if (!c.ok()) {
+    *e = bad_param(name, "invalid_value", c.status().message());
+    return false;
+  }
+  r->tools.choice = std::move(c).value();
   return true;
 }
 
@@ -264,7 +352,7 @@ struct Field {
 // Every field a client may send. To implement one: give it a reader (and map it in
 // sampling_params.cpp if it is a sampler setting).
 const Field kFields[] = {
-    {{"messages", kChat, true, "required; roles system/developer/user/assistant, text content"}, read_messages},
+    {{"messages", kChat, true, "required; roles system/developer/user/assistant/tool, text content, tool_calls"}, read_messages},
     {{"prompt", kCompletion, true, "required; a string or token ids"}, read_prompt},
     {{"model", kBoth, true, "any name: the server has one model"},
      [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
@@ -291,13 +379,14 @@ const Field kFields[] = {
     {{"response_format", kBoth, true, "text, json_object (optional schema), json_schema"}, read_response_format},
     {{"grammar", kBoth, true, "llama.cpp's GBNF (llama-server)"}, read_grammar},
     {{"json_schema", kBoth, true, "a JSON Schema (llama-server)"}, read_json_schema},
-    {{"n_probs", kBoth, false, "log probabilities are in progress"}, nullptr},
+    {{"tools", kChat, true, "function tools, through the chat template"}, read_tools},
+    {{"tool_choice", kChat, true, "auto, none, required or {type: function, function: {name}}"}, read_tool_choice},
+    {{"parallel_tool_calls", kChat, true, "a boolean (default true)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->tools.parallel_tool_calls, e); }},
     // Not implemented yet: refused by name.
-    {{"tools", kChat, false, "tool calls are in progress"}, nullptr},
-    {{"tool_choice", kChat, false, "tool calls are in progress"}, nullptr},
-    {{"parallel_tool_calls", kChat, false, "tool calls are in progress"}, nullptr},
-    {{"functions", kChat, false, "tool calls are in progress"}, nullptr},
-    {{"function_call", kChat, false, "tool calls are in progress"}, nullptr},
+    {{"n_probs", kBoth, false, "log probabilities are in progress"}, nullptr},
+    {{"functions", kChat, false, "deprecated by OpenAI: use tools"}, nullptr},
+    {{"function_call", kChat, false, "deprecated by OpenAI: use tool_choice"}, nullptr},
     {{"top_logprobs", kBoth, false, "log probabilities are in progress"}, nullptr},
     {{"best_of", kCompletion, false, "one choice per request"}, nullptr},
     {{"suffix", kCompletion, false, "not implemented"}, nullptr},
@@ -381,6 +470,18 @@ bool parse_completion_request(std::string_view body, Endpoint endpoint, Completi
   }
   if (!out->stream && j.contains("stream_options") && !j["stream_options"].is_null()) {
     *error = bad_param("stream_options", "invalid_value", "'stream_options' is only allowed with \"stream\": true");
+    return false;
+  }
+  const auto choice = j.find("tool_choice");
+  if (choice != j.end() && !choice->is_null() && !out->tools.active() &&
+      (out->tools.choice.mode == chat::ToolChoice::Mode::kRequired || out->tools.choice.mode == chat::ToolChoice::Mode::kNamed)) {
+    *error = bad_param("tool_choice", "invalid_value", "'tool_choice' requires 'tools' with at least one function");
+    return false;
+  }
+  if (out->tools.active() && out->tools.choice.mode != chat::ToolChoice::Mode::kNone &&
+      out->constraint.kind != OutputConstraint::Kind::kNone) {
+    *error = bad_param("tools", "invalid_value",
+                       "'tools' (with tool_choice other than \"none\") cannot be combined with response_format, grammar or json_schema");
     return false;
   }
   if (const Status st = validate(out->sampling); !st.is_ok()) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/sampler/params.h"
+#include "core/session/tool_chat.h"
 #include "native/server/api_error.h"
 
 namespace ox::server {
@@ -30,7 +31,9 @@ struct OutputConstraint {
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::kChat;
   std::string model;
-  nlohmann::ordered_json messages;  // chat: [{role, content: string}], content parts joined
+  // chat: [{role, content: string}], content parts joined; assistant turns may add tool_calls
+  // ([{id, type, function: {name, arguments}}]), role "tool" turns carry tool_call_id.
+  nlohmann::ordered_json messages;
   bool has_prompt_ids = false;      // completion: token ids given instead of text
   std::string prompt_text;
   std::vector<int32_t> prompt_ids;
@@ -41,6 +44,7 @@ struct CompletionRequest {
   // frequency_penalty, logit_bias, dry_*, mirostat, samplers, ...), checked by validate().
   SamplerParams sampling;
   OutputConstraint constraint;
+  ToolOptions tools;  // tools, tool_choice, parallel_tool_calls
   std::vector<std::string> stop;
   bool ignore_eos = false;
 };

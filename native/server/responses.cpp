@@ -42,15 +42,13 @@ Json usage_json(const JobUsage& u) {
               {"prompt_tokens_details", {{"cached_tokens", u.n_cached}}}};
 }
 
-Json full_response(const ResponseContext& c, const std::string& text, const std::string& finish_reason,
+namespace {
+
+Json response_with(const ResponseContext& c, const char* key, Json value, const std::string& finish_reason,
                    const JobUsage& usage) {
   Json out = base(c, false);
   Json choice = {{"index", 0}};
-  if (is_chat(c)) {
-    choice["message"] = {{"role", "assistant"}, {"content", text}};
-  } else {
-    choice["text"] = text;
-  }
+  choice[key] = std::move(value);
   choice["logprobs"] = nullptr;
   choice["finish_reason"] = finish_value(finish_reason);
   out["choices"] = Json::array({choice});
@@ -58,33 +56,39 @@ Json full_response(const ResponseContext& c, const std::string& text, const std:
   return out;
 }
 
-Json opening_chunk(const ResponseContext& c) {
+Json chunk_with(const ResponseContext& c, const char* key, Json value) {
   Json out = base(c, true);
   Json choice = {{"index", 0}};
-  if (is_chat(c)) {
-    choice["delta"] = {{"role", "assistant"}, {"content", ""}};
-  } else {
-    choice["text"] = "";
-  }
+  choice[key] = std::move(value);
   choice["logprobs"] = nullptr;
   choice["finish_reason"] = nullptr;
   out["choices"] = Json::array({choice});
   return out;
 }
 
-Json text_chunk(const ResponseContext& c, std::string_view text) {
-  Json out = base(c, true);
-  Json choice = {{"index", 0}};
-  if (is_chat(c)) {
-    choice["delta"] = {{"content", text}};
-  } else {
-    choice["text"] = text;
-  }
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = nullptr;
-  out["choices"] = Json::array({choice});
-  return out;
+}  // namespace
+
+Json full_response(const ResponseContext& c, const std::string& text, const std::string& finish_reason,
+                   const JobUsage& usage) {
+  if (is_chat(c)) return response_with(c, "message", {{"role", "assistant"}, {"content", text}}, finish_reason, usage);
+  return response_with(c, "text", text, finish_reason, usage);
 }
+
+Json full_message_response(const ResponseContext& c, Json message, const std::string& finish_reason, const JobUsage& usage) {
+  return response_with(c, "message", std::move(message), finish_reason, usage);
+}
+
+Json opening_chunk(const ResponseContext& c) {
+  if (is_chat(c)) return chunk_with(c, "delta", {{"role", "assistant"}, {"content", ""}});
+  return chunk_with(c, "text", "");
+}
+
+Json text_chunk(const ResponseContext& c, std::string_view text) {
+  if (is_chat(c)) return chunk_with(c, "delta", {{"content", text}});
+  return chunk_with(c, "text", text);
+}
+
+Json delta_chunk(const ResponseContext& c, Json delta) { return chunk_with(c, "delta", std::move(delta)); }
 
 Json closing_chunk(const ResponseContext& c, const std::string& finish_reason) {
   Json out = base(c, true);

@@ -128,7 +128,7 @@ void apply_template(ServerContext& ctx, const httplib::Request& req, httplib::Re
   CompletionRequest r;
   ApiError e;
   if (!parse_completion_request(req.body, Endpoint::kChat, &r, &e)) return send_error(res, e);
-  Result<std::string> prompt = ctx.model->render_chat(r.messages, /*add_generation_prompt=*/true);
+  Result<std::string> prompt = render_tool_chat(*ctx.model, r.messages, r.tools);
   if (!prompt.ok()) return send_error(res, bad_param("messages", "invalid_value", prompt.status().message()));
   send_json(res, 200, {{"prompt", prompt.value()}});
 }

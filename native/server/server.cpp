@@ -54,6 +54,9 @@ struct Loaded {
 Result<Loaded> load(const ServerOptions& o, Metrics* metrics) {
   Loaded out;
   OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(o.model_path));
+  if (!o.chat_template.empty()) {
+    OX_ASSIGN_OR_RETURN(out.model, out.model->with_chat_template(o.chat_template));
+  }
   const int n_ctx_train = out.model->hparams().n_ctx_train;
   const int n_ctx = o.n_ctx > 0 ? o.n_ctx : std::min(n_ctx_train, SessionOptions::kDefaultMaxContext);
   SchedulerOptions so;

@@ -13,6 +13,7 @@ namespace ox::server {
 
 struct ServerOptions {
   std::string model_path;
+  std::string chat_template;  // --chat-template: a built-in name or Jinja source (empty: the model's)
   std::string host = "127.0.0.1";
   int port = 8080;
   int n_slots = 1;          // -np: sequences decoded together

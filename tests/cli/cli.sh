@@ -306,4 +306,44 @@ check "logits --chat-template (renders no chat) -> rejected by name" bash -c "[ 
 
 "$cli" run -m "$model" -p x -n 1 --chat-template chatml > /dev/null 2> "$tmp/err"; rc=$?
 check "run --chat-template without --chat -> exit 1 (not silently ignored)" bash -c "[ $rc -eq 1 ] && grep -q 'give --chat too' '$tmp/err'"
+# Tool calls (--tools-file, --tool-choice): with a forced choice a grammar makes the reply a call
+# whatever the weights; the reply is printed as one OpenAI assistant message in JSON.
+cat > "$tmp/tools.json" <<'JSON'
+[{"type": "function", "function": {"name": "get_weather", "description": "Current weather for a city",
+  "parameters": {"type": "object", "properties": {"location": {"type": "string", "enum": ["Paris", "Tokyo"]}},
+  "required": ["location"], "additionalProperties": false}}}]
+JSON
+# node: the first line of $1 is an assistant message with one get_weather call whose arguments parse.
+one_call() {
+  node -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8").split("\n")[0]);
+    const c = m.tool_calls;
+    if (m.role !== "assistant" || m.content !== null || c.length !== 1 || c[0].type !== "function" ||
+        c[0].function.name !== "get_weather" || !c[0].id) process.exit(1);
+    if (!["Paris", "Tokyo"].includes(JSON.parse(c[0].function.arguments).location)) process.exit(1);' "$1"
+}
+qwen=$shared/templates/Qwen-Qwen2.5-7B-Instruct.jinja
+"$cli" run -m "$model" --chat -p "Weather in Paris?" --chat-template "$qwen" -c 2048 --tools-file "$tmp/tools.json" \
+  --tool-choice get_weather --no-parallel-tool-calls --temp 0.8 --seed 4 -n 200 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "run --tools-file --tool-choice NAME (Hermes template): one parsed call, finish tool_calls" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'finish: tool_calls' '$tmp/err'" && check "  ... the JSON message holds the call" one_call "$tmp/out"
+"$cli" run -m "$model" --chat -p "Weather in Paris?" --tools-file "$tmp/tools.json" --tool-choice required \
+  --no-parallel-tool-calls --temp 0 -n 200 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "run --tools-file --tool-choice required (no tool template: generic JSON): one parsed call" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'finish: tool_calls' '$tmp/err'" && check "  ... the JSON message holds the call" one_call "$tmp/out"
+printf 'Weather in Paris?\n/tool call_1 {"temperature": 21}\n' | "$cli" chat -m "$model" --chat-template "$qwen" -c 2048 \
+  --tools-file "$tmp/tools.json" --tool-choice required --no-parallel-tool-calls --temp 0 -n 200 > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "chat --tools-file: each reply's calls as a JSON line; /tool answers one" \
+  bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^{\"tool_calls\":\[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"' '$tmp/out') -eq 2 ]"
+"$cli" run -m "$model" -p x --tools-file "$tmp/tools.json" -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --tools-file without --chat -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'needs --chat' '$tmp/err'"
+"$cli" run -m "$model" --chat -p x --tool-choice required -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --tool-choice without --tools-file -> exit 1 (not ignored)" bash -c "[ $rc -eq 1 ] && grep -q 'need --tools-file' '$tmp/err'"
+"$cli" run -m "$model" --chat -p x --tools-file "$tmp/tools.json" --tool-choice nosuch -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --tool-choice NAME not in the tools -> exit 1 naming it" bash -c "[ $rc -eq 1 ] && grep -q \"'nosuch', which is not in tools\" '$tmp/err'"
+echo '[{"type": "function", "function": {"description": "no name"}}]' > "$tmp/bad_tools.json"
+"$cli" run -m "$model" --chat -p x --tools-file "$tmp/bad_tools.json" -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --tools-file with a nameless tool -> exit 1 naming the field" bash -c "[ $rc -eq 1 ] && grep -q 'tools\[0\].function.name' '$tmp/err'"
+"$cli" run -m "$model" --chat -p x --tools-file "$tmp/tools.json" --grammar 'root ::= "a"' -n 1 > /dev/null 2> "$tmp/err"; rc=$?
+check "run --tools-file with --grammar -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'cannot be combined' '$tmp/err'"
 check_summary

@@ -212,6 +212,113 @@ await test('structured output and the whole sampler chain: response_format json_
   check(/^(yes|no) [a-z]+\.$/.test(g.choices[0].text), JSON.stringify(g.choices[0].text));
 });
 
+// Tool calls. stories260K has no tool template: its replies are read in the generic JSON form
+// ({"tool_calls": [...]}, llama.cpp's fallback), and with tool_choice required / named a grammar
+// forces a call whatever the weights. Bounded arguments (enums, maxLength) keep replies short.
+const TOOLS = [
+  { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city',
+    parameters: { type: 'object', properties: { location: { type: 'string', enum: ['Paris', 'Tokyo'] },
+      unit: { type: 'string', enum: ['c', 'f'] } }, required: ['location'], additionalProperties: false } } },
+  { type: 'function', function: { name: 'get_time',
+    parameters: { type: 'object', properties: { tz: { type: 'string', maxLength: 8 } }, required: ['tz'],
+      additionalProperties: false } } },
+];
+function checkCall(c, names, what) {
+  eq(c.type, 'function', `${what}: type`);
+  check(typeof c.id === 'string' && c.id.length > 0, `${what}: id ${c.id}`);
+  check(names.includes(c.function.name), `${what}: name ${c.function.name}`);
+  const args = JSON.parse(c.function.arguments);  // a JSON string, as OpenAI's
+  if (c.function.name === 'get_weather') check(['Paris', 'Tokyo'].includes(args.location), `${what}: ${c.function.arguments}`);
+  else check(typeof args.tz === 'string' && args.tz.length <= 8, `${what}: ${c.function.arguments}`);
+  return args;
+}
+const weatherAsk = [{ role: 'user', content: 'What is the weather in Paris?' }];
+
+await test('tools: tool_choice required gives a parseable call (openai client), over several seeds', async () => {
+  for (const seed of [1, 2, 3, 4]) {
+    const r = await client.chat.completions.create({ model: 'x', messages: weatherAsk, tools: TOOLS,
+      tool_choice: 'required', parallel_tool_calls: false, max_tokens: 200, temperature: 1, seed });
+    const m = r.choices[0].message;
+    eq(r.choices[0].finish_reason, 'tool_calls', `finish_reason (seed ${seed})`);
+    eq(m.content, null, 'content');
+    eq(m.tool_calls.length, 1, 'one call (parallel_tool_calls false)');
+    checkCall(m.tool_calls[0], ['get_weather', 'get_time'], `seed ${seed}`);
+  }
+});
+
+await test('tools: a named tool_choice streamed gives OpenAI delta.tool_calls chunks equal to the whole answer', async () => {
+  const body = { model: 'x', messages: weatherAsk, tools: TOOLS, max_tokens: 200, temperature: 0,
+    tool_choice: { type: 'function', function: { name: 'get_time' } }, parallel_tool_calls: false };
+  const whole = await client.chat.completions.create(body);
+  eq(whole.choices[0].finish_reason, 'tool_calls', 'finish_reason');
+  const calls = whole.choices[0].message.tool_calls;
+  check(calls.length === 1 && calls[0].function.name === 'get_time', JSON.stringify(calls));
+  calls.forEach((c, i) => checkCall(c, ['get_time'], `call ${i}`));
+  const stream = await client.chat.completions.create({ ...body, stream: true });
+  const got = [];
+  let finish = null;
+  let content = '';
+  for await (const chunk of stream) {
+    const ch = chunk.choices[0];
+    if (!ch) continue;
+    content += ch.delta.content ?? '';
+    finish = ch.finish_reason ?? finish;
+    for (const d of ch.delta.tool_calls ?? []) {
+      if (!got[d.index]) {  // a call's first delta: id, type, name
+        eq(d.type, 'function', 'first delta type');
+        check(typeof d.id === 'string' && d.id.length > 0 && d.function.name, JSON.stringify(d));
+        got[d.index] = { id: d.id, name: d.function.name, arguments: '' };
+      } else {
+        check(d.id === undefined && d.function.name === undefined, `later delta repeats id/name: ${JSON.stringify(d)}`);
+      }
+      got[d.index].arguments += d.function.arguments ?? '';
+    }
+  }
+  eq(finish, 'tool_calls', 'streamed finish_reason');
+  eq(content, '', 'no content beside the calls');
+  eq(got.map((c) => [c.name, c.arguments]), calls.map((c) => [c.function.name, c.function.arguments]), 'streamed calls');
+  check(new Set(got.map((c) => c.id)).size === got.length, 'distinct ids');
+});
+
+await test('tools: tool_choice none and auto answer; tool results and past calls render', async () => {
+  const none = await client.chat.completions.create({ model: 'x', messages: weatherAsk, tools: TOOLS, tool_choice: 'none',
+    max_tokens: 8, temperature: 0 });
+  check(typeof none.choices[0].message.content === 'string' && !none.choices[0].message.tool_calls, 'none: text');
+  const auto = await client.chat.completions.create({ model: 'x', messages: weatherAsk, tools: TOOLS, max_tokens: 8,
+    temperature: 0 });
+  check(['stop', 'length', 'tool_calls'].includes(auto.choices[0].finish_reason), 'auto: finish_reason');
+  const history = [...weatherAsk,
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function',
+      function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"temperature": 21}' }];
+  const r = await client.chat.completions.create({ model: 'x', messages: history, tools: TOOLS, max_tokens: 8, temperature: 0 });
+  check(r.choices.length === 1, 'a reply after a tool result');
+});
+
+await test('tools: bad tools, tool_choice and tool messages are 400 naming the field; functions refused', async () => {
+  const user = [{ role: 'user', content: 'x' }];
+  const cases = [
+    [{ messages: user, tool_choice: 'required' }, 'tool_choice'],
+    [{ messages: user, tools: TOOLS, tool_choice: 'always' }, 'tool_choice'],
+    [{ messages: user, tools: TOOLS, tool_choice: { type: 'function', function: { name: 'nope' } } }, 'tool_choice'],
+    [{ messages: user, tools: [{ type: 'function', function: { description: 'x' } }] }, 'tools[0].function.name'],
+    [{ messages: user, tools: [{ type: 'retrieval' }] }, 'tools[0].type'],
+    [{ messages: user, tools: TOOLS, parallel_tool_calls: 'yes' }, 'parallel_tool_calls'],
+    [{ messages: user, tools: TOOLS, response_format: { type: 'json_object' } }, 'tools'],
+    [{ messages: user, functions: [] }, 'functions'],
+    [{ messages: user, function_call: 'auto' }, 'function_call'],
+    [{ messages: [{ role: 'tool', content: '1' }] }, 'messages[0].tool_call_id'],
+    [{ messages: [{ role: 'user', content: 'x', tool_call_id: 'a' }] }, 'messages[0].tool_call_id'],
+    [{ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function',
+      function: { name: 'f', arguments: '{bad' } }] }] }, 'messages[0].tool_calls[0].function.arguments'],
+    [{ messages: [{ role: 'user', content: 'x', tool_calls: [] }] }, 'messages[0].tool_calls'],
+  ];
+  for (const [body, param] of cases) {
+    const r = await post(A.url, '/v1/chat/completions', body, auth);
+    eq([r.status, r.json?.error?.param], [400, param], JSON.stringify(body));
+  }
+});
+
 await test('sampling with a seed repeats; top_k/top_p/min_p/repeat_penalty/stop accepted', async () => {
   const body = { model: 'x', prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 42, top_k: 20,
     top_p: 0.9, min_p: 0.02, repeat_penalty: 1.1, stop: ['zzz'] };
@@ -368,6 +475,40 @@ await test('solo references (greedy, one request at a time)', async () => {
   for (let i = 0; i < PROMPTS.length; i++) solo.push(await generate(client, i));
 });
 eq(await stopServer(A), 0, 'server A exit code');
+
+// ---- server H: Qwen 2.5's tool template (--chat-template): Hermes <tool_call> syntax
+const H = await startServer(['-np', '1', '-c', '3072', '--chat-template',
+  `${shared}/templates/Qwen-Qwen2.5-7B-Instruct.jinja`]);
+const clientH = new OpenAI({ baseURL: `${H.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120000 });
+await test('hermes template: tools, past calls and tool results render; a forced call parses, streamed and not', async () => {
+  const history = [...weatherAsk,
+    { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', type: 'function',
+      function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"temperature": 21}' }];
+  const p = await post(H.url, '/apply-template', { messages: history, tools: TOOLS });
+  eq(p.status, 200, p.text);
+  for (const want of ['<tools>', 'Current weather for a city', '<tool_call>\n{"name": "get_weather", "arguments": {"location": "Paris"}}',
+    '<tool_response>\n{"temperature": 21}\n</tool_response>']) {
+    check(p.json.prompt.includes(want), `rendered prompt lacks ${JSON.stringify(want)}:\n${p.json.prompt}`);
+  }
+  const body = { model: 'x', messages: weatherAsk, tools: TOOLS, tool_choice: 'required', parallel_tool_calls: false,
+    max_tokens: 300, temperature: 0 };
+  const r = await clientH.chat.completions.create(body);
+  eq(r.choices[0].finish_reason, 'tool_calls', JSON.stringify(r.choices[0].message));
+  eq(r.choices[0].message.tool_calls.length, 1, 'one call');
+  checkCall(r.choices[0].message.tool_calls[0], ['get_weather', 'get_time'], 'hermes call');
+  let args = '';
+  let name = null;
+  for await (const chunk of await clientH.chat.completions.create({ ...body, stream: true })) {
+    for (const d of chunk.choices[0]?.delta.tool_calls ?? []) {
+      name ??= d.function.name;
+      args += d.function.arguments ?? '';
+    }
+  }
+  eq([name, args], [r.choices[0].message.tool_calls[0].function.name, r.choices[0].message.tool_calls[0].function.arguments],
+    'streamed call');
+});
+eq(await stopServer(H), 0, 'server H exit code');
 
 // ---- server B: 16 slots, all 16 clients in one batch
 const B = await startServer(['-np', '16', '-c', '4096']);

@@ -10,10 +10,12 @@ import type {
   BenchParams,
   BenchRecord,
   BenchReport,
+  AssistantMessage,
   ChatMessage,
   FinishReason,
   GenerationResult,
   LoadParams,
+  MessageDelta,
   ModelInfo,
   ModelSource,
   PromptSpec,
@@ -24,13 +26,20 @@ import type {
   RuntimeInfo,
   SamplingParams,
   TokenEvent,
+  ToolParams,
 } from './protocol.js';
 
 export { EngineError } from './errors.js';
 export type {
+  AssistantMessage,
   BenchRecord,
   BenchReport,
   ChatMessage,
+  FunctionTool,
+  MessageDelta,
+  ToolCall,
+  ToolChoice,
+  ToolParams,
   ChatTemplateInfo,
   ChatTemplateOrigin,
   ErrorCode,
@@ -101,11 +110,11 @@ interface RequestCommon extends SamplingParams {
   /** Accepted for OpenAI compatibility (an end-user id); not used. */
   user?: string;
 }
-export interface ChatCompletionRequestStreaming extends RequestCommon {
+export interface ChatCompletionRequestStreaming extends RequestCommon, ToolParams {
   messages: ChatMessage[];
   stream: true;
 }
-export interface ChatCompletionRequestNonStreaming extends RequestCommon {
+export interface ChatCompletionRequestNonStreaming extends RequestCommon, ToolParams {
   messages: ChatMessage[];
   stream?: false | null;
 }
@@ -146,7 +155,8 @@ export interface ChatCompletionChunk {
   model: string;
   choices: {
     index: number;
-    delta: { role?: 'assistant'; content?: string };
+    /** With tools: reasoning_content and tool_calls deltas too (MessageDelta). */
+    delta: { role?: 'assistant' } & MessageDelta;
     finish_reason: FinishReason | null;
     logprobs: null;
   }[];
@@ -162,7 +172,8 @@ export interface ChatCompletion {
   model: string;
   choices: {
     index: number;
-    message: { role: 'assistant'; content: string };
+    /** content null, tool_calls and reasoning_content: with tools, as OpenAI / llama-server. */
+    message: AssistantMessage;
     finish_reason: FinishReason;
     logprobs: null;
   }[];
@@ -237,7 +248,7 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: EngineError) => void;
   onProgress?: (p: LoadProgress) => void;
-  onDelta?: (events: TokenEvent[]) => void;
+  onDelta?: (events: TokenEvent[], messageDeltas?: MessageDelta[]) => void;
   onBench?: (progress: BenchProgress) => void;
 }
 
@@ -298,7 +309,7 @@ class Transport {
         p.onProgress?.({ loaded: msg.loaded, total: msg.total, source: msg.source });
         break;
       case 'delta':
-        p.onDelta?.(msg.events);
+        p.onDelta?.(msg.events, msg.message_deltas);
         break;
       case 'bench_progress':
         p.onBench?.({ records: msg.records, done: msg.done, total: msg.total });
@@ -643,17 +654,25 @@ export class Engine {
 
   private createChat(req: ChatCompletionRequest): Promise<ChunkStream<ChatCompletionChunk> | ChatCompletion> {
     if (!Array.isArray(req.messages)) throw new EngineError('invalid_argument', 'messages must be an array');
-    const prompt: PromptSpec = { kind: 'chat', messages: req.messages.map((m) => ({ role: m.role, content: m.content })) };
+    const prompt: PromptSpec = {
+      kind: 'chat',
+      messages: req.messages.map((m) => ({
+        role: m.role, content: m.content,
+        ...(m.tool_calls !== undefined ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id !== undefined ? { tool_call_id: m.tool_call_id } : {}),
+      })),
+    };
     const id = `chatcmpl-${Date.now().toString(36)}-${++completionCounter}`;
     const created = Math.floor(Date.now() / 1000);
     const model = this.modelInfo?.name ?? '';
     if (req.stream) {
       const started = new Set<number>();
       return Promise.resolve(
-        this.stream<ChatCompletionChunk>(prompt, req, (index, text, finish, result) => {
-          const delta: { role?: 'assistant'; content?: string } = {};
+        this.stream<ChatCompletionChunk>(prompt, req, (index, text, finish, result, parsed) => {
+          const delta: { role?: 'assistant' } & MessageDelta = {};
           if (!started.has(index)) delta.role = 'assistant';
           if (text !== null) delta.content = text;
+          if (parsed !== undefined) Object.assign(delta, parsed);
           started.add(index);
           const chunk: ChatCompletionChunk = {
             id, object: 'chat.completion.chunk', created, model,
@@ -670,7 +689,7 @@ export class Engine {
     return this.runChoices(prompt, req).then((rs) => ({
       id, object: 'chat.completion', created, model,
       choices: rs.map((r, index) => ({
-        index, message: { role: 'assistant' as const, content: r.text }, finish_reason: r.finish_reason, logprobs: null,
+        index, message: r.message ?? { role: 'assistant' as const, content: r.text }, finish_reason: r.finish_reason, logprobs: null,
       })),
       usage: usageOf(rs),
       timings: timings(rs[0]),
@@ -707,7 +726,8 @@ export class Engine {
   }
 
   // Choice `index` of a request: seeds after the first are seed + index, so choices differ.
-  private start(prompt: PromptSpec, req: RequestCommon, index: number, onDelta?: (events: TokenEvent[]) => void) {
+  private start(prompt: PromptSpec, req: RequestCommon, index: number,
+                onDelta?: (events: TokenEvent[], messageDeltas?: MessageDelta[]) => void) {
     const params = samplingOf(req, index);
     const { id, promise } = this.transport.send({ type: 'generate', prompt, params }, onDelta ? { onDelta } : {});
     this.stoppable.add(id);
@@ -735,7 +755,9 @@ export class Engine {
   private stream<T>(
     prompt: PromptSpec,
     req: RequestCommon,
-    make: (index: number, text: string | null, finish: FinishReason | null, last: { usage?: CompletionUsage; timings?: Timings } | null) => T,
+    // parsed: with tools, one delta of the parsed reply (then text is null).
+    make: (index: number, text: string | null, finish: FinishReason | null, last: { usage?: CompletionUsage; timings?: Timings } | null,
+           parsed?: MessageDelta) => T,
   ): ChunkStream<T> {
     const n = choicesOf(req);
     const withUsage = req.stream_options?.include_usage !== false;
@@ -744,8 +766,12 @@ export class Engine {
     const results: GenerationResult[] = [];
     const runAll = async (): Promise<GenerationResult> => {
       for (let index = 0; index < n; ++index) {
-        const started = this.start(prompt, req, index, (events) => {
-          for (const e of events) if (e.text !== '') channel.push(make(index, e.text, null, null));
+        const started = this.start(prompt, req, index, (events, deltas) => {
+          if (deltas !== undefined) {
+            for (const d of deltas) channel.push(make(index, null, null, null, d));
+          } else {
+            for (const e of events) if (e.text !== '') channel.push(make(index, e.text, null, null));
+          }
         });
         id = started.id;
         const r = await started.done;

@@ -108,9 +108,58 @@ export interface ModelInfo {
   source: 'network' | 'cache' | 'blob' | 'buffer';
 }
 
+/** A call the model made: arguments are JSON text, as in OpenAI's API. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | (string & {});
-  content: string;
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | (string & {});
+  /** null: an assistant turn that only called tools. */
+  content: string | null;
+  /** An assistant turn's calls (sent back so the template renders them). */
+  tool_calls?: ToolCall[];
+  /** role 'tool': the id of the call this message answers. */
+  tool_call_id?: string;
+}
+
+/** A function the model may call (OpenAI's tools[]); parameters is a JSON Schema. */
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+/**
+ * auto: the model may call tools (a call it starts is held to the tool's schema from the format's
+ * marker on); none: no calls; required: at least one call, grammar-forced; a named function: a call
+ * to it, grammar-forced.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+/** The reply of a chat completion with tools, parsed as llama-server does. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  /** A <think> block (and each format's equivalent), split off the content. */
+  reasoning_content?: string;
+  tool_calls?: ToolCall[];
+}
+
+/** What a streamed chunk's delta adds: text, reasoning, a new call (index, id, type, name) or more arguments. */
+export interface MessageDelta {
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: { index: number; id?: string; type?: 'function'; function: { name?: string; arguments?: string } }[];
+}
+
+/** Tool calls in a chat request (chat completions only; text completions refuse them). */
+export interface ToolParams {
+  tools?: FunctionTool[];
+  tool_choice?: ToolChoice;
+  /** false: at most one call per reply. Default true. */
+  parallel_tool_calls?: boolean;
 }
 
 /** JSON output: any JSON object, or JSON valid against a schema (OpenAI's response_format). */
@@ -122,8 +171,9 @@ export type ResponseFormat =
 /**
  * Sampling and stopping, named as in OpenAI's API plus llama-server's sampler fields. Every key is
  * checked by the engine: a value out of range is an EngineError('invalid_argument') naming the
- * parameter and its range, and a key not listed here (tools, logprobs, ...) is an
- * EngineError('unsupported', '<key> is not supported'), never silently ignored.
+ * parameter and its range, and a key not listed here (logprobs, ...; tools outside chat
+ * completions, see ToolParams) is an EngineError('unsupported', '<key> is not supported'), never
+ * silently ignored.
  */
 export interface SamplingParams {
   /** Tokens to generate at most; absent or -1: until end of generation or a full context. */
@@ -189,7 +239,8 @@ export interface TokenEvent {
   text: string;
 }
 
-export type FinishReason = 'stop' | 'length' | 'abort';
+/** tool_calls: the reply holds tool calls and ended by itself. */
+export type FinishReason = 'stop' | 'length' | 'abort' | 'tool_calls';
 
 export interface GenerationResult {
   text: string;
@@ -204,6 +255,8 @@ export interface GenerationResult {
   /** Times the context was shifted while generating, and prompt tokens left out to fit it. */
   n_context_shifts: number;
   n_prompt_dropped: number;
+  /** With tools: the reply parsed (content, reasoning_content, tool_calls). */
+  message?: AssistantMessage;
 }
 
 /** What a benchmark runs (the engine's thread count; see Engine.bench in index.ts). */
@@ -273,7 +326,7 @@ export type Request =
   | { id: number; type: 'tokenize'; text: string; add_special: boolean; parse_special: boolean }
   | { id: number; type: 'detokenize'; tokens: number[]; render_special: boolean }
   | { id: number; type: 'apply_chat_template'; messages: ChatMessage[]; add_generation_prompt: boolean }
-  | { id: number; type: 'generate'; prompt: PromptSpec; params: SamplingParams }
+  | { id: number; type: 'generate'; prompt: PromptSpec; params: SamplingParams & ToolParams }
   | { id: number; type: 'evaluate'; tokens: number[]; n_keep: number }
   | { id: number; type: 'logits' }
   | { id: number; type: 'save_state' }
@@ -308,7 +361,8 @@ export type Response =
   | { id: number; type: 'result'; value: ResultMap[RequestType] }
   | { id: number; type: 'error'; error: WireError }
   | { id: number; type: 'progress'; loaded: number; total: number; source: ModelInfo['source'] }
-  | { id: number; type: 'delta'; events: TokenEvent[] }
+  /** message_deltas: with tools, the parsed reply's OpenAI deltas instead of the raw text. */
+  | { id: number; type: 'delta'; events: TokenEvent[]; message_deltas?: MessageDelta[] }
   /** A benchmark finished one test (`records`: its rows); `done` of `total` tests have run. */
   | { id: number; type: 'bench_progress'; records: BenchRecord[]; done: number; total: number }
   | { id: -1; type: 'log'; level: 'info' | 'warn'; message: string };

@@ -1,5 +1,5 @@
 // Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
-import type { ChatTemplateInfo, ErrorCode, KvCacheType } from './protocol.js';
+import type { AssistantMessage, ChatTemplateInfo, ErrorCode, FinishReason, KvCacheType, MessageDelta } from './protocol.js';
 
 export interface WasmError {
   ok: false;
@@ -45,6 +45,10 @@ export interface WasmStep {
   events: { token: number; text: string }[];
   done: boolean;
   stats: WasmStats;
+  /** After chatPromptTools: the parsed reply's deltas of this step; when done, the whole message. */
+  message_deltas?: MessageDelta[];
+  message?: AssistantMessage;
+  tool_finish_reason?: FinishReason;
 }
 
 export interface WasmEngine {
@@ -71,6 +75,8 @@ export interface WasmEngine {
   applyChatTemplate(messagesJson: string, addGenerationPrompt: boolean): WasmResult<{ text: string }>;
   /** Rendered and tokenized so that message text never becomes control tokens. */
   chatPrompt(messagesJson: string, addGenerationPrompt: boolean): WasmResult<{ tokens: Int32Array }>;
+  /** The same with tools ({tools, tool_choice, parallel_tool_calls} as JSON): the next begin() constrains and parses its reply. */
+  chatPromptTools(messagesJson: string, toolsJson: string): WasmResult<{ tokens: Int32Array }>;
   begin(prompt: Int32Array, options: Record<string, unknown>): WasmResult<{ stats: WasmStats }>;
   step(maxEvents: number, budgetMs: number): WasmResult<WasmStep>;
   abort(): WasmResult<WasmStep>;

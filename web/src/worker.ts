@@ -21,6 +21,8 @@ import type {
   SamplingParams,
   TokenEvent,
   GenerationResult,
+  MessageDelta,
+  ToolParams,
 } from './protocol.js';
 import * as modelCache from './cache.js';
 import type { ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
@@ -468,11 +470,15 @@ function requireModel(): WasmEngine {
   return engine;
 }
 
-function promptTokens(eng: WasmEngine, prompt: PromptSpec): Int32Array {
+const TOOL_KEYS = ['tools', 'tool_choice', 'parallel_tool_calls'] as const;
+
+// tools: the chat's tools (those keys taken out of `params`), or null when the request has none.
+function promptTokens(eng: WasmEngine, prompt: PromptSpec, tools: ToolParams | null): Int32Array {
   switch (prompt.kind) {
     case 'chat': {
       // Rendered and tokenized in one call so that message text never becomes control tokens
       // (a user typing "<|im_end|>" gets text); templates write BOS themselves.
+      if (tools !== null) return call((e) => e.chatPromptTools(JSON.stringify(prompt.messages), JSON.stringify(tools))).tokens;
       return call((e) => e.chatPrompt(JSON.stringify(prompt.messages), true)).tokens;
     }
     case 'text':
@@ -482,29 +488,45 @@ function promptTokens(eng: WasmEngine, prompt: PromptSpec): Int32Array {
   }
 }
 
-async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingParams, signal: AbortSignal): Promise<GenerationResult> {
+async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingParams & ToolParams,
+                              signal: AbortSignal): Promise<GenerationResult> {
   const eng = requireModel();
-  const tokens = promptTokens(eng, prompt);
-  call((e) => e.begin(tokens, { ...params }));
+  // Chat requests' tool keys go to the template and the reply parser; elsewhere they stay in the
+  // options, which refuse them by name.
+  const options: Record<string, unknown> = { ...params };
+  let tools: ToolParams | null = null;
+  if (prompt.kind === 'chat' && TOOL_KEYS.some((k) => options[k] !== undefined && options[k] !== null)) {
+    tools = {};
+    for (const k of TOOL_KEYS) {
+      if (options[k] !== undefined && options[k] !== null) (tools as Record<string, unknown>)[k] = options[k];
+      delete options[k];
+    }
+  }
+  const tokens = promptTokens(eng, prompt, tools);
+  call((e) => e.begin(tokens, options));
   let text = '';
   const generated: number[] = [];
-  const emit = (events: TokenEvent[]) => {
-    if (events.length === 0) return;
+  const emit = (events: TokenEvent[], deltas: MessageDelta[] | undefined) => {
     for (const ev of events) {
       text += ev.text;
       if (ev.token >= 0) generated.push(ev.token);
     }
-    post({ id, type: 'delta', events });
+    if (deltas !== undefined) {
+      if (deltas.length > 0) post({ id, type: 'delta', events, message_deltas: deltas });
+    } else if (events.length > 0) {
+      post({ id, type: 'delta', events });
+    }
   };
   for (;;) {
     const step = signal.aborted ? call((e) => e.abort()) : call((e) => e.step(256, 20));
-    emit(step.events);
+    emit(step.events, step.message_deltas);
     if (step.done) {
       const s = step.stats;
       return {
         text,
         tokens: generated,
-        finish_reason: s.finish_reason,
+        finish_reason: step.tool_finish_reason ?? s.finish_reason,
+        ...(step.message !== undefined ? { message: step.message } : {}),
         n_prompt: s.n_prompt,
         n_prompt_cached: s.n_prompt_cached,
         n_generated: s.n_generated,

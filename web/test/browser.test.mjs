@@ -212,6 +212,47 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r.usage.completion_tokens, 12);
     });
 
+    test('chat tools: tool_choice required and named give OpenAI tool_calls, streamed and not', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.load('/models/stories260K.gguf');
+        const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Current weather',
+          parameters: { type: 'object', properties: { location: { type: 'string', enum: ['Paris', 'Tokyo'] } },
+            required: ['location'], additionalProperties: false } } }];
+        const req = { messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, max_tokens: 200, temperature: 0,
+          parallel_tool_calls: false };
+        const whole = await engine.chat.completions.create({ ...req, tool_choice: 'required' });
+        const calls = [];
+        let finish = null;
+        for await (const chunk of await engine.chat.completions.create({ ...req, stream: true,
+          tool_choice: { type: 'function', function: { name: 'get_weather' } } })) {
+          const ch = chunk.choices[0];
+          finish = ch.finish_reason ?? finish;
+          for (const d of ch.delta.tool_calls ?? []) {
+            if (d.id !== undefined) calls[d.index] = { id: d.id, type: d.type, name: d.function.name, arguments: '' };
+            calls[d.index].arguments += d.function.arguments ?? '';
+          }
+        }
+        const history = [...req.messages, { role: 'assistant', content: null, tool_calls: whole.choices[0].message.tool_calls },
+          { role: 'tool', tool_call_id: whole.choices[0].message.tool_calls[0].id, content: '{"temperature": 21}' }];
+        const after = await engine.chat.completions.create({ messages: history, tools, max_tokens: 4, temperature: 0 });
+        return { whole: whole.choices[0], calls, finish, after: after.choices[0].finish_reason };
+      });
+      assert.equal(r.whole.finish_reason, 'tool_calls', JSON.stringify(r.whole));
+      assert.equal(r.whole.message.content, null);
+      assert.equal(r.whole.message.tool_calls.length, 1);
+      const call = r.whole.message.tool_calls[0];
+      assert.equal(call.type, 'function');
+      assert.equal(call.function.name, 'get_weather');
+      assert.ok(typeof call.id === 'string' && call.id.length > 0);
+      assert.ok(['Paris', 'Tokyo'].includes(JSON.parse(call.function.arguments).location), call.function.arguments);
+      assert.equal(r.finish, 'tool_calls');
+      assert.equal(r.calls.length, 1);
+      assert.equal(r.calls[0].type, 'function');
+      assert.equal(r.calls[0].name, 'get_weather');
+      assert.equal(r.calls[0].arguments, call.function.arguments, 'the streamed arguments (same greedy reply)');
+      assert.ok(['stop', 'length', 'tool_calls'].includes(r.after));
+    });
+
     test('chat: message text that spells control tokens stays text (no special-token injection)', T, async () => {
       const r = await inEngine(page, async (engine) => {
         await engine.load('/models/stories260K.gguf');

@@ -132,9 +132,14 @@ TEST(ToolGrammar, AutoIsLazyWithTriggers) {
   Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kHermes, tools(), {});
   ASSERT_TRUE(g.ok());
   EXPECT_TRUE(g->lazy);
-  ASSERT_EQ(g->triggers.size(), 2u);
-  EXPECT_EQ(g->triggers[0], "<tool_call>");
-  EXPECT_EQ(g->triggers[1], "<function=");
+  ASSERT_EQ(g->triggers.size(), 1u);
+  EXPECT_EQ(g->triggers[0].text, "<tool_call>");
+  EXPECT_FALSE(g->triggers[0].at_start);
+  Result<ToolGrammar> llama = tool_call_grammar(ChatFormat::kLlama3, tools(), {});
+  ASSERT_TRUE(llama.ok());
+  ASSERT_EQ(llama->triggers.size(), 1u);
+  EXPECT_EQ(llama->triggers[0].text, "{\"");
+  EXPECT_TRUE(llama->triggers[0].at_start);
 }
 
 TEST(ToolGrammar, Errors) {

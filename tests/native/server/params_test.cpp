@@ -75,6 +75,29 @@ TEST(ServerParams, MessagesAreChecked) {
   EXPECT_EQ(r.messages[0]["content"], "ab");
 }
 
+TEST(ServerParams, ToolsToolChoiceAndToolMessages) {
+  CompletionRequest r;
+  ApiError err;
+  ASSERT_TRUE(parse_completion_request(R"({"messages": [{"role": "user", "content": "x"},
+      {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+        "function": {"name": "f", "arguments": "{\"a\": 1}"}}]},
+      {"role": "tool", "tool_call_id": "c1", "content": "2"}],
+    "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    "tool_choice": {"type": "function", "function": {"name": "f"}}, "parallel_tool_calls": false})",
+                                       Endpoint::kChat, &r, &err)) << err.message;
+  EXPECT_TRUE(r.tools.active());
+  EXPECT_EQ(r.tools.choice.mode, chat::ToolChoice::Mode::kNamed);
+  EXPECT_EQ(r.tools.choice.name, "f");
+  EXPECT_FALSE(r.tools.parallel_tool_calls);
+  EXPECT_EQ(r.messages[1]["content"], "");
+  EXPECT_EQ(r.messages[1]["tool_calls"][0]["function"]["arguments"], "{\"a\": 1}");
+  EXPECT_EQ(r.messages[2]["tool_call_id"], "c1");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("tool_choice": "required")").param, "tool_choice");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("tool_choice": "sometimes")").param, "tool_choice");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("tools": [{"type": "function", "function": {}}])").param, "tools[0].function.name");
+  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("tools": [])").code, "unknown_parameter");  // chat only
+}
+
 TEST(ServerParams, NullIsAbsentAndValuesAreRead) {
   CompletionRequest r;
   ApiError err;
