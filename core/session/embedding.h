@@ -42,7 +42,7 @@ struct EmbeddingResult {
   int n_embd = 0;  // floats per vector (kRank: the classifier's output count)
   Pooling pooling = Pooling::kNone;
   // One vector per input, in input order; with Pooling::kNone one per token, input after input
-  // (vectors_of[i] says which rows are input i's).
+  // (input i's are vectors[first_vector[i]] onwards, n_tokens[i] of them).
   std::vector<std::vector<float>> vectors;
   std::vector<int32_t> first_vector;  // [n_inputs] index of input i's first vector
   std::vector<int32_t> n_tokens;      // [n_inputs] tokens each input took (after truncation)
