@@ -239,7 +239,8 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.alibi_max_bias = spec.alibi_max_bias;
   p.chunked = la.chunked;
   p.sinks = f32(L.attn_sinks);
-  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
+  // (embedding passes are llama.cpp's batch path, whose accumulator is f32)
+  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && !st.hidden_output;
   p.causal = spec.causal_attention;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).

@@ -54,9 +54,11 @@ Result<std::unique_ptr<Embedder>> Embedder::create(std::shared_ptr<const LoadedM
   auto e = std::unique_ptr<Embedder>(new Embedder(model, options.n_threads));
   e->pooling_ = pooling;
   e->n_ctx_ = n_ctx;
-  // llama.cpp keeps a decoder's keys and values in its (f16) cache and an encoder's in f32 (no cache).
-  const DType cache = m.spec().causal_attention ? DType::F16 : DType::F32;
-  OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, cache, cache, 1));
+  // Keys and values in f16: llama.cpp's cache type, and what its flash attention casts an encoder's
+  // uncached f32 keys and values to (llm_graph_context::build_attn_mha).
+  OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, DType::F16,
+                                             DType::F16, 1));
+  e->state_->numerics = options.numerics;
   e->hidden_.resize(static_cast<size_t>(n_ctx) * static_cast<size_t>(m.hparams().n_embd));
   return e;
 }

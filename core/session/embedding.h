@@ -13,12 +13,12 @@
 
 #include "core/base/status.h"
 #include "core/base/thread_pool.h"
+#include "core/model/model.h"
 #include "core/ops/pooling.h"
 
 namespace ox {
 
 class LoadedModel;
-struct ForwardState;
 
 struct EmbedderOptions {
   // Positions one forward pass holds (the longest text, and the most tokens packed together).
@@ -27,6 +27,9 @@ struct EmbedderOptions {
   int n_threads = 1;  // threads of the embedder's pool, the caller's thread included
   // kUnspecified: the file's <arch>.pooling_type; a decoder without one is an error naming --pooling.
   Pooling pooling = Pooling::kUnspecified;
+  // kLlamaCpp: GELU through llama.cpp's f16 table, for parity tests (attention stays f32, as
+  // llama.cpp's batch path; model.h's Numerics).
+  Numerics numerics = Numerics::kF32;
   static constexpr int kDefaultMaxContext = 8192;
 };
 

@@ -67,6 +67,7 @@ std::string option(const std::string& synth, const std::string& flag) {
 std::shared_ptr<const LoadedModel> parity_model(const std::string& name, const Reference& r) {
   SynthOptions o;
   o.arch = option(r.synth, "--arch");
+  o.shape = "tiny-arch";  // what `synth --arch` implies
   o.seed = std::strtoull(option(r.synth, "--seed").c_str(), nullptr, 10);
   o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
   o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
@@ -149,7 +150,8 @@ TEST_P(EmbeddingParity, MatchesLlamaCpp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
-                         testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "qwen3-last", "llama-mean"),
+                         testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "qwen3-last", "llama-mean",
+                                         "nomic-bert-mean"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            std::replace(s.begin(), s.end(), '-', '_');
