@@ -1,5 +1,6 @@
 // `oxidize embed` (llama-embedding's flags and output shapes: examples/embedding/embedding.cpp) and
 // `oxidize rerank` (one relevance score per document line). core/session/embedding.h does the work.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -144,12 +145,17 @@ Status cmd_embed(Args& args) {
   EmbedParams params;
   params.normalize = static_cast<int>(normalize);
   params.truncate = truncate;
+  const auto t0 = std::chrono::steady_clock::now();
   OX_ASSIGN_OR_RETURN(EmbeddingResult r, embedder->embed(prompts, params));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print_embeddings(r, prompts, format, params.normalize);
   std::fflush(stdout);
-  std::fprintf(stderr, "embed: %zu inputs, %lld tokens, %d forward passes, pooling %s, n_ctx %d, kernels %s\n",
+  // The time line (tokenizing and embedding, the model already loaded) is what bench/embeddings.sh reads.
+  std::fprintf(stderr, "embed: %zu inputs, %lld tokens, %d forward passes, pooling %s, n_ctx %d, kernels %s\n"
+               "embed: %.2f ms, %.1f embeddings/s, %.1f tokens/s\n",
                prompts.size(), static_cast<long long>(r.total_tokens), r.n_forward_passes, pooling_name(r.pooling),
-               embedder->n_ctx(), kernels::best_kernels().isa);
+               embedder->n_ctx(), kernels::best_kernels().isa, ms, prompts.size() * 1000.0 / ms,
+               static_cast<double>(r.total_tokens) * 1000.0 / ms);
   return Status::ok();
 }
 

@@ -190,7 +190,7 @@ const OptionDef kPerplexityOptions[] = {
 
 const OptionDef kSynthOptions[] = {
     {{"--arch"}, "NAME", "a tiny parity model of this architecture, every optional feature on (shape tiny-arch)"},
-    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B or 1B"},
+    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B, 1B or bge-small (embeddings: with --arch bert)"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},
     {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},

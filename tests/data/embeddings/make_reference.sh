@@ -11,7 +11,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 llama=${LLAMA:-build/llama.cpp}
-bin=$(realpath "$llama/build/bin")
 here=tests/data/embeddings
 shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
@@ -34,21 +33,7 @@ names=("$@")
 version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# llama-embedding prints through llama.cpp's asynchronous logger, whose last lines are often lost
-# at exit (the JSON cut short): its main() is wrapped so the logger is drained before returning.
-cat > "$tmp/drain_log.cpp" <<'CPP'
-#include "log.h"
-int embedding_main(int argc, char ** argv);
-int main(int argc, char ** argv) {
-    const int rc = embedding_main(argc, argv);
-    common_log_pause(common_log_main());
-    return rc;
-}
-CPP
-flags=(-O1 -std=c++17 -I$llama/src/include -I$llama/src/ggml/include -I$llama/src/common -I$llama/src/vendor)
-g++ "${flags[@]}" -Dmain=embedding_main -c $llama/src/examples/embedding/embedding.cpp -o "$tmp/embedding.o"
-g++ "${flags[@]}" "$tmp/drain_log.cpp" "$tmp/embedding.o" -L$bin -lllama-common -lllama -lggml -lggml-base \
-  -Wl,-rpath,"$bin" -o "$tmp/llama-embedding"
+bench/build_llama_embedding.sh "$llama" "$tmp/llama-embedding"
 
 for name in "${names[@]}"; do
   [ -n "${cases[$name]+set}" ] || { echo "$name: no such case" >&2; exit 1; }
