@@ -239,8 +239,10 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.alibi_max_bias = spec.alibi_max_bias;
   p.chunked = la.chunked;
   p.sinks = f32(L.attn_sinks);
-  // (embedding passes are llama.cpp's batch path, whose accumulator is f32)
-  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && !st.hidden_output;
+  // Embedding passes: llama.cpp's flash attention sums values in f32 over a decoder's cache, but in
+  // f16 over an encoder's uncached keys and values (cast to f16), as measured against llama-embedding
+  // (tests/embeddings: 1e-7..6e-6 apart that way, up to 8e-5 the other).
+  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && (!st.hidden_output || !spec.causal_attention);
   p.causal = spec.causal_attention;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).

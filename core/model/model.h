@@ -92,8 +92,8 @@ struct ModelWeights {
 // kF32: f32 activations, f32 softmax-weighted sums of values (the default). kLlamaCpp: the two
 // places where llama.cpp's CPU backend rounds further, for bit-level parity tests against its
 // output: attention keeps its running sum of values in f16 (its decode path; needs an F16 cache)
-// and GELU goes through an f16 table. Embedding passes (forward_hidden) take only the GELU table:
-// llama.cpp evaluates them on its batch path, whose attention sums in f32.
+// and GELU goes through an f16 table. Embedding passes (forward_hidden) of a decoder take only the
+// GELU table: llama.cpp's attention over its cache sums in f32 there.
 enum class Numerics { kF32, kLlamaCpp };
 
 // Working memory of a forward pass, sized once for the largest batch (no allocation per token).

@@ -27,8 +27,8 @@ struct EmbedderOptions {
   int n_threads = 1;  // threads of the embedder's pool, the caller's thread included
   // kUnspecified: the file's <arch>.pooling_type; a decoder without one is an error naming --pooling.
   Pooling pooling = Pooling::kUnspecified;
-  // kLlamaCpp: GELU through llama.cpp's f16 table, for parity tests (attention stays f32, as
-  // llama.cpp's batch path; model.h's Numerics).
+  // kLlamaCpp: llama.cpp's f16 rounding points (GELU's table; an encoder's attention sums in f16),
+  // for parity tests (model.h's Numerics). kF32 is the more accurate default.
   Numerics numerics = Numerics::kF32;
   static constexpr int kDefaultMaxContext = 8192;
 };
