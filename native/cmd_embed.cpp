@@ -137,6 +137,8 @@ Status cmd_embed(Args& args) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("--embd-output-format: unknown format '%s' (array, json, json+, raw)", format.c_str()));
   }
+  OX_ASSIGN_OR_RETURN(std::string cls_separator, args.string({"--cls-separator"}, "\t"));
+  if (cls_separator.empty()) return error(ErrorCode::kInvalidArgument, "--cls-separator: the separator is empty");
   const bool truncate = args.flag({"--truncate"});
   OX_ASSIGN_OR_RETURN(Pooling pooling, pooling_arg(args));
   OX_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, open_embedder(args, pooling));
@@ -146,9 +148,30 @@ Status cmd_embed(Args& args) {
   params.normalize = static_cast<int>(normalize);
   params.truncate = truncate;
   const auto t0 = std::chrono::steady_clock::now();
-  OX_ASSIGN_OR_RETURN(EmbeddingResult r, embedder->embed(prompts, params));
+  EmbeddingResult r;
+  if (embedder->pooling() == Pooling::kRank) {
+    // As llama-embedding: a line "query<cls-separator>document" is scored as a (query, document) pair.
+    std::vector<std::vector<int32_t>> inputs;
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      const std::string& p = prompts[i];
+      if (p.empty()) return error(ErrorCode::kInvalidArgument, strfmt("input %zu is empty: there is nothing to embed", i));
+      const size_t at = p.find(cls_separator);
+      if (at == std::string::npos) {
+        OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids, embedder->model().tokenizer().encode(p, true, true));
+        inputs.push_back(std::move(ids));
+      } else {
+        OX_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
+                            embedder->rerank_tokens(p.substr(0, at), p.substr(at + cls_separator.size())));
+        inputs.push_back(std::move(ids));
+      }
+    }
+    OX_ASSIGN_OR_RETURN(r, embedder->embed_tokens(inputs, params));
+  } else {
+    OX_ASSIGN_OR_RETURN(r, embedder->embed(prompts, params));
+  }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print_embeddings(r, prompts, format, params.normalize);
+  std::printf("\n");  // llama-embedding ends every format with an empty line
   std::fflush(stdout);
   // The time line (tokenizing and embedding, the model already loaded) is what bench/embeddings.sh reads.
   std::fprintf(stderr, "embed: %zu inputs, %lld tokens, %d forward passes, pooling %s, n_ctx %d, kernels %s\n"

@@ -228,6 +228,8 @@ const OptionDef kEmbedOptions[] = {
     {{"--embd-normalize"}, "N", "normalisation: -1 none, 0 max-abs int16, 1 taxicab, 2 euclidean (default), "
                                 ">2 p-norm"},
     {{"--embd-separator"}, "TEXT", "separator of the inputs in the prompt (default: a newline)"},
+    {{"--cls-separator"}, "TEXT", "with --pooling rank: an input 'QUERY<TEXT>DOCUMENT' is scored as that pair "
+                                  "(default: a tab)"},
     {{"--embd-output-format"}, "FORMAT", "array ([[...],...]), json (OpenAI's list), json+ (json and the cosine "
                                          "similarity matrix) or raw (one vector a line); default: a summary"},
 };
