@@ -33,6 +33,9 @@ std::string features(const ArchSpec& s) {
   add(s.softcaps, "soft-caps");
   add(s.swa_pattern > 0, "sliding window");
   add(s.rope_freqs != Has::kNo, "rope_freqs");
+  add(!s.causal_attention, "non-causal (encoder)");
+  add(s.token_types != Has::kNo, "token types");
+  add(s.cls_head != Has::kNo, "classifier head");
   return f.empty() ? "-" : f;
 }
 
@@ -59,6 +62,7 @@ const char* block(const ArchSpec& s) {
     case Residual::kSequential: return "sequential";
     case Residual::kParallel: return "parallel";
     case Residual::kParallelTwoNorms: return "parallel, two norms";
+    case Residual::kPostNorm: return "post-norm";
   }
   return "?";
 }

@@ -25,6 +25,8 @@ Status cmd_formats(Args& args);
 Status cmd_archs(Args& args);
 Status cmd_imatrix(Args& args);
 Status cmd_serve(Args& args);
+Status cmd_embed(Args& args);   // cmd_embed.cpp
+Status cmd_rerank(Args& args);
 
 // Shared by run/logits/chat/perplexity: -m, -c, -t, -b, --isa, -ctk, -ctv.
 struct LoadedSession {

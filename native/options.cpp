@@ -201,7 +201,7 @@ const OptionDef kPerplexityOptions[] = {
 
 const OptionDef kSynthOptions[] = {
     {{"--arch"}, "NAME", "a tiny parity model of this architecture, every optional feature on (shape tiny-arch)"},
-    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B or 1B"},
+    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B, 1B or bge-small (embeddings: with --arch bert)"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},
     {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},
@@ -225,7 +225,35 @@ const OptionDef kServeOptions[] = {
      "--embeddings: /v1/embeddings is not implemented yet (it answers 501)"},
 };
 
+const OptionDef kEmbedModelOptions[] = {
+    {{"-m", "--model"}, "FILE", "GGUF model to load (an embedding model, or a generative one with --pooling)"},
+    {{"-c", "--ctx-size"}, "N", "positions per forward pass: the longest input, and how many tokens are packed "
+                                "together (0: the model's, at most 8192)"},
+    {{"-t", "--threads"}, "N", "threads (default: the number of physical cores)"},
+    {{"--isa"}, "NAME", "kernel table to use: scalar, avx2, avx512, ... (default: the best this CPU runs)"},
+    {{"--truncate"}, nullptr, "cut inputs longer than the context instead of refusing them"},
+};
+
+const OptionDef kEmbedOptions[] = {
+    {{"--pooling"}, "TYPE", "none, mean, cls, last or rank (default: the model's pooling_type)"},
+    {{"--embd-normalize"}, "N", "normalisation: -1 none, 0 max-abs int16, 1 taxicab, 2 euclidean (default), "
+                                ">2 p-norm"},
+    {{"--embd-separator"}, "TEXT", "separator of the inputs in the prompt (default: a newline)"},
+    {{"--cls-separator"}, "TEXT", "with --pooling rank: an input 'QUERY<TEXT>DOCUMENT' is scored as that pair "
+                                  "(default: a tab)"},
+    {{"--embd-output-format"}, "FORMAT", "array ([[...],...]), json (OpenAI's list), json+ (json and the cosine "
+                                         "similarity matrix) or raw (one vector a line); default: a summary"},
+};
+
+const OptionDef kRerankOptions[] = {
+    {{"--query"}, "TEXT", "the query the documents are scored against"},
+    {{"-f", "--file"}, "FILE", "the documents, one per line"},
+};
+
 const OptionGroup kModel{"model", kModelOptions};
+const OptionGroup kEmbedModel{"model", kEmbedModelOptions};
+const OptionGroup kEmbed{"embeddings", kEmbedOptions};
+const OptionGroup kRerank{"rerank", kRerankOptions};
 const OptionGroup kPrompt{"prompt", kPromptOptions};
 const OptionGroup kGeneration{"generation", kGenerationOptions};
 const OptionGroup kRunSampling{"sampling", sampler_options(true)};
@@ -273,6 +301,11 @@ const CommandDef kCommands[] = {
     {"archs", "[--names]", "the model architectures this engine runs, with what each switches on", {&kArchs}, cmd_archs},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
+    {"embed", "-m MODEL (-p TEXT | -f FILE) [--pooling TYPE] [--embd-normalize N] [--embd-output-format F]",
+     "embeddings of each line of the input, as llama-embedding prints them", {&kEmbedModel, &kPrompt, &kEmbed},
+     cmd_embed},
+    {"rerank", "-m MODEL --query TEXT -f DOCS", "relevance score of each document line to the query (a reranker model)",
+     {&kEmbedModel, &kRerank}, cmd_rerank},
     {"serve", "-m MODEL [--host H] [--port N] [-np N] [-c CTX] [options]",
      "OpenAI-compatible HTTP server, N slots batched together (native only)", {&kModel, &kServe, &kChatTemplate},
      cmd_serve},

@@ -24,7 +24,9 @@ constexpr bool ffn_gated(FfnKind k) { return k == FfnKind::kSwiGlu || k == FfnKi
 //   kSequential:        x += attn(norm1(x)); x += ffn(norm2(x))
 //   kParallel:          x += attn(norm1(x)) + ffn(norm1(x))      (one norm: phi2, falcon-7B)
 //   kParallelTwoNorms:  x += attn(norm1(x)) + ffn(norm2(x))      (gpt-neox, falcon-40B)
-enum class Residual : uint8_t { kSequential, kParallel, kParallelTwoNorms };
+//   kPostNorm:          x = norm1(x + attn(x)); x = norm2(x + ffn(x))  (bert: attn_output_norm,
+//                       layer_output_norm; no pre-norms, no output_norm)
+enum class Residual : uint8_t { kSequential, kParallel, kParallelTwoNorms, kPostNorm };
 
 // The sequence mixer of recurrent layers, which keep a fixed-size state per sequence
 // (recurrent_state.h) instead of K/V rows: kNone for transformers. Such layers run in the
@@ -189,6 +191,14 @@ struct ArchSpec {
   // hunyuan-dense: q/k head norms after rotation instead of before; and the NTK-aware base
   // base * alpha^(d / (d - 2)) (d: the head size) for a file's rope.scaling.alpha.
   bool rope_alpha_base = false;
+
+  // Encoders (bert): every token attends to its whole sequence, not only to what precedes it. The
+  // file's <arch>.attention.causal, where present, decides (HParams::causal_attn).
+  bool causal_attention = true;
+  Has token_types = Has::kNo;  // token_types [n_embd, n_token_types]: row 0 added to every token (as llama.cpp)
+  // The classification head of rerankers (rank pooling, llama.cpp's build_pooling): cls [n_embd,
+  // n_embd] + bias then tanh, and cls.output [n_embd, n_cls_out] + bias.
+  Has cls_head = Has::kNo;
 };
 
 }  // namespace ox

@@ -76,7 +76,7 @@ void linear3(OpContext& ops, const Linear& a, const Linear& b, const Linear& c, 
   }
 }
 
-// x[t] = token_embd[batch[t].token] (* sqrt(n_embd)) (+ position_embd[batch[t].pos])
+// x[t] = token_embd[batch[t].token] (* sqrt(n_embd)) (+ token_types[0]) (+ position_embd[batch[t].pos])
 void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) {
   const ModelWeights& w = m.weights();
   const int64_t d = m.hparams().n_embd;
@@ -85,6 +85,10 @@ void embed(const Model& m, ForwardState& st, std::span<const BatchToken> batch) 
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   if (m.spec().embd_scale) scale(x, std::sqrt(static_cast<float>(d)), n * d);
   if (m.spec().embd_mult != 0.0f) scale(x, m.spec().embd_mult, n * d);
+  if (!w.token_types.empty()) {  // bert: llama.cpp gives every token type 0 ("sentence A")
+    get_row(w.token_types, 0, st.h.data());
+    for (int64_t t = 0; t < n; ++t) add(x + t * d, st.h.data(), d);
+  }
   if (!m.spec().rope && !w.position_embd.empty()) {  // learned absolute positions (optional for mpt)
     for (int64_t t = 0; t < n; ++t) {
       get_row(w.position_embd, batch[static_cast<size_t>(t)].pos, st.h.data());
@@ -212,10 +216,15 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   // Keys and values into the cache, in its element types.
   const FromFloatFn store_k = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store_v = ops.kernels->quantize_row[static_cast<uint32_t>(st.kv.type_v())];
+  // Embedding passes pack each run (a whole sequence from position 0) into sequence 0 at its batch
+  // offset: the cache needs max_batch positions, not one context per sequence.
+  auto cache_seq = [&](const SeqRun& r) { return st.hidden_output ? 0 : r.seq; };
+  auto cache_pos0 = [&](const SeqRun& r) { return st.hidden_output ? r.t0 : int64_t{0}; };
   for (const SeqRun& r : runs) {
     for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
-      store_k(k + t * k_dim, st.kv.k(l, r.seq, r.pos0 + (t - r.t0)), k_dim);
-      store_v(v + t * v_dim, st.kv.v(l, r.seq, r.pos0 + (t - r.t0)), v_dim);
+      const int64_t row = cache_pos0(r) + r.pos0 + (t - r.t0);
+      store_k(k + t * k_dim, st.kv.k(l, cache_seq(r), row), k_dim);
+      store_v(v + t * v_dim, st.kv.v(l, cache_seq(r), row), v_dim);
     }
   }
 
@@ -230,12 +239,17 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.alibi_max_bias = spec.alibi_max_bias;
   p.chunked = la.chunked;
   p.sinks = f32(L.attn_sinks);
-  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
+  // Embedding passes: llama.cpp's flash attention sums values in f32 over a decoder's cache, but in
+  // f16 over an encoder's uncached keys and values (cast to f16), as measured against llama-embedding
+  // (tests/embeddings: 1e-7..6e-6 apart that way, up to 8e-5 the other).
+  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && (!st.hidden_output || !spec.causal_attention);
+  p.causal = spec.causal_attention;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).
   const int64_t att_row = hp.n_head * hp.head_dim_v;
   for (const SeqRun& r : runs) {
-    const KvLayerView view{st.kv.k(l, r.seq, 0), st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(),
+    const KvLayerView view{st.kv.k(l, cache_seq(r), cache_pos0(r)), st.kv.v(l, cache_seq(r), cache_pos0(r)),
+                           st.kv.k_row_bytes(), st.kv.v_row_bytes(),
                            st.kv.type_k(),         st.kv.type_v()};
     attention(ops, q + r.t0 * q_row, r.n, r.pos0, view, p, st.att.data() + r.t0 * att_row);
   }
@@ -313,6 +327,15 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
   embed(m, st, batch);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
+    if (spec.residual == Residual::kPostNorm) {  // bert: x = norm(x + attn(x)); x = norm(x + ffn(x))
+      attention_block(m, st, l, x, runs, n, att);
+      add(x, att, n * d);
+      norm(m, st.ops, x, L.attn_out_norm, L.attn_out_norm_b, n, x);
+      ffn_block(m, st, l, x, n, ffn);
+      add(x, ffn, n * d);
+      norm(m, st.ops, x, L.layer_out_norm, L.layer_out_norm_b, n, x);
+      continue;
+    }
     // olmo2 has no pre-norms: its sub-blocks read the residual stream itself.
     const float* in = spec.pre_norms ? h : x;
     if (spec.pre_norms) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
@@ -349,6 +372,14 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     ++rows;
   }
   if (rows == 0) return;
+  if (st.hidden_output) {  // embeddings: the final hidden states, without the lm head
+    if (w.output_norm.empty()) {
+      std::memcpy(logits, x, sizeof(float) * static_cast<size_t>(rows * d));
+    } else {
+      norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, logits);
+    }
+    return;
+  }
   norm(m, st.ops, x, w.output_norm, w.output_norm_b, rows, h);
   linear(st.ops, w.output, w.output_b, h, rows, logits);
   if (spec.logit_scale != 0) scale(logits, spec.logit_scale, rows * hp.n_vocab);

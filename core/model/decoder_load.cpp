@@ -26,6 +26,9 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
       case Tn::kTokenEmbdNorm: return t.bias ? &w.token_embd_norm_b : &w.token_embd_norm;
       case Tn::kOutput: return t.bias ? &w.output_b : &w.output;
       case Tn::kRopeFreqs: return &w.rope_freqs;
+      case Tn::kTokenTypes: return &w.token_types;
+      case Tn::kCls: return t.bias ? &w.cls_b : &w.cls;
+      case Tn::kClsOut: return t.bias ? &w.cls_out_b : &w.cls_out;
       default: return nullptr;
     }
   }
@@ -52,6 +55,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kFfnUpExps: return t.bias ? &L.ffn_up_exps_b : &L.ffn_up_exps;
     case Tn::kFfnDownExps: return t.bias ? &L.ffn_down_exps_b : &L.ffn_down_exps;
     case Tn::kAttnSinks: return &L.attn_sinks;
+    case Tn::kAttnOutNorm: return t.bias ? &L.attn_out_norm_b : &L.attn_out_norm;
+    case Tn::kLayerOutNorm: return t.bias ? &L.layer_out_norm_b : &L.layer_out_norm;
     case Tn::kFfnExpProbsB: return &L.exp_probs_b;
     case Tn::kFfnGateInpShexp: return &L.ffn_gate_inp_shexp;
     case Tn::kFfnGateShexp: return &L.ffn_gate_shexp;

@@ -90,6 +90,27 @@ Status read_rope_scaling(const gguf::GgufFile& f, const std::string& p, HParams&
   return Status::ok();
 }
 
+// The keys embedding models add (pooling, causal attention, classifier, token types).
+Status read_embedding_keys(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
+  if (f.find(p + "pooling_type") != nullptr) {
+    OX_ASSIGN_OR_RETURN(hp.pooling_type, read_count(f, p + "pooling_type", true, 0));
+    if (hp.pooling_type > 4) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: '%spooling_type' is %d, not one of 0..4 (none, mean, cls, "
+                                                   "last, rank)", f.name().c_str(), p.c_str(), hp.pooling_type));
+    }
+  }
+  OX_ASSIGN_OR_RETURN(hp.causal_attn, f.get_bool_or(p + "attention.causal", true));
+  if (const gguf::Value* labels = f.find(p + "classifier.output_labels"); labels != nullptr) {
+    if (labels->type != gguf::ValueType::ARRAY || labels->count == 0 || labels->count > 4096) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: '%sclassifier.output_labels' must be an array of 1..4096 "
+                                                   "labels", f.name().c_str(), p.c_str()));
+    }
+    hp.n_cls_out = static_cast<int>(labels->count);
+  }
+  OX_ASSIGN_OR_RETURN(hp.n_token_types, read_count(f, "tokenizer.ggml.token_type_count", false, 0));
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<HParams> read_hparams(const gguf::GgufFile& f) {
@@ -174,6 +195,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   } else if (const gguf::Value* tokens = f.find("tokenizer.ggml.tokens"); tokens != nullptr) {
     hp.n_vocab = static_cast<int>(tokens->count);
   }
+  OX_TRY(read_embedding_keys(f, p, hp));
   return hp;
 }
 

@@ -71,6 +71,13 @@ struct HParams {
   // Hybrids (lfm2): attention.head_count_kv given per layer, 0 on the recurrent layers; n_head_kv is
   // then the largest. Empty when the key is a single count.
   std::vector<bool> kv_free_layer;
+  // Embedding models: <arch>.pooling_type (llama_pooling_type's numbers; -1 if absent),
+  // <arch>.attention.causal (true if absent), the classifier's output count (the length of
+  // <arch>.classifier.output_labels, 1 if absent) and tokenizer.ggml.token_type_count (0 if absent).
+  int pooling_type = -1;
+  bool causal_attn = true;
+  int n_cls_out = 1;
+  int n_token_types = 0;
 };
 
 // Reads and validates the hyperparameters (counts positive, heads divide evenly, ...).

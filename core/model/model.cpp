@@ -151,6 +151,10 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
     model->spec_.attn_softcap = model->hparams_.attn_softcap;
     model->spec_.final_softcap = model->hparams_.final_softcap;
   }
+  // Encoders declare non-causal attention in the file (bert.attention.causal = false), as llama.cpp reads it.
+  if (model->file_->find(model->hparams_.arch + ".attention.causal") != nullptr) {
+    model->spec_.causal_attention = model->hparams_.causal_attn;
+  }
   ModelBuilder builder{*model};
   OX_TRY(load_decoder(builder));
   model->forward_ = def->forward != nullptr ? def->forward : &forward_decoder;

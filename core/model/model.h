@@ -52,6 +52,8 @@ struct LayerWeights {
   Tensor ffn_gate, ffn_up, ffn_down;
   Tensor ffn_gate_b, ffn_up_b, ffn_down_b;
   Tensor ffn_post_norm;
+  Tensor attn_out_norm, attn_out_norm_b;    // Residual::kPostNorm (bert): after the attention's residual add
+  Tensor layer_out_norm, layer_out_norm_b;  // and after the feed-forward's
   XieluParams xielu;  // apertus: the feed-forward activation's learned parameters (FfnKind::kXielu)
   // Mixture of experts: router [n_expert x n_embd] and n_expert matrices per projection.
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;
@@ -79,6 +81,10 @@ struct ModelWeights {
   Tensor output;  // may alias token_embd (tied embeddings)
   Tensor output_b;
   Tensor rope_freqs;
+  Tensor token_types;  // [n_token_types, n_embd] (bert), else empty
+  // Classification head (rank pooling): cls [n_embd, n_embd] + cls_b, cls_out [n_cls_out, n_embd]
+  // + cls_out_b; any may be empty.
+  Tensor cls, cls_b, cls_out, cls_out_b;
   std::vector<LayerWeights> layers;
 };
 
@@ -86,7 +92,8 @@ struct ModelWeights {
 // kF32: f32 activations, f32 softmax-weighted sums of values (the default). kLlamaCpp: the two
 // places where llama.cpp's CPU backend rounds further, for bit-level parity tests against its
 // output: attention keeps its running sum of values in f16 (its decode path; needs an F16 cache)
-// and GELU goes through an f16 table.
+// and GELU goes through an f16 table. Embedding passes (forward_hidden) of a decoder take only the
+// GELU table: llama.cpp's attention over its cache sums in f32 there.
 enum class Numerics { kF32, kLlamaCpp };
 
 // Working memory of a forward pass, sized once for the largest batch (no allocation per token).
@@ -121,6 +128,10 @@ struct ForwardState {
   std::vector<float> moe_gate;   // [n, max(n_ff_exp, n_ff_shexp)] an expert's gate activations
   std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
   std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
+  // Embedding passes (Model::forward_hidden): the output rows are the final hidden states (after
+  // the output norm, before the lm head), and each run's keys and values are packed into sequence
+  // 0 of the cache at the run's batch offset, so the cache holds max_batch positions in all.
+  bool hidden_output = false;
 };
 
 class Model {
@@ -161,6 +172,20 @@ class Model {
   // that do not continue their sequence: a sequence's tokens, in batch order, must be at positions
   // n_pos(seq), n_pos(seq) + 1, ... (llama.cpp's rule: to go back, seq_rm first), below n_ctx.
   Status check_batch(const ForwardState& st, std::span<const BatchToken> batch) const;
+
+  // An embedding pass: each sequence of the batch whole, in one run starting at position 0 (runs
+  // never attend to each other, whatever their seq ids), nothing kept afterwards. hidden receives
+  // [n_embd] floats for each token whose `logits` is set, in batch order: the final hidden state.
+  // Errors: a batch check_batch-like checks refuse (size, ids, positions not 0, 1, ...), or an
+  // architecture whose forward pass cannot yield hidden states (can_embed()).
+  Status forward_hidden(ForwardState& st, std::span<const BatchToken> batch, float* hidden) const;
+  // Whether forward_hidden works: the generic decoder's architectures (recurrent ones excepted).
+  bool can_embed() const;
+  // Rank pooling's head on one pooled vector (llama.cpp's build_pooling): tanh(cls x + b) when the
+  // file has cls, then cls_out x + b when it has cls.output. out: [n_cls_out] (or [n_embd] without
+  // cls.output). Returns the output's length.
+  int64_t classify(OpContext& ops, const float* pooled, float* scratch, float* out) const;
+  bool has_classifier() const { return !weights_.cls.empty() || !weights_.cls_out.empty(); }
 
   // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it
   // holds, moves the rest down and rotates their keys back by n_discard positions (dequantized,

@@ -78,6 +78,11 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kFfnDownShexp, "ffn_down_shexp", true, false, G::kFfnDown},
     {Tn::kFfnExpProbsB, "exp_probs_b", true, true, G::kNone},  // ".bias" only
     {Tn::kAttnSinks, "attn_sinks", true, true, G::kNone},
+    {Tn::kTokenTypes, "token_types", false, false, G::kNone},
+    {Tn::kAttnOutNorm, "attn_output_norm", true, true, G::kNone},
+    {Tn::kLayerOutNorm, "layer_output_norm", true, true, G::kNone},
+    {Tn::kCls, "cls", false, false, G::kNone},
+    {Tn::kClsOut, "cls.output", false, false, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -32,6 +32,8 @@ enum class Tn : uint8_t {
   // Mixture of experts: shared experts, qwen2moe's shared-expert gate, deepseek v3's choice bias.
   kFfnGateInpShexp, kFfnGateShexp, kFfnUpShexp, kFfnDownShexp, kFfnExpProbsB,
   kAttnSinks,  // gpt-oss: a softmax logit per head
+  // Encoders (bert): token type embeddings, the post norms of a block, the classification head
+  kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
   kCount
 };
 

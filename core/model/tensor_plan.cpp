@@ -75,6 +75,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
 
   p.matrix(Tn::kTokenEmbd, -1, d, hp.n_vocab);
+  if (hp.n_token_types > 0) p.matrix(Tn::kTokenTypes, -1, d, hp.n_token_types, s.token_types);
   if (s.embd_norm) p.norm(s, Tn::kTokenEmbdNorm, -1);
   if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train, s.position_embd);
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
@@ -103,6 +104,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.qk_norm(s.qk_norms, Tn::kAttnKNorm, l, hp.n_head_kv);
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
+    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kAttnOutNorm, l);
     if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
     if (s.attn_sinks) p.vector(Tn::kAttnSinks, l, hp.n_head);
 
@@ -118,8 +120,15 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
     }
     if (s.post_norms) p.vector(Tn::kFfnPostNorm, l, d);
+    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kLayerOutNorm, l);
   }
-  p.norm(s, s.output_norm, -1);
+  if (s.cls_head != Has::kNo) {
+    p.matrix(Tn::kCls, -1, d, d, s.cls_head);
+    p.bias(Tn::kCls, -1, d, s.cls_head);
+    p.matrix(Tn::kClsOut, -1, d, hp.n_cls_out, s.cls_head);
+    p.bias(Tn::kClsOut, -1, hp.n_cls_out, s.cls_head);
+  }
+  if (s.residual != Residual::kPostNorm) p.norm(s, s.output_norm, -1);  // bert's blocks end in a norm
   p.matrix(Tn::kOutput, -1, d, hp.n_vocab, s.output);
   p.bias(Tn::kOutput, -1, hp.n_vocab, s.bias.output);
   return out;

@@ -38,6 +38,7 @@ struct Plan {
   uint64_t v_head_bytes;
   int64_t rows;              // group * block_tokens: query rows of a full item
   int64_t scratch_floats;    // per thread
+  int64_t n_kv;              // positions held: [0, n_kv)
 };
 
 // Per-thread scratch of one item, carved from OpContext::float_scratch.
@@ -75,11 +76,13 @@ int64_t scratch_floats(const Plan& plan) {
          kAttentionTile * p.head_dim_v + 16;  // + 16: keeps threads' areas off one cache line
 }
 
-// Positions visible to the token at pos: [first, pos].
+// Positions visible to the token at pos: [first, end_visible) (end: pos + 1, or every position held
+// for non-causal attention).
 inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
   if (p.window > 0 && p.chunked) return pos / p.window * p.window;
   return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
 }
+inline int64_t end_visible(const AttentionParams& p, int64_t pos, int64_t n_kv) { return p.causal ? pos + 1 : n_kv; }
 
 // Scores of every row against positions [j0, j0 + n) of KV head hk: scores[r * kAttentionTile + j].
 void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, const Scratch& s) {
@@ -148,7 +151,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
   }
   std::memset(s.acc, 0, sizeof(float) * static_cast<size_t>(rows * dv));
   const int64_t lo = std::max(c0, first_visible(p, pos0 + t0));
-  const int64_t hi = std::min(c1, pos0 + t1);  // exclusive
+  const int64_t hi = std::min(c1, end_visible(p, pos0 + t1 - 1, plan.n_kv));  // exclusive
   const float softcap_scale = p.softcap > 0 ? p.scale / p.softcap : 0.0f;
   // Tiles start at multiples of kAttentionTile (chunks do too), so a row meets the same tiles,
   // and gets the same bits, whichever batch and block it is evaluated in.
@@ -161,7 +164,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
       const int64_t pos = pos0 + t0 + r / plan.group;
       // This row's visible part of the tile: [a, b).
       const int64_t a = std::max<int64_t>(0, first_visible(p, pos) - j0);
-      const int64_t b = std::min<int64_t>(n, pos + 1 - j0);
+      const int64_t b = std::min<int64_t>(n, end_visible(p, pos, plan.n_kv) - j0);
       if (a >= b) continue;
       float* sc = s.scores + r * kAttentionTile;
       float scale = p.scale;
@@ -221,7 +224,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   float max_s = -INFINITY, sum = 0;
   const float slope = alibi_slope(h, p.n_head, p.alibi_max_bias);  // 0 without ALiBi
-  for (int64_t j = first_visible(p, pos); j <= pos; ++j) {
+  for (int64_t j = first_visible(p, pos); j < end_visible(p, pos, plan.n_kv); ++j) {
     float s = 0.0f;
     dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
@@ -283,6 +286,7 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
   plan.v_head_bytes = dtype_row_bytes(kv.type_v, static_cast<uint64_t>(p.head_dim_v));
   const int n_threads = ctx.pool->n_threads();
   const int64_t n_kv = pos0 + n_tokens;
+  plan.n_kv = n_kv;
 
   if (p.f16_accumulator) {
     OX_CHECK(kv.type_v == DType::F16 && kv.type_k == DType::F16);

@@ -31,6 +31,9 @@ struct AttentionParams {
   // the running softmax-weighted sum of values kept in f16 and rounded after every update. Needs
   // F16 values. Otherwise that sum is f32 (more accurate, and what llama.cpp does for prefill).
   bool f16_accumulator = false;
+  // false: every query sees every key of its sequence held so far (encoders: bert), not only those
+  // at or before its own position. The whole sequence is then evaluated in one call.
+  bool causal = true;
 };
 
 // One layer of the cache as attention reads it: position j's keys (every KV head, in type_k) at
@@ -45,7 +48,7 @@ struct KvLayerView {
 };
 
 // q: [n_tokens][n_head * head_dim_k], token t at position pos0 + t, whose keys and values are
-// already in the cache. out: [n_tokens][n_head * head_dim_v].
+// already in the cache (positions [0, pos0 + n_tokens); without p.causal each token sees all of them). out: [n_tokens][n_head * head_dim_v].
 void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
                const AttentionParams& p, float* out);
 

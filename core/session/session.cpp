@@ -81,6 +81,11 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const LoadedMod
                  strfmt("context size %d / batch size %d: context must be >= 0 and batch >= 1", options.n_ctx,
                         options.n_batch));
   }
+  if (!model->model().spec().causal_attention) {  // bert & co: no lm head, every token sees the whole input
+    return error(ErrorCode::kUnsupported,
+                 strfmt("%s: '%s' is an encoder (non-causal attention, no lm head): it computes embeddings "
+                        "(oxidize embed / rerank), not text", model->file().name().c_str(), model->hparams().arch.c_str()));
+  }
   const int n_ctx_train = model->hparams().n_ctx_train;
   int n_ctx = options.n_ctx > 0 ? options.n_ctx : std::min(n_ctx_train, SessionOptions::kDefaultMaxContext);
   auto session = std::unique_ptr<Session>(new Session(model, options.n_threads));

@@ -346,4 +346,29 @@ echo '[{"type": "function", "function": {"description": "no name"}}]' > "$tmp/ba
 check "run --tools-file with a nameless tool -> exit 1 naming the field" bash -c "[ $rc -eq 1 ] && grep -q 'tools\[0\].function.name' '$tmp/err'"
 "$cli" run -m "$model" --chat -p x --tools-file "$tmp/tools.json" --grammar 'root ::= "a"' -n 1 > /dev/null 2> "$tmp/err"; rc=$?
 check "run --tools-file with --grammar -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'cannot be combined' '$tmp/err'"
+# Embeddings and reranking (issue #24): llama-embedding's flags, its output shapes, and the errors.
+"$cli" embed -m "$model" -p hello > /dev/null 2> "$tmp/err"; rc=$?
+check "embed a generative model without --pooling -> exit 1 naming --pooling" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '--pooling' '$tmp/err'"
+"$cli" embed -m "$model" -p $'hello\nworld' --pooling mean --embd-output-format array > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "embed --pooling mean --embd-output-format array: two vectors of 64" \
+  bash -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); sys.exit(0 if len(v)==2 and len(v[0])==64 else 1)' '$tmp/out'"
+"$cli" embed -m "$model" -p $'hello\nworld' --pooling last --embd-output-format json+ > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "embed --embd-output-format json+: OpenAI's list and the cosine matrix" \
+  bash -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); sys.exit(0 if v[\"object\"]==\"list\" and len(v[\"cosineSimilarity\"])==2 else 1)' '$tmp/out'"
+"$cli" embed -m "$model" -p $'hello\n\nworld' --pooling mean > /dev/null 2> "$tmp/err"; rc=$?
+check "embed with an empty input line -> exit 1 naming input 1" bash -c "[ $rc -eq 1 ] && grep -q 'input 1 is empty' '$tmp/err'"
+"$cli" embed -m "$model" -p "one two three four five six seven eight nine ten" --pooling mean -c 4 > /dev/null 2> "$tmp/err"; rc=$?
+check "embed an input longer than -c -> exit 1 naming both lengths" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'tokens, longer than the context of 4 tokens' '$tmp/err'"
+"$cli" embed -m "$model" -p hello --pooling avg > /dev/null 2> "$tmp/err"; rc=$?
+check "embed --pooling avg -> exit 1 listing the pooling types" bash -c "[ $rc -eq 1 ] && grep -q 'none, mean, cls, last, rank' '$tmp/err'"
+"$cli" embed -m "$model" -p hello --pooling mean --embd-output-format yaml > /dev/null 2> "$tmp/err"; rc=$?
+check "embed --embd-output-format yaml -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'unknown format' '$tmp/err'"
+printf 'a\nb\n' > "$tmp/docs.txt"
+"$cli" rerank -m "$model" --query q -f "$tmp/docs.txt" > /dev/null 2> "$tmp/err"; rc=$?
+check "rerank with a model without a classification head -> exit 1 naming cls" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'classification head' '$tmp/err'"
+"$cli" rerank -m "$model" -f "$tmp/docs.txt" > /dev/null 2> "$tmp/err"; rc=$?
+check "rerank without --query -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q -- '--query' '$tmp/err'"
 check_summary

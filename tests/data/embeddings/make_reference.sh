@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# llama.cpp's embeddings of the tiny parity models of the embedding architectures, as
+# tests/embeddings/embedding_parity_test.cpp reads them. For each case below: `oxidize synth
+# --arch A --seed S` (F32 weights), then llama-embedding (built here from llama.cpp's
+# examples/embedding/embedding.cpp against its libllama) on the prompts of prompts.txt, all in one
+# batch, with the case's --pooling and --embd-normalize, --embd-output-format json. NAME.txt keeps
+# the synth line, the pooling, the normalisation, the prompts and one "vector I:" line per output.
+# Usage: tests/data/embeddings/make_reference.sh [NAME ...]
+#   needs llama.cpp built (bench/build_llama_cpp.sh build/llama.cpp; LLAMA=/path/to/build/llama.cpp
+#   to use another) and build/native/bin/oxidize
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+llama=${LLAMA:-build/llama.cpp}
+here=tests/data/embeddings
+shared=${OXIDIZE_SHARED:-../shared}
+oxidize=build/native/bin/oxidize
+# synth's default scale (real models' weights are of this size). At 0.08 (the generative parity
+# models') bert's activations are large enough that llama.cpp's own two attention paths (-fa on / off)
+# differ by up to 1.8e-4, above the bound the test holds both engines to; at 0.02 they differ by 1e-5.
+weight_std=0.02
+# name: synth flags | pooling | normalisation
+declare -A cases=(
+  [bert-cls]="--arch bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|cls|2"
+  [bert-mean]="--arch bert --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|-1"
+  [bert-none]="--arch bert --seed 3 --vocab vocab/ggml-vocab-bert-bge.gguf|none|2"
+  [bert-rank]="--arch bert --seed 4 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
+  [qwen3-last]="--arch qwen3 --seed 1 --vocab models/stories260K.gguf|last|2"
+  [llama-mean]="--arch llama --seed 1 --vocab models/stories260K.gguf|mean|2"
+  [nomic-bert-mean]="--arch nomic-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+)
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=("${!cases[@]}")
+version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+bench/build_llama_embedding.sh "$llama" "$tmp/llama-embedding"
+
+for name in "${names[@]}"; do
+  [ -n "${cases[$name]+set}" ] || { echo "$name: no such case" >&2; exit 1; }
+  IFS='|' read -r flags pooling norm <<< "${cases[$name]}"
+  vocab=$(sed -E 's/.*--vocab ([^ ]+).*/\1/' <<< "$flags")
+  # shellcheck disable=SC2086 # flags: several words
+  $oxidize synth ${flags/--vocab $vocab/--vocab $shared/$vocab} --weight-std $weight_std --type F32 \
+    -o "$tmp/model.gguf" > /dev/null
+  prompts=$here/prompts.txt
+  [ "$pooling" = rank ] && prompts=$here/rerank_pairs.txt
+  # llama.cpp's logger writes stdout from a thread that may not finish the JSON before the process
+  # exits: run again until the output ends with the closing brace.
+  for try in 1 2 3 4 5 6 7 8; do
+    "$tmp/llama-embedding" -m "$tmp/model.gguf" -f "$prompts" --pooling "$pooling" --embd-normalize "$norm" \
+      --embd-output-format json -c 512 -t 2 > "$tmp/out.json" 2> "$tmp/err.txt" ||
+      { cat "$tmp/err.txt" >&2; exit 1; }
+    [ "$(tr -d ' \n' < "$tmp/out.json" | tail -c 2)" = "]}" ] && break
+    [ "$try" = 8 ] && { echo "$name: llama-embedding's JSON is cut short every time" >&2; exit 1; }
+  done
+  {
+    echo "# tests/data/embeddings/make_reference.sh, llama.cpp $version"
+    echo "synth: $flags --weight-std $weight_std"
+    echo "pooling: $pooling"
+    echo "normalize: $norm"
+    # Rank pooling: only the first value is the score (llama-embedding prints n_embd values from a
+    # buffer of n_cls_out per sequence; the rest is whatever follows it).
+    /usr/bin/python3 - "$tmp/out.json" "$pooling" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+lists = re.findall(r'"embedding": \[([^\]]*)\]', text)
+for i, body in enumerate(lists):
+    values = [float(v) for v in body.split(",")]
+    if sys.argv[2] == "rank":
+        values = values[:1]
+    print("vector %d: %s" % (i, " ".join("%.7f" % v for v in values)))
+PY
+  } > "$here/$name.txt"
+  echo "$name: $(grep -c '^vector' "$here/$name.txt") vectors"
+done
