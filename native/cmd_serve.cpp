@@ -37,7 +37,15 @@ Status cmd_serve(Args& args) {
   OX_ASSIGN_OR_RETURN(o.api_key, args.string({"--api-key"}, ""));
   OX_ASSIGN_OR_RETURN(std::string key_file, args.string({"--api-key-file"}, ""));
   OX_ASSIGN_OR_RETURN(o.cors_origins, args.strings({"--cors"}));
-  o.embeddings = args.flag({"--embeddings"});
+  o.embeddings = args.flag({"--embeddings", "--embedding"});
+  o.rerank = args.flag({"--rerank", "--reranking"});
+  OX_ASSIGN_OR_RETURN(std::string pooling, args.string({"--pooling"}, ""));
+  if (!pooling.empty()) {
+    if (!o.embeddings && !o.rerank) {
+      return error(ErrorCode::kInvalidArgument, "--pooling applies to an embedding server: add --embeddings");
+    }
+    OX_ASSIGN_OR_RETURN(o.pooling, parse_pooling(pooling, "--pooling"));
+  }
   OX_ASSIGN_OR_RETURN(o.chat_template, chat_template_arg(args));
   OX_TRY(cache_types(args, &o.cache_type_k, &o.cache_type_v));
   OX_TRY(args.finish());

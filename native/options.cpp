@@ -221,8 +221,10 @@ const OptionDef kServeOptions[] = {
     {{"--cors"}, "ORIGIN", "send CORS headers to this origin (repeatable; * for any; default: none)", true},
     {{"--queue"}, "N", "requests that may wait for a free slot (default 64); beyond: 503 with Retry-After"},
     {{"--max-body"}, "BYTES", "largest request body (default 8388608); larger ones get 413"},
-    {{"--embeddings"}, nullptr, "accepted for llama-server scripts", false,
-     "--embeddings: /v1/embeddings is not implemented yet (it answers 501)"},
+    {{"--embeddings", "--embedding"}, nullptr, "serve /v1/embeddings: the model is loaded as an embedder "
+                                               "(the completion routes then answer 501, as llama-server)"},
+    {{"--rerank", "--reranking"}, nullptr, "serve /v1/rerank: the model is loaded as a reranker (rank pooling)"},
+    {{"--pooling"}, "TYPE", "with --embeddings: mean, cls, last, none or rank (default: the model's pooling_type)"},
 };
 
 const OptionDef kEmbedModelOptions[] = {

@@ -12,6 +12,7 @@
 #include "core/base/memory.h"
 #include "core/tools/bench.h"
 #include "kernels/kernels.h"
+#include "wasm/embeddings.h"
 #include "wasm/engine.h"
 #include "wasm/generate_options.h"
 #include "wasm/sha256.h"
@@ -208,6 +209,14 @@ class JsEngine {
       if (!chat_template.isString()) return error_object(ErrorCode::kInvalidArgument, "chatTemplate must be a string");
       o.chat_template = chat_template.as<std::string>();
     }
+    o.embeddings = bool_or(options, "embeddings", false);
+    if (const val pooling = options.isUndefined() || options.isNull() ? val::undefined() : options["pooling"];
+        !pooling.isUndefined()) {
+      Result<Pooling> parsed = parse_pooling(pooling.isString() ? pooling.as<std::string>() : "", "pooling");
+      if (!parsed.ok()) return error_object(parsed.status());
+      if (!o.embeddings) return error_object(ErrorCode::kInvalidArgument, "pooling needs embeddings: true");
+      o.pooling = parsed.value();
+    }
 #ifdef __EMSCRIPTEN_PTHREADS__
     o.n_threads = int_option(options, "n_threads", 1, 1, 256);
 #else
@@ -221,7 +230,8 @@ class JsEngine {
   void unload() { engine_.unload(); }
 
   val info() {
-    if (!engine_.loaded()) return error_object(ErrorCode::kInvalidArgument, "no model is loaded");
+    const bool embedding = engine_.embedding_loaded();  // no session: the embedder's numbers
+    if (!engine_.loaded() && !embedding) return error_object(ErrorCode::kInvalidArgument, "no model is loaded");
     const LoadedModel& m = engine_.model();
     const HParams& hp = m.hparams();
     const tok::Tokenizer& t = m.tokenizer();
@@ -230,15 +240,16 @@ class JsEngine {
     out.set("arch", hp.arch);
     out.set("n_vocab", hp.n_vocab);
     out.set("n_ctx_train", hp.n_ctx_train);
-    out.set("n_ctx", engine_.session().n_ctx());
+    out.set("n_ctx", embedding ? engine_.embedder()->n_ctx() : engine_.session().n_ctx());
     out.set("n_embd", hp.n_embd);
     out.set("n_layer", hp.n_layer);
     out.set("n_head", hp.n_head);
     out.set("n_head_kv", hp.n_head_kv);
-    out.set("n_threads", engine_.session().n_threads());
-    out.set("cache_type_k", kv_cache_type_name(engine_.session().cache_type_k()));
-    out.set("cache_type_v", kv_cache_type_name(engine_.session().cache_type_v()));
-    out.set("kv_bytes", static_cast<double>(engine_.session().kv_bytes()));
+    out.set("n_threads", embedding ? engine_.load_options().n_threads : engine_.session().n_threads());
+    out.set("cache_type_k", kv_cache_type_name(embedding ? DType::F16 : engine_.session().cache_type_k()));
+    out.set("cache_type_v", kv_cache_type_name(embedding ? DType::F16 : engine_.session().cache_type_v()));
+    out.set("kv_bytes", embedding ? 0.0 : static_cast<double>(engine_.session().kv_bytes()));
+    out.set("embeddings", embedding_model_info(engine_));
     out.set("size_bytes", static_cast<double>(m.file().bytes().size()));
     out.set("bos_id", t.bos_id());
     out.set("eos_id", t.eos_id());
@@ -399,6 +410,18 @@ class JsEngine {
     return out;
   }
 
+  // engine.embeddings.create / engine.rerank (wasm/embeddings.h): {ok, ...OpenAI's response}.
+  val embeddings(val options) {
+    val out = ok_object();
+    const Status status = create_embeddings(engine_, options, &out);
+    return status.is_ok() ? with_ok(out) : error_object(status);
+  }
+  val rerank(val options) {
+    val out = ok_object();
+    const Status status = rerank_documents(engine_, options, &out);
+    return status.is_ok() ? with_ok(out) : error_object(status);
+  }
+
   // Float32Array [n_vocab] (a copy), or null before anything was evaluated.
   val logits() {
     std::span<const float> l = engine_.logits();
@@ -434,6 +457,11 @@ class JsEngine {
     return val::global("JSON").call<val>("parse", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 
+  static val with_ok(val v) {
+    v.set("ok", true);
+    return v;
+  }
+
   Engine engine_;
 };
 
@@ -465,5 +493,7 @@ EMSCRIPTEN_BINDINGS(oxidize_web) {
       .function("loadState", &ox::web::JsEngine::load_state)
       .function("benchBegin", &ox::web::JsEngine::bench_begin)
       .function("benchStep", &ox::web::JsEngine::bench_step)
-      .function("benchEnd", &ox::web::JsEngine::bench_end);
+      .function("benchEnd", &ox::web::JsEngine::bench_end)
+      .function("embeddings", &ox::web::JsEngine::embeddings)
+      .function("rerank", &ox::web::JsEngine::rerank);
 }

@@ -89,6 +89,7 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   if (!options.chat_template.empty()) {
     OX_ASSIGN_OR_RETURN(model, model->with_chat_template(options.chat_template));
   }
+  if (options.embeddings) return load_embedder(std::move(model), options);
   SessionOptions session_options;
   session_options.n_ctx = options.n_ctx;
   session_options.n_threads = options.n_threads;
@@ -108,10 +109,15 @@ void Engine::unload() {
   generation_.reset();
   conversations_.clear();
   session_.reset();  // before the model: the session refers to it
+  embedder_.reset();
   model_.reset();
 }
 
 Status Engine::require_model() const {
+  if (session_ == nullptr && embedder_ != nullptr) {
+    return error(ErrorCode::kInvalidArgument, "the model was loaded with embeddings: true: only embeddings and "
+                                              "rerank are available (load it without embeddings to generate)");
+  }
   if (session_ == nullptr) return error(ErrorCode::kInvalidArgument, "no model is loaded");
   return Status::ok();
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/session/conversation_cache.h"
+#include "core/session/embedding.h"
 #include "core/session/generation.h"
 #include "core/session/session.h"
 #include "core/session/tool_chat.h"
@@ -38,6 +39,10 @@ struct LoadOptions {
   DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
   DType cache_type_v = DType::F16;
   std::string chat_template;  // JS chatTemplate: a built-in name or Jinja source; empty: the model's
+  // JS embeddings / pooling (wllama's and llama.cpp's names): the model is opened as an Embedder
+  // (wasm/embeddings.cpp) instead of a generating session; pooling kRank makes it a reranker.
+  bool embeddings = false;
+  Pooling pooling = Pooling::kUnspecified;
 };
 
 inline constexpr int kConversationSlots = 8;
@@ -61,6 +66,10 @@ class Engine {
   Status load_model(std::string name, const LoadOptions& options);
   void unload();
   bool loaded() const { return session_ != nullptr; }
+  // A model loaded with LoadOptions::embeddings (then loaded() is false: there is no session).
+  bool embedding_loaded() const { return embedder_ != nullptr; }
+  Embedder* embedder() { return embedder_.get(); }
+  const LoadOptions& load_options() const { return load_options_; }
   const LoadedModel& model() const { return *model_; }
   Session& session() { return *session_; }
 
@@ -108,11 +117,13 @@ class Engine {
  private:
   struct BenchRun;
   Status require_model() const;
+  Status load_embedder(std::shared_ptr<const LoadedModel> model, const LoadOptions& options);  // embeddings.cpp
 
   uint8_t* buffer_ = nullptr;  // reserved, not yet handed to a model
   uint64_t buffer_size_ = 0;
   std::shared_ptr<const LoadedModel> model_;
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Embedder> embedder_;  // instead of session_ for LoadOptions::embeddings
   std::unique_ptr<Generation> generation_;
   // Set by chat_prompt_with_tools, taken by the next begin_generation.
   struct PendingTools {

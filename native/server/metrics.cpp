@@ -34,6 +34,13 @@ std::string Metrics::prometheus_text() const {
       per_second(generated, generate_us));
   add(&out, "batch_steps_total", "counter", "Batched forward passes.", batch_steps_total.load());
   add(&out, "batch_tokens_total", "counter", "Tokens in batched forward passes.", batch_tokens_total.load());
+  add(&out, "embedding_requests_total", "counter", "Embedding and rerank requests answered.",
+      embedding_requests_total.load());
+  add(&out, "embedding_inputs_total", "counter", "Texts embedded and documents scored.", embedding_inputs_total.load());
+  add(&out, "embedding_tokens_total", "counter", "Tokens of embedded texts and scored pairs.",
+      embedding_tokens_total.load());
+  add(&out, "embedding_seconds_total", "counter", "Time embedding and rerank requests took.",
+      embedding_us_total.load() / 1e6);
   add(&out, "requests_deferred", "gauge", "Requests waiting for a free slot.", queue_depth.load());
   add(&out, "requests_processing", "gauge", "Slots generating.", slots_busy.load());
   add(&out, "slots", "gauge", "Slots (-np).", n_slots);

@@ -19,6 +19,10 @@ struct Metrics {
   std::atomic<uint64_t> generate_us_total{0};     // forward + sampling time of decode steps
   std::atomic<uint64_t> batch_steps_total{0};     // forward passes
   std::atomic<uint64_t> batch_tokens_total{0};    // tokens in those passes
+  std::atomic<uint64_t> embedding_requests_total{0};  // /v1/embeddings and /v1/rerank answered
+  std::atomic<uint64_t> embedding_inputs_total{0};    // texts embedded or documents scored
+  std::atomic<uint64_t> embedding_tokens_total{0};
+  std::atomic<uint64_t> embedding_us_total{0};        // time those requests took, waiting included
   std::atomic<int64_t> queue_depth{0};            // requests waiting for a slot
   std::atomic<int64_t> slots_busy{0};
   int n_slots = 0;

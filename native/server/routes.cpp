@@ -1,11 +1,12 @@
-// The endpoint table and the handlers that are not completions: health, models, tokenize,
-// detokenize, apply-template, metrics; plus readiness, API key, CORS and error bodies for all.
+// The endpoint table and the handlers that are not completions or embeddings: health, models,
+// tokenize, detokenize, apply-template, metrics; plus readiness, API key, CORS and error bodies for all.
 #include "native/server/routes.h"
 
 #include <chrono>
 #include <initializer_list>
 
 #include "native/server/auth.h"
+#include "native/server/embeddings.h"
 
 namespace ox::server {
 namespace {
@@ -41,8 +42,8 @@ void models(ServerContext& ctx, const httplib::Request&, httplib::Response& res)
                 {"meta",
                  {{"n_vocab", hp.n_vocab},
                   {"n_ctx_train", hp.n_ctx_train},
-                  {"n_ctx_slot", ctx.scheduler->n_ctx_slot()},
-                  {"n_slots", ctx.scheduler->n_slots()}}}};
+                  {"n_ctx_slot", ctx.scheduler ? ctx.scheduler->n_ctx_slot() : ctx.embeddings->embedder().n_ctx()},
+                  {"n_slots", ctx.scheduler ? ctx.scheduler->n_slots() : 1}}}};
   send_json(res, 200, {{"object", "list"}, {"data", Json::array({model})}});
 }
 
@@ -138,20 +139,24 @@ void metrics(ServerContext& ctx, const httplib::Request&, httplib::Response& res
   res.set_content(ctx.metrics.prometheus_text(), "text/plain; version=0.0.4");
 }
 
-void embeddings(ServerContext&, const httplib::Request&, httplib::Response& res) {
+// A server started with --embeddings / --rerank has no generator (as llama-server).
+bool refuse_generation(const ServerContext& ctx, httplib::Response& res) {
+  if (ctx.scheduler != nullptr) return false;
   ApiError e;
   e.status = 501;
-  e.code = "not_implemented";
-  e.message = "embeddings are not supported yet (in progress)";
+  e.type = "not_supported_error";
+  e.code = "not_supported";
+  e.message = "This server does not support completions: it was started with --embeddings or --rerank";
   send_error(res, e);
+  return true;
 }
 
 void chat(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
-  handle_completion(ctx, Endpoint::kChat, req, res);
+  if (!refuse_generation(ctx, res)) handle_completion(ctx, Endpoint::kChat, req, res);
 }
 
 void completions(ServerContext& ctx, const httplib::Request& req, httplib::Response& res) {
-  handle_completion(ctx, Endpoint::kCompletion, req, res);
+  if (!refuse_generation(ctx, res)) handle_completion(ctx, Endpoint::kCompletion, req, res);
 }
 
 // Every endpoint, once. Paths without /v1 are llama-server's aliases.
@@ -167,8 +172,12 @@ const Route kRoutes[] = {
     {"POST", "/detokenize", true, detokenize},
     {"POST", "/apply-template", true, apply_template},
     {"GET", "/metrics", true, metrics},
-    {"POST", "/v1/embeddings", true, embeddings},
-    {"POST", "/embeddings", true, embeddings},
+    {"POST", "/v1/embeddings", true, handle_embeddings},
+    {"POST", "/embeddings", true, handle_embeddings},
+    {"POST", "/v1/rerank", true, handle_rerank},
+    {"POST", "/rerank", true, handle_rerank},
+    {"POST", "/v1/reranking", true, handle_rerank},
+    {"POST", "/reranking", true, handle_rerank},
 };
 
 const Route* find_route(const std::string& path) {

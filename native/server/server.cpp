@@ -49,6 +49,7 @@ class BlockedSignals {
 struct Loaded {
   std::shared_ptr<const LoadedModel> model;
   std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<EmbeddingQueue> embeddings;  // instead of the scheduler with --embeddings / --rerank
 };
 
 Result<Loaded> load(const ServerOptions& o, Metrics* metrics) {
@@ -56,6 +57,10 @@ Result<Loaded> load(const ServerOptions& o, Metrics* metrics) {
   OX_ASSIGN_OR_RETURN(out.model, LoadedModel::open(o.model_path));
   if (!o.chat_template.empty()) {
     OX_ASSIGN_OR_RETURN(out.model, out.model->with_chat_template(o.chat_template));
+  }
+  if (o.embeddings || o.rerank) {
+    OX_ASSIGN_OR_RETURN(out.embeddings, EmbeddingQueue::create(out.model, o));
+    return out;
   }
   const int n_ctx_train = out.model->hparams().n_ctx_train;
   const int n_ctx = o.n_ctx > 0 ? o.n_ctx : std::min(n_ctx_train, SessionOptions::kDefaultMaxContext);
@@ -123,12 +128,23 @@ Status run_server(const ServerOptions& options) {
   }
   ctx.model = loaded.value().model;
   ctx.scheduler = std::move(loaded.value().scheduler);
+  ctx.embeddings = std::move(loaded.value().embeddings);
   ctx.ready.store(true, std::memory_order_release);
-  std::thread loop([&ctx] { ctx.scheduler->run(); });
+  std::thread loop([&ctx] {
+    if (ctx.scheduler) ctx.scheduler->run();
+  });
   const bool v6 = options.host.find(':') != std::string::npos;
-  std::printf("oxidize serve: listening on http://%s%s%s:%d (model %s, %d slots of %d tokens, %d threads, kernels %s)\n",
+  if (ctx.embeddings) {
+    const Embedder& em = ctx.embeddings->embedder();
+    std::printf("oxidize serve: listening on http://%s%s%s:%d (model %s, %s, pooling %s, %d tokens per pass, %d threads, "
+                "kernels %s)\n", v6 ? "[" : "", options.host.c_str(), v6 ? "]" : "", port, ctx.model_name.c_str(),
+                em.pooling() == Pooling::kRank ? "reranking" : "embeddings", pooling_name(em.pooling()), em.n_ctx(),
+                options.n_threads, kernels::best_kernels().isa);
+  } else {
+    std::printf("oxidize serve: listening on http://%s%s%s:%d (model %s, %d slots of %d tokens, %d threads, kernels %s)\n",
               v6 ? "[" : "", options.host.c_str(), v6 ? "]" : "", port, ctx.model_name.c_str(),
-              ctx.scheduler->n_slots(), ctx.scheduler->n_ctx_slot(), options.n_threads, kernels::best_kernels().isa);
+                ctx.scheduler->n_slots(), ctx.scheduler->n_ctx_slot(), options.n_threads, kernels::best_kernels().isa);
+  }
   std::fflush(stdout);
 
   const int sig = signals.wait();
@@ -140,7 +156,8 @@ Status run_server(const ServerOptions& options) {
     std::fprintf(stderr, "oxidize serve: connections still open 10 s after the signal; exiting\n");
     std::_Exit(0);
   }).detach();
-  ctx.scheduler->shutdown();
+  if (ctx.scheduler) ctx.scheduler->shutdown();
+  if (ctx.embeddings) ctx.embeddings->shutdown();
   loop.join();
   // Streams write their error event and end; a stuck client cannot hold the exit past the deadline.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);

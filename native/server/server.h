@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/base/status.h"
+#include "core/ops/pooling.h"
 #include "core/quant/dtype.h"
 
 namespace ox::server {
@@ -27,7 +28,11 @@ struct ServerOptions {
   DType cache_type_v = DType::F16;
   std::string api_key;                // empty: no authentication
   std::vector<std::string> cors_origins;  // origins that get CORS headers ("*": any)
-  bool embeddings = false;            // accepted for llama-server scripts; /v1/embeddings is refused for now
+  // --embeddings / --rerank (llama-server's): the model is loaded as an Embedder instead of a
+  // generator, /v1/embeddings or /v1/rerank answer and the completion routes refuse (as llama-server).
+  bool embeddings = false;
+  bool rerank = false;         // implies embeddings with rank pooling
+  Pooling pooling = Pooling::kUnspecified;  // --pooling; kUnspecified: the GGUF's pooling_type
 };
 
 // Loads the model, listens, prints one line with the URL when ready, serves until SIGINT/SIGTERM.

@@ -4,7 +4,8 @@
 // started here on 127.0.0.1 with --port 0 (the port is read from its ready line) and stopped here.
 // Usage: node tests/server/test.mjs [BUILD/bin/oxidize] [MODEL.gguf]
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
@@ -607,6 +608,166 @@ await test('SIGTERM mid-stream: the stream ends with an error event and the serv
   eq(await code, 0, `exit code; stderr: ${C.stderr()}`);
   if (process.env.SERVER_TEST_VERBOSE) console.log(C.stderr());
 });
+
+// ---- embeddings and reranking (#24): synth bert models as the parity test makes them, with
+// llama-embedding's vectors (tests/data/embeddings, recorded by make_reference.sh) as the expected values.
+const embDir = mkdtempSync(`${tmpdir()}/oxidize-emb-`);
+function readReference(name) {
+  const vectors = [];
+  let synth = '';
+  for (const line of readFileSync(`${root}/tests/data/embeddings/${name}.txt`, 'utf8').split('\n')) {
+    if (line.startsWith('synth: ')) synth = line.slice(7);
+    const m = line.match(/^vector (\d+): (.*)$/);
+    if (m) vectors[Number(m[1])] = m[2].trim().split(/\s+/).map(Number);
+  }
+  return { synth, vectors };
+}
+function synthModel(name, synthFlags) {
+  const flags = synthFlags.replace(/--vocab (\S+)/, `--vocab ${shared}/$1`).split(/\s+/);
+  const out = `${embDir}/${name}.gguf`;
+  const r = spawnSync(oxidize, ['synth', ...flags, '--type', 'F32', '-o', out], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`synth ${name}: ${r.stderr}`);
+  return out;
+}
+// The parity test's bound: cosine >= 0.99999 and largest absolute difference <= 1e-4 per vector.
+function closeToReference(got, want, what) {
+  eq(got.length, want.length, `${what}: length`);
+  let dot = 0, na = 0, nb = 0, maxAbs = 0;
+  for (let i = 0; i < got.length; i++) {
+    dot += got[i] * want[i];
+    na += got[i] * got[i];
+    nb += want[i] * want[i];
+    maxAbs = Math.max(maxAbs, Math.abs(got[i] - want[i]));
+  }
+  const cos = na === 0 && nb === 0 ? 1 : dot / Math.sqrt(na * nb);
+  check(cos >= 0.99999 && maxAbs <= 1e-4, `${what}: cosine ${cos}, max abs difference ${maxAbs}`);
+}
+const EMB_PROMPTS = readFileSync(`${root}/tests/data/embeddings/prompts.txt`, 'utf8').split('\n').filter((l) => l);
+const cls = readReference('bert-cls');  // pooling cls, euclidean normalisation: what /v1/embeddings returns
+const rank = readReference('bert-rank');
+const E = await startServer(['--embeddings', '--pooling', 'cls', '-c', '512', '-m', synthModel('bert-cls', cls.synth)]);
+const embClient = new OpenAI({ baseURL: `${E.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120000 });
+
+await test('openai: embeddings.create (the client asks for base64) equals llama-embedding', async () => {
+  const r = await embClient.embeddings.create({ model: 'bert', input: EMB_PROMPTS });
+  eq(r.object, 'list', 'object');
+  eq(r.data.length, EMB_PROMPTS.length, 'one vector per input');
+  r.data.forEach((d, i) => {
+    eq([d.object, d.index], ['embedding', i], `data[${i}]`);
+    closeToReference(d.embedding, cls.vectors[i], `vector ${i}`);
+  });
+  let tokens = 0;
+  for (const p of EMB_PROMPTS) tokens += (await post(E.url, '/tokenize', { content: p, add_special: true })).json.tokens.length;
+  eq(r.usage, { prompt_tokens: tokens, total_tokens: tokens }, 'usage');
+});
+
+await test('embeddings: base64 decodes to the float response exactly; one input alone equals it in a batch', async () => {
+  const floats = await post(E.url, '/v1/embeddings', { input: EMB_PROMPTS, encoding_format: 'float' });
+  const b64 = await post(E.url, '/v1/embeddings', { input: EMB_PROMPTS, encoding_format: 'base64' });
+  eq([floats.status, b64.status], [200, 200], `statuses ${floats.text.slice(0, 200)} ${b64.text.slice(0, 200)}`);
+  for (let i = 0; i < EMB_PROMPTS.length; i++) {
+    const bytes = Buffer.from(b64.json.data[i].embedding, 'base64');
+    const decoded = Array.from(new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4));
+    eq(decoded, floats.json.data[i].embedding.map((x) => Math.fround(x)), `base64 vector ${i}`);
+    const one = await post(E.url, '/v1/embeddings', { input: EMB_PROMPTS[i], encoding_format: 'float' });
+    const diff = Math.max(...one.json.data[0].embedding.map((x, k) => Math.abs(x - floats.json.data[i].embedding[k])));
+    check(diff <= 1e-6, `input ${i} alone vs in the batch: max abs difference ${diff}`);
+  }
+});
+
+await test('embeddings: token-id input equals the text; user accepted; dimensions only the model width', async () => {
+  const ids = (await post(E.url, '/tokenize', { content: EMB_PROMPTS[1], add_special: true })).json.tokens;
+  const text = await post(E.url, '/v1/embeddings', { input: EMB_PROMPTS[1], encoding_format: 'float', user: 'u1' });
+  const tok = await post(E.url, '/v1/embeddings', { input: ids, encoding_format: 'float' });
+  const toks = await post(E.url, '/v1/embeddings', { input: [ids, ids], encoding_format: 'float' });
+  eq(tok.json.data[0].embedding, text.json.data[0].embedding, 'token ids vs text');
+  eq(toks.json.data.length, 2, 'array of token-id arrays');
+  const width = text.json.data[0].embedding.length;
+  eq((await post(E.url, '/v1/embeddings', { input: 'a', dimensions: width })).status, 200, 'dimensions = width');
+  const half = await post(E.url, '/v1/embeddings', { input: 'a', dimensions: width / 2 });
+  check(half.status === 400 && half.json.error.param === 'dimensions' && half.json.error.message.includes(String(width)),
+    `dimensions ${width / 2}: ${half.text}`);
+});
+
+await test('embeddings errors: empty, too long (and truncate), bad fields; completions and rerank refused', async () => {
+  const cases = [
+    [{ input: [] }, 400, 'input', /empty/],
+    [{ input: '' }, 400, 'input', /input 0 is empty/],
+    [{ input: ['a', ''] }, 400, 'input', /input 1 is empty/],
+    [{ input: 'x '.repeat(600) }, 400, 'input', /input 0 is \d+ tokens, longer than the context of 512/],
+    [{ input: ['a', 3] }, 400, 'input[1]', /string/],
+    [{ input: [1, 999999999] }, 400, 'input', /token id/],
+    [{ input: 'a', encoding_format: 'int8' }, 400, 'encoding_format', /float/],
+    [{ input: 'a', dimensions: 0 }, 400, 'dimensions', /integer/],
+    [{ input: 'a', temperature: 1 }, 400, 'temperature', /unknown parameter/],
+    [{ model: 'bert' }, 400, 'input', /required/],
+  ];
+  for (const [body, status, param, message] of cases) {
+    const r = await post(E.url, '/v1/embeddings', body);
+    check(r.status === status && r.json?.error?.param === param && message.test(r.json.error.message),
+      `${JSON.stringify(body).slice(0, 80)}: ${r.status} ${r.text}`);
+  }
+  const cut = await post(E.url, '/v1/embeddings', { input: 'x '.repeat(600), truncate: true });
+  check(cut.status === 200 && cut.json.usage.prompt_tokens === 512, `truncate: ${cut.text.slice(0, 200)}`);
+  const chat = await post(E.url, '/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] });
+  check(chat.status === 501 && /--embeddings/.test(chat.json.error.message), `chat: ${chat.text}`);
+  const rr = await post(E.url, '/v1/rerank', { query: 'q', documents: ['d'] });
+  check(rr.status === 501 && /--reranking/.test(rr.json.error.message), `rerank: ${rr.text}`);
+  check((await metric(E.url, 'embedding_requests_total')) >= 3, 'oxidize_embedding_requests_total');
+});
+await stopServer(E);
+
+await test('serve --embeddings refuses at start a model that cannot embed (no pooling, no classifier head)', async () => {
+  const run = (args) => spawnSync(oxidize, ['serve', '-m', model, '--port', '0', '-t', '1', ...args],
+    { encoding: 'utf8', timeout: 30000 });
+  const noPool = run(['--embeddings']);
+  check(noPool.status === 1 && /--pooling/.test(noPool.stderr), `no pooling: ${noPool.status} ${noPool.stderr}`);
+  const noHead = run(['--rerank']);
+  check(noHead.status === 1 && /cls|classif/.test(noHead.stderr), `no head: ${noHead.status} ${noHead.stderr}`);
+  const N = await startServer(['--embeddings', '--pooling', 'none']);
+  const r = await post(N.url, '/v1/embeddings', { input: 'Once upon a time' });
+  check(r.status === 400 && /pooling 'none'/.test(r.json.error.message), `pooling none: ${r.text}`);
+  const ok = await post(N.url, '/tokenize', { content: 'a' });
+  eq(ok.status, 200, '/tokenize still answers');
+  await stopServer(N);
+  const G = await startServer([]);  // a generative server: no embeddings unless started for them
+  const noEmb = await post(G.url, '/v1/embeddings', { input: 'a' });
+  check(noEmb.status === 501 && /--embeddings/.test(noEmb.json.error.message), `generative server: ${noEmb.text}`);
+  await stopServer(G);
+});
+
+const R = await startServer(['--rerank', '-c', '512', '-m', synthModel('bert-rank', rank.synth)]);
+await test('/v1/rerank: scores equal llama-embedding\'s, ordered by relevance; aliases, top_n, return_documents', async () => {
+  const pairs = readFileSync(`${root}/tests/data/embeddings/rerank_pairs.txt`, 'utf8').split('\n').filter((l) => l);
+  const query = pairs[0].split('\t')[0];
+  const documents = pairs.map((l) => l.split('\t')[1]);
+  const r = await post(R.url, '/v1/rerank', { model: 'm', query, documents });
+  eq(r.status, 200, r.text);
+  eq(r.json.results.map((x) => x.index).sort(), documents.map((_, i) => i), 'every document once');
+  for (const x of r.json.results) closeToReference([x.relevance_score], rank.vectors[x.index], `score ${x.index}`);
+  for (let i = 1; i < r.json.results.length; i++) {
+    check(r.json.results[i - 1].relevance_score >= r.json.results[i].relevance_score, 'descending scores');
+  }
+  let tokens = 0;
+  for (const x of r.json.results) check(!('document' in x), 'no document unless asked');
+  tokens = r.json.usage.prompt_tokens;
+  check(tokens > 0 && r.json.usage.total_tokens === tokens, 'usage');
+  for (const path of ['/rerank', '/v1/reranking', '/reranking']) {
+    eq((await post(R.url, path, { query, documents })).json.results, r.json.results, path);
+  }
+  const top = await post(R.url, '/v1/rerank', { query, documents, top_n: 1, return_documents: true });
+  eq(top.json.results, [{ ...r.json.results[0], document: { text: documents[r.json.results[0].index] } }], 'top_n 1');
+  for (const [body, param] of [[{ query, documents: [] }, 'documents'], [{ documents }, 'query'],
+    [{ query, documents: ['a', ''] }, 'documents'], [{ query, documents, top_n: 0 }, 'top_n'],
+    [{ query, documents, texts: documents }, 'texts']]) {
+    const e = await post(R.url, '/v1/rerank', body);
+    check(e.status === 400 && e.json.error.param === param, `${JSON.stringify(body).slice(0, 60)}: ${e.text}`);
+  }
+  const emb = await post(R.url, '/v1/embeddings', { input: 'a' });
+  check(emb.status === 400 && /rerank/.test(emb.json.error.message), `embeddings on a reranker: ${emb.text}`);
+});
+await stopServer(R);
+rmSync(embDir, { recursive: true, force: true });
 
 console.log(`\n${results.length - failures} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

@@ -9,7 +9,9 @@ import {
   type ChatCompletionChunk,
   type ChatMessage,
   type Completion,
+  type EmbeddingsResponse,
   type ModelInfo,
+  type RerankResponse,
   type RuntimeInfo,
 } from 'oxidize';
 import type { Request, Response } from 'oxidize/protocol';
@@ -58,6 +60,12 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
   const benchOptions: BenchOptions = { nPrompt: [64], nGen: [16], reps: 3, onProgress: ({ done, total }) => console.log(done, total) };
   const report: BenchReport = await engine.bench(benchOptions);
   console.log(report.markdown, report.records[0]?.avg_ts, report.records[0]?.n_threads === runtime.threads);
+  const embedder: ModelInfo = await engine.load('/models/bge-small.gguf', { embeddings: true, pooling: 'cls' });
+  const vectors: EmbeddingsResponse = await engine.embeddings.create({ input: ['a', 'b'], encoding_format: 'float' });
+  console.log(embedder.embeddings?.n_embd_out, vectors.data[0]!.embedding, vectors.usage.prompt_tokens);
+  await engine.load('/models/reranker.gguf', { embeddings: true, pooling: 'rank' });
+  const ranked: RerankResponse = await engine.rerank({ query: 'q', documents: ['x', 'y'], top_n: 1, return_documents: true });
+  console.log(ranked.results[0]?.relevance_score, ranked.results[0]?.document?.text);
   engine.abort();
   console.log(await engine.cache.list());
   await engine.unload();

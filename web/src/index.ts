@@ -12,6 +12,8 @@ import type {
   BenchReport,
   AssistantMessage,
   ChatMessage,
+  EmbeddingsParams,
+  EmbeddingsResponse,
   FinishReason,
   GenerationResult,
   LoadParams,
@@ -20,6 +22,8 @@ import type {
   ModelSource,
   PromptSpec,
   RequestBody,
+  RerankParams,
+  RerankResponse,
   RequestType,
   Response,
   ResultMap,
@@ -42,11 +46,16 @@ export type {
   ToolParams,
   ChatTemplateInfo,
   ChatTemplateOrigin,
+  EmbeddingsParams,
+  EmbeddingsResponse,
   ErrorCode,
   FinishReason,
   GenerationResult,
   KvCacheType,
   ModelInfo,
+  PoolingType,
+  RerankParams,
+  RerankResponse,
   RuntimeInfo,
   SamplingParams,
   TokenEvent,
@@ -471,6 +480,15 @@ export class Engine {
     create(request: CompletionRequestNonStreaming): Promise<Completion>;
     create(request: CompletionRequest): Promise<ChunkStream<CompletionChunk> | Completion>;
   };
+  /**
+   * OpenAI's embeddings API over a model loaded with { embeddings: true }: one vector per input,
+   * pooled and L2-normalised as llama.cpp's server returns them. Rejects with EngineError naming
+   * the problem (empty input, an input longer than n_ctx without truncate, a model loaded for
+   * reranking or without embeddings).
+   */
+  readonly embeddings: {
+    create(request: EmbeddingsParams): Promise<EmbeddingsResponse>;
+  };
   /** The model cache (Cache API) of this origin. */
   readonly cache: {
     list(): Promise<string[]>;
@@ -489,6 +507,7 @@ export class Engine {
     const textCreate = (req: CompletionRequest) => this.createCompletion(req);
     this.chat = { completions: { create: chatCreate as Engine['chat']['completions']['create'] } };
     this.completions = { create: textCreate as Engine['completions']['create'] };
+    this.embeddings = { create: (params) => this.transport.send({ type: 'embeddings', params }).promise };
     this.cache = {
       list: () => this.transport.send({ type: 'cache', action: { op: 'list' } }).promise,
       delete: async (url) => {
@@ -498,6 +517,14 @@ export class Engine {
         await this.transport.send({ type: 'cache', action: { op: 'clear' } }).promise;
       },
     };
+  }
+
+  /**
+   * Relevance of each document to the query (llama-server's /v1/rerank) with a reranker loaded as
+   * { embeddings: true, pooling: 'rank' }: results by descending relevance_score, the best top_n.
+   */
+  rerank(params: RerankParams): Promise<RerankResponse> {
+    return this.transport.send({ type: 'rerank', params }).promise;
   }
 
   /** The loaded model, or null. */
@@ -518,6 +545,8 @@ export class Engine {
     if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
     if (options.sha256 !== undefined) params.sha256 = options.sha256;
     if (options.chatTemplate !== undefined) params.chatTemplate = options.chatTemplate;
+    if (options.embeddings !== undefined) params.embeddings = options.embeddings;
+    if (options.pooling !== undefined) params.pooling = options.pooling;
     let source: ModelSource;
     const transfer: Transferable[] = [];
     if (typeof input === 'string' || input instanceof URL) {

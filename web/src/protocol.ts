@@ -69,6 +69,58 @@ export interface LoadParams {
    * "invalid_argument" listing the built-in names.
    */
   chatTemplate?: string;
+  /**
+   * Open the model for embeddings (llama.cpp's --embeddings, wllama's `embeddings`): then only
+   * embeddings.create() and rerank() work, not generation. Needs a pooling type, from the file's
+   * pooling_type or `pooling`.
+   */
+  embeddings?: boolean;
+  /** Pooling (llama.cpp's --pooling): absent: the file's; 'rank' makes a reranker. Needs embeddings. */
+  pooling?: PoolingType;
+}
+
+export type PoolingType = 'none' | 'mean' | 'cls' | 'last' | 'rank';
+
+/** engine.embeddings.create()'s request: OpenAI's, less `model` (the engine has one). */
+export interface EmbeddingsParams {
+  input: string | string[];
+  /** 'base64': each embedding is the base64 of its little-endian float32 bytes (OpenAI's). */
+  encoding_format?: 'float' | 'base64';
+  /** Only the model's width: GGUF files do not say whether a model was trained for Matryoshka truncation. */
+  dimensions?: number;
+  /** Cut an input longer than the context instead of rejecting it. */
+  truncate?: boolean;
+}
+
+export interface EmbeddingsUsage {
+  prompt_tokens: number;
+  total_tokens: number;
+}
+
+/** OpenAI's CreateEmbeddingResponse. */
+export interface EmbeddingsResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: EmbeddingsUsage;
+}
+
+/** engine.rerank()'s request (llama-server's /v1/rerank). */
+export interface RerankParams {
+  query: string;
+  documents: string[];
+  /** The best top_n documents only (default: all). */
+  top_n?: number;
+  return_documents?: boolean;
+  truncate?: boolean;
+}
+
+export interface RerankResponse {
+  object: 'list';
+  model: string;
+  /** By descending relevance_score (the classifier's raw output, as llama-server's). */
+  results: { index: number; relevance_score: number; document?: { text: string } }[];
+  usage: EmbeddingsUsage;
 }
 
 /** Where the chat template came from: the GGUF's tokenizer.chat_template, a built-in guessed for a
@@ -104,6 +156,8 @@ export interface ModelInfo {
   /** The template chats are rendered with, and where it came from. */
   chatTemplate: ChatTemplateInfo;
   kernels: string;
+  /** A model loaded with embeddings: true: its pooling and the floats per vector; else null. */
+  embeddings: { pooling: PoolingType; n_embd_out: number } | null;
   /** Where the bytes came from this time. */
   source: 'network' | 'cache' | 'blob' | 'buffer';
 }
@@ -333,6 +387,8 @@ export type Request =
   | { id: number; type: 'load_state'; bytes: Uint8Array }
   | { id: number; type: 'cache'; action: CacheOp }
   | { id: number; type: 'bench'; params: BenchParams }
+  | { id: number; type: 'embeddings'; params: EmbeddingsParams }
+  | { id: number; type: 'rerank'; params: RerankParams }
   /** Stops request `target` (a load, a generation or a benchmark); answered at once with result null. */
   | { id: number; type: 'abort'; target: number };
 
@@ -353,6 +409,8 @@ export interface ResultMap {
   load_state: { n_past: number };
   cache: string[];
   bench: BenchReport;
+  embeddings: EmbeddingsResponse;
+  rerank: RerankResponse;
   abort: null;
 }
 

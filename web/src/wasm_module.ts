@@ -1,5 +1,8 @@
 // Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
-import type { AssistantMessage, ChatTemplateInfo, ErrorCode, FinishReason, KvCacheType, MessageDelta } from './protocol.js';
+import type {
+  AssistantMessage, ChatTemplateInfo, EmbeddingsParams, EmbeddingsResponse, ErrorCode, FinishReason, KvCacheType, MessageDelta,
+  PoolingType, RerankParams, RerankResponse,
+} from './protocol.js';
 
 export interface WasmError {
   ok: false;
@@ -28,6 +31,7 @@ export interface WasmModelInfo {
   has_chat_template: boolean;
   chatTemplate: ChatTemplateInfo;
   kernels: string;
+  embeddings: { pooling: PoolingType; n_embd_out: number } | null;
 }
 
 export interface WasmStats {
@@ -66,6 +70,8 @@ export interface WasmEngine {
       cacheTypeK?: string;
       cacheTypeV?: string;
       chatTemplate?: string;
+      embeddings?: boolean;
+      pooling?: string;
     },
   ): WasmResult<WasmModelInfo>;
   unload(): void;
@@ -84,6 +90,9 @@ export interface WasmEngine {
   logits(): Float32Array | null;
   /** The session's state (core/session/state_file.h), a copy. */
   saveState(): WasmResult<{ bytes: Uint8Array }>;
+  /** engine.embeddings.create / engine.rerank (wasm/embeddings.h). */
+  embeddings(options: EmbeddingsParams): WasmResult<EmbeddingsResponse>;
+  rerank(options: RerankParams): WasmResult<RerankResponse>;
   /** Checks everything before the session changes; the error names what is wrong. */
   loadState(bytes: Uint8Array): WasmResult<{ n_past: number }>;
   /** The session is dropped until benchEnd(), which must follow a successful benchBegin(). */

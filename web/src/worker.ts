@@ -332,6 +332,8 @@ function openModel(eng: WasmEngine, name: string, params: LoadParams, source: Mo
       cacheTypeK: params.cacheTypeK,
       cacheTypeV: params.cacheTypeV,
       chatTemplate: params.chatTemplate,
+      embeddings: params.embeddings,
+      pooling: params.pooling,
     }),
   );
   const { ok: _ok, ...fields } = info;
@@ -653,6 +655,16 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
     }
     case 'bench':
       return [await handleBench(req.id, req.params, signal), []];
+    case 'embeddings': {
+      requireModel();
+      const { ok: _ok, ...response } = call((e) => e.embeddings(req.params));
+      return [response, []];
+    }
+    case 'rerank': {
+      requireModel();
+      const { ok: _ok, ...response } = call((e) => e.rerank(req.params));
+      return [response, []];
+    }
     case 'cache': {
       const a = req.action;
       if (a.op === 'delete') await modelCache.deleteModel(a.url);

@@ -70,6 +70,36 @@ function nativeGreedy() {
   return out.endsWith('\n') ? out.slice(0, -1) : out;
 }
 
+// Embeddings (#24): the tiny bert models of tests/data/embeddings (synth as make_reference.sh makes
+// them), served at /__test/generated/, and llama-embedding's vectors for them as the expected values.
+const EMBEDDING_CASES = ['bert-cls', 'bert-rank'];
+function embeddingReference(name) {
+  const text = fs.readFileSync(path.join(repoRoot, 'tests', 'data', 'embeddings', `${name}.txt`), 'utf8');
+  const synth = text.match(/^synth: (.*)$/m)[1];
+  const vectors = [...text.matchAll(/^vector (\d+): (.*)$/gm)].map((m) => m[2].trim().split(/\s+/).map(Number));
+  return { synth, vectors };
+}
+function makeEmbeddingModels() {
+  for (const name of EMBEDDING_CASES) {
+    const flags = embeddingReference(name).synth.replace(/--vocab (\S+)/, `--vocab ${sharedDir()}/$1`).split(/\s+/);
+    execFileSync(cli, ['synth', ...flags, '--type', 'F32', '-o', path.join(artifacts, `${name}.gguf`)],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+  }
+}
+// The parity bound of tests/embeddings: cosine >= 0.99999 and largest absolute difference <= 1e-4.
+function assertCloseToReference(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: length`);
+  let dot = 0, na = 0, nb = 0, maxAbs = 0;
+  got.forEach((g, i) => {
+    dot += g * want[i];
+    na += g * g;
+    nb += want[i] * want[i];
+    maxAbs = Math.max(maxAbs, Math.abs(g - want[i]));
+  });
+  const cos = dot / Math.sqrt(na * nb);
+  assert.ok(cos >= 0.99999 && maxAbs <= 1e-4, `${what}: cosine ${cos}, max abs difference ${maxAbs}`);
+}
+
 async function openPage(base, pathname = '/test/harness.html') {
   const page = await browser.newPage();
   page.on('console', (m) => consoleLines.push(`[${base}] ${m.type()}: ${m.text()}`));
@@ -118,6 +148,7 @@ before(async () => {
   fs.rmSync(path.join(artifacts, KQUANT_STATE), { force: true });
   execFileSync(cli, ['run', '-m', path.join(artifacts, KQUANT_MODEL), '-p', PROMPT, '-n', '1', '--temp', '0',
     '--prompt-cache', path.join(artifacts, KQUANT_STATE)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  makeEmbeddingModels();
   servers = {
     isolated: await startServer({ port: 0, isolated: true, testRoutes: true, generatedDir: artifacts }),
     plain: await startServer({ port: 0, isolated: false, testRoutes: true, generatedDir: artifacts }),
@@ -180,6 +211,68 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r.finish, 'length');
       assert.equal(r.usage.completion_tokens, N_PREDICT);
       assert.ok(r.timings.tokens_per_second > 0);
+    });
+
+    test('embeddings.create and rerank equal llama-embedding on tiny bert models; errors name the problem', T, async () => {
+      const prompts = fs.readFileSync(path.join(repoRoot, 'tests/data/embeddings/prompts.txt'), 'utf8').split('\n').filter((l) => l);
+      const pairs = fs.readFileSync(path.join(repoRoot, 'tests/data/embeddings/rerank_pairs.txt'), 'utf8').split('\n').filter((l) => l);
+      const r = await inEngine(page, async (engine, a) => {
+        const info = await engine.load('/__test/generated/bert-cls.gguf', { embeddings: true, pooling: 'cls', n_ctx: 512 });
+        const floats = await engine.embeddings.create({ input: a.prompts });
+        const b64 = await engine.embeddings.create({ input: a.prompts, encoding_format: 'base64' });
+        const decoded = b64.data.map((d) => {
+          const bytes = Uint8Array.from(atob(d.embedding), (c) => c.charCodeAt(0));
+          return Array.from(new Float32Array(bytes.buffer));
+        });
+        const single = await engine.embeddings.create({ input: a.prompts[1] });
+        const errors = {};
+        for (const [k, f] of Object.entries({
+          empty: () => engine.embeddings.create({ input: '' }),
+          long: () => engine.embeddings.create({ input: 'x '.repeat(600) }),
+          dims: () => engine.embeddings.create({ input: 'a', dimensions: 7 }),
+          unknown: () => engine.embeddings.create({ input: 'a', temperature: 1 }),
+          generate: () => engine.completions.create({ prompt: 'a', max_tokens: 1 }),
+          rerank: () => engine.rerank({ query: 'q', documents: ['d'] }),
+        })) {
+          try { await f(); errors[k] = null; } catch (e) { errors[k] = { code: e.code, message: e.message }; }
+        }
+        const cut = await engine.embeddings.create({ input: 'x '.repeat(600), truncate: true });
+        const rankInfo = await engine.load('/__test/generated/bert-rank.gguf', { embeddings: true, pooling: 'rank', n_ctx: 512 });
+        const ranked = await engine.rerank({ query: a.query, documents: a.documents, return_documents: true });
+        const top = await engine.rerank({ query: a.query, documents: a.documents, top_n: 1 });
+        await engine.load('/models/stories260K.gguf');
+        let noEmb = null;
+        try { await engine.embeddings.create({ input: 'a' }); } catch (e) { noEmb = e.message; }
+        return { info, floats, decoded, single, errors, cut: cut.usage, rankInfo: rankInfo.embeddings, ranked, top, noEmb };
+      }, { prompts, query: pairs[0].split('\t')[0], documents: pairs.map((l) => l.split('\t')[1]) });
+      assert.deepEqual(r.info.embeddings, { pooling: 'cls', n_embd_out: r.info.n_embd });
+      const cls = embeddingReference('bert-cls');
+      assert.equal(r.floats.object, 'list');
+      r.floats.data.forEach((d, i) => {
+        assert.deepEqual([d.object, d.index], ['embedding', i]);
+        assertCloseToReference(d.embedding, cls.vectors[i], `browser vector ${i}`);
+        assert.deepEqual(r.decoded[i], d.embedding.map(Math.fround), `base64 vector ${i}`);
+      });
+      assert.ok(r.floats.usage.prompt_tokens > prompts.length && r.floats.usage.total_tokens === r.floats.usage.prompt_tokens);
+      const diff = Math.max(...r.single.data[0].embedding.map((x, k) => Math.abs(x - r.floats.data[1].embedding[k])));
+      assert.ok(diff <= 1e-6, `one input alone vs in a batch: ${diff}`);
+      assert.match(r.errors.empty.message, /input 0 is empty/);
+      assert.match(r.errors.long.message, /input 0 is \d+ tokens, longer than the context of 512/);
+      assert.match(r.errors.dims.message, /dimensions 7/);
+      assert.match(r.errors.unknown.message, /unknown option 'temperature'/);
+      assert.match(r.errors.generate.message, /embeddings: true/);
+      assert.match(r.errors.rerank.message, /not reranking/);
+      assert.equal(r.cut.prompt_tokens, 512);
+      assert.deepEqual(r.rankInfo, { pooling: 'rank', n_embd_out: 1 });
+      const rank = embeddingReference('bert-rank');
+      assert.deepEqual(r.ranked.results.map((x) => x.index).sort(), [0, 1]);
+      for (const x of r.ranked.results) {
+        assertCloseToReference([x.relevance_score], rank.vectors[x.index], `score ${x.index}`);
+        assert.equal(x.document.text, pairs[x.index].split('\t')[1]);
+      }
+      assert.ok(r.ranked.results[0].relevance_score >= r.ranked.results[1].relevance_score, 'descending');
+      assert.deepEqual(r.top.results, [{ index: r.ranked.results[0].index, relevance_score: r.ranked.results[0].relevance_score }]);
+      assert.match(r.noEmb, /not loaded for embeddings/);
     });
 
     test('request parameters: implemented or refused by name; JSON schema output; n choices', T, async () => {
