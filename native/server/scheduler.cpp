@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "kernels/kernels.h"
+#include "native/server/logprobs.h"
 
 namespace ox::server {
 namespace {
@@ -172,6 +173,9 @@ void Scheduler::sample_slot(int s, std::span<const float> logits) {
   }
   ++a.usage.n_generated;
   metrics_->generated_tokens_total.fetch_add(1);
+  if (params.top_logprobs >= 0) {
+    a.job->append_logprob(token_logprob(a.sampler.probs(), model_->tokenizer(), params.top_logprobs, params.render_special));
+  }
   Result<std::string> text = a.decoder.push(token);
   OX_CHECK(text.ok());  // the sampler only returns ids of the vocabulary
   tok::StopMatcher::Step released = a.stop.push(text.value());
