@@ -4,7 +4,8 @@
 // (integer_range) and, where it equals a bound's integer part, the fraction is compared with the
 // bound's decimal digits one digit at a time.
 #include <algorithm>
-#include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -129,11 +130,16 @@ Opt magnitude(const Magnitude& lo, const Magnitude* hi) {
 
 // |value| as a Magnitude, or an error naming the keyword.
 Result<Magnitude> magnitude_of(const NumberBound& b, const char* what) {
-  char buf[64];
+  // The shortest fixed-point text that reads back as the same double (printf, as wasm's libc++ has
+  // no floating-point to_chars).
   const double v = std::fabs(b.value);
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
-  if (r.ec != std::errc()) return error(ErrorCode::kInvalidArgument, std::string(what) + ": cannot be written");
-  const std::string text(buf, r.ptr);
+  std::string text;
+  for (int decimals = 0; decimals <= 24; ++decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    text = buf;
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   const size_t dot = text.find('.');
   Magnitude m;
   m.strict = b.exclusive;

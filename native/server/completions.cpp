@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 
+#include "core/session/generation.h"
 #include "native/server/connection.h"
 #include "native/server/logprobs.h"
 #include "native/server/responses.h"
@@ -191,6 +192,7 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
   if (r.logprobs) params.top_logprobs = r.top_logprobs;
   params.max_tokens = static_cast<int>(r.max_tokens);
   params.sampling = to_sampler_params(r);
+  params.dry_breakers = dry_breakers_for(ctx.model->tokenizer(), params.sampling);  // as llama-server, per request
   if (r.constraint.kind != OutputConstraint::Kind::kNone) {
     const bool grammar = r.constraint.kind == OutputConstraint::Kind::kGrammar;
     Result<std::shared_ptr<TokenConstraint>> c =

@@ -20,6 +20,7 @@ namespace ox::server {
 struct GenParams {
   int max_tokens = -1;  // -1: until end of generation or the slot's context is full
   SamplerParams sampling;
+  DryBreakers dry_breakers;  // sampling.dry_sequence_breakers as token sequences (DRY on only)
   std::shared_ptr<TokenConstraint> constraint;  // grammar / JSON schema of this request, or null
   std::vector<std::string> stop;
   bool ignore_eos = false;

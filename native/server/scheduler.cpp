@@ -27,7 +27,7 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
 
 struct Scheduler::Active {
   Active(std::shared_ptr<Job> j, const tok::Tokenizer& tokenizer)
-      : job(std::move(j)), sampler(job->params().sampling), decoder(tokenizer, job->params().render_special), stop(job->params().stop) {
+      : job(std::move(j)), sampler(job->params().sampling, job->params().dry_breakers), decoder(tokenizer, job->params().render_special), stop(job->params().stop) {
     if (job->params().constraint != nullptr) {
       sampler.set_constraint(job->params().constraint.get());
       job->params().constraint->reset();

@@ -255,6 +255,18 @@ await test('logprobs: chat content[] and legacy completions, streamed the same; 
   check(big.status === 400 && big.json.error.param === 'top_logprobs', big.text);
 });
 
+await test('dry_sequence_breakers are applied: breakers in every token switch strong DRY off, "none" leaves it on', async () => {
+  const base = { model: 'x', prompt: 'Once upon a time', max_tokens: 48, temperature: 0 };
+  const plain = (await client.completions.create(base)).choices[0].text;
+  const dry = { ...base, dry_multiplier: 5, dry_base: 2, dry_allowed_length: 1 };
+  const none = (await client.completions.create({ ...dry, dry_sequence_breakers: ['none'] })).choices[0].text;
+  check(none !== plain, 'strong DRY without breakers changes greedy text');
+  // every piece of stories260K holds one of these, so no repeat is ever longer than a token
+  const all = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,!?\'"-:;\n'];
+  const broken = (await client.completions.create({ ...dry, dry_sequence_breakers: all })).choices[0].text;
+  eq(broken, plain, 'DRY with a breaker in every token');
+});
+
 // Tool calls. stories260K has no tool template: its replies are read in the generic JSON form
 // ({"tool_calls": [...]}, llama.cpp's fallback), and with tool_choice required / named a grammar
 // forces a call whatever the weights. Bounded arguments (enums, maxLength) keep replies short.
