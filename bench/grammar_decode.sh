@@ -8,7 +8,8 @@
 # early (json.gbnf itself lets a random model close the object after two tokens: "{}").
 #
 #   bench/grammar_decode.sh            REPS (3), N_GEN (64), THREADS (2), TYPE (Q4_K_M),
-#                                      LLAMA_BIN (../main/build/llama.cpp/build/bin or build/llama.cpp/build/bin)
+#                                      LLAMA_BIN (../main/build/llama.cpp/build/bin or build/llama.cpp/build/bin),
+#                                      LLAMA_ARGS (extra llama-completion flags, e.g. "--poll 0" on a loaded machine)
 # Prints one line per run and the median t/s and overhead per engine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,8 @@ ox_tps() {  # "generation: 64 tokens in 2080.6 ms (30.8 t/s)"
     sed -n 's/.*generation: \([0-9]*\) tokens in .*(\([0-9.]*\) t\/s).*/\1 \2/p'
 }
 llama_tps() {  # "eval time = ... / 64 runs ( ... ms per token, 4.80 tokens per second)"
-  "$llama_bin/llama-completion" -m "$model" -p Hello -n "$n" -t "$t" --seed "$1" -no-cnv "${@:2}" 2>&1 </dev/null |
+  # shellcheck disable=SC2086
+  "$llama_bin/llama-completion" -m "$model" -p Hello -n "$n" -t "$t" --seed "$1" -no-cnv ${LLAMA_ARGS:-} "${@:2}" 2>&1 </dev/null |
     sed -n 's/.* eval time = .* \/ *\([0-9]*\) runs.*, *\([0-9.]*\) tokens per second.*/\1 \2/p'
 }
 declare -A runs
@@ -58,7 +60,7 @@ for r in $(seq 1 "$reps"); do
   done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "model $model ($type, 151,646-token vocabulary), $n tokens, -t $t, median of $reps"
+echo "model $model ($type, 151,646-token vocabulary), $n tokens, -t $t, median of $reps${LLAMA_ARGS:+, llama.cpp with $LLAMA_ARGS}"
 for engine in oxidize llama.cpp; do
   p=$(echo "${runs[$engine.plain]}" | median) j=$(echo "${runs[$engine.json]}" | median)
   awk -v e="$engine" -v p="$p" -v j="$j" 'BEGIN {printf "%-10s no grammar %7.2f t/s   json grammar %7.2f t/s   overhead %+.1f%%\n", e, p, j, (p / j - 1) * 100}'
