@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/memory.h"
+#include "core/tokenizer/stream_decoder.h"
 #include "core/tools/bench.h"
 #include "kernels/kernels.h"
 #include "wasm/embeddings.h"
@@ -125,7 +126,18 @@ val stats_object(const GenerateStats& s) {
   return out;
 }
 
-val events_array(const std::vector<StepEvent>& events) {
+// A token's bytes (as numbers) and its text cut before an unfinished UTF-8 character, for logprobs
+// (as llama-server's `bytes` and `token`).
+void set_piece(val& item, const tok::Tokenizer& tokenizer, int32_t id) {
+  Result<std::string> piece = tokenizer.token_to_piece(id, /*render_special=*/false);
+  const std::string bytes = piece.ok() ? *piece : std::string();
+  val array = val::array();
+  for (char c : bytes) array.call<void>("push", static_cast<int>(static_cast<unsigned char>(c)));
+  item.set("bytes", array);
+  item.set("piece", bytes.substr(0, tok::complete_utf8_prefix(bytes)));
+}
+
+val events_array(const std::vector<StepEvent>& events, const tok::Tokenizer& tokenizer) {
   val out = val::array();
   for (const StepEvent& e : events) {
     val item = val::object();
@@ -137,9 +149,13 @@ val events_array(const std::vector<StepEvent>& events) {
         val entry = val::object();
         entry.set("token", t.id);
         entry.set("p", t.p);
+        entry.set("logprob", t.logp);
+        set_piece(entry, tokenizer, t.id);
         top.call<void>("push", entry);
       }
       item.set("p", e.probs.p);
+      item.set("logprob", e.probs.logp);
+      set_piece(item, tokenizer, e.token);
       item.set("top", top);
     }
     out.call<void>("push", item);
@@ -433,7 +449,7 @@ class JsEngine {
   val step_result(const std::vector<StepEvent>& events) {
     const Generation* g = engine_.generation();
     val out = ok_object();
-    out.set("events", events_array(events));
+    out.set("events", events_array(events, engine_.model().tokenizer()));
     out.set("done", g->done());
     out.set("stats", stats_object(g->stats()));
     if (ToolReply* reply = engine_.tool_reply(); reply != nullptr) {

@@ -3,6 +3,7 @@
 // "unsupported" error naming the key.
 #include "wasm/generate_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@ namespace ox::web {
 namespace {
 
 using emscripten::val;
+
+constexpr int kMaxTopLogprobs = 20;  // OpenAI's limit
 
 bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", v); }
 // (Emscripten 3.1.6's val has no isObject.)
@@ -96,6 +99,8 @@ Result<GenerateOptions> generate_options_from_js(const val& options, const Loade
   }
   int keep = 0;
   int max_tokens = -2;
+  int logprobs = -1;      // >= 0: asked for (true: 0, or the legacy count of alternatives)
+  int top_logprobs = -1;  // >= 0: given
   int constraints = 0;
   const val keys = val::global("Object").call<val>("keys", options);
   const int n_keys = keys["length"].as<int>();
@@ -132,6 +137,15 @@ Result<GenerateOptions> generate_options_from_js(const val& options, const Loade
         OX_ASSIGN_OR_RETURN(g.constraint, model.json_schema_constraint(
                                               val::global("JSON").call<std::string>("stringify", v)));
       }
+    } else if (key == "logprobs") {
+      // chat: a boolean (alternatives from top_logprobs); completions: the legacy count.
+      if (v.isTrue() || v.isFalse()) {
+        logprobs = v.isTrue() ? std::max(logprobs, 0) : -1;
+      } else {
+        OX_ASSIGN_OR_RETURN(logprobs, integer(v, key, 0, kMaxTopLogprobs));
+      }
+    } else if (key == "top_logprobs") {
+      OX_ASSIGN_OR_RETURN(top_logprobs, integer(v, key, 0, kMaxTopLogprobs));
     } else if (const ParamDef* d = find_json_param(key); d != nullptr) {
       OX_TRY(set_sampler_field(g.sampling, *d, v));
     } else {
@@ -139,6 +153,12 @@ Result<GenerateOptions> generate_options_from_js(const val& options, const Loade
     }
   }
   if (max_tokens != -2) g.max_tokens = max_tokens;
+  if (top_logprobs >= 0 && logprobs < 0) {  // llama-server's rule
+    return error(ErrorCode::kInvalidArgument, "top_logprobs requires logprobs: true");
+  }
+  // The probabilities are core/sampler's n_probs (the softmax of the raw logits, as llama-server's
+  // default); 1 at least, for the chosen token's own. index.ts shapes them.
+  if (logprobs >= 0) g.sampling.n_probs = std::max({logprobs, top_logprobs, 1});
   OX_TRY(validate(g.sampling));
   g.n_keep = resolve_n_keep(keep, prompt, model.tokenizer().bos_id());
   return g;

@@ -16,6 +16,8 @@ namespace {
 constexpr size_t kCompactAtNodes = 1u << 20;
 // Candidate lists up to this size are checked token by token instead of masking the vocabulary.
 constexpr size_t kPerTokenCandidates = 256;
+// Masks kept per constraint (each n_vocab bytes: 1.2 MB for 151k tokens).
+constexpr size_t kMaskCacheEntries = 8;
 
 }  // namespace
 
@@ -85,6 +87,13 @@ bool GrammarConstraint::is_allowed(int32_t token) {
 }
 
 void GrammarConstraint::compute_mask() {
+  for (const CachedMask& c : mask_cache_) {
+    if (c.state == state_) {
+      mask_ = c.mask;
+      mask_valid_ = true;
+      return;
+    }
+  }
   const int32_t n_vocab = trie_->n_vocab();
   mask_.assign(static_cast<size_t>(n_vocab), 0);
   if (state_.set != GrammarStacks::kDead) {
@@ -116,6 +125,12 @@ void GrammarConstraint::compute_mask() {
   }
   for (int32_t id : eog_ids_) mask_[static_cast<size_t>(id)] = (can_end() || token_element_allows(id)) ? 1 : 0;
   mask_valid_ = true;
+  if (mask_cache_.size() < kMaskCacheEntries) {
+    mask_cache_.push_back({state_, mask_});
+  } else {
+    mask_cache_[mask_cache_next_] = {state_, mask_};
+    mask_cache_next_ = (mask_cache_next_ + 1) % kMaskCacheEntries;
+  }
 }
 
 const std::vector<uint8_t>& GrammarConstraint::allowed_tokens() {
@@ -168,6 +183,8 @@ Status GrammarConstraint::accept(int32_t token) {
   if (stacks_.n_stack_nodes() > kCompactAtNodes) {
     state_.set = stacks_.compact(state_.set);
     initial_set_ = stacks_.initial_set();
+    mask_cache_.clear();  // set numbers changed
+    mask_cache_next_ = 0;
   }
   return Status::ok();
 }

@@ -52,6 +52,14 @@ class GrammarConstraint final : public TokenConstraint {
   GrammarState state_;
   std::vector<uint8_t> mask_;
   bool mask_valid_ = false;
+  // Masks of recent states: the mask is a function of the state alone, and a state recurs (every
+  // character inside a JSON string leaves the same stacks). Cleared when compact() renumbers sets.
+  struct CachedMask {
+    GrammarState state;
+    std::vector<uint8_t> mask;
+  };
+  std::vector<CachedMask> mask_cache_;
+  size_t mask_cache_next_ = 0;  // the entry replaced next once the cache is full
   std::vector<GrammarState> walk_;  // trie walk's state per depth
 };
 

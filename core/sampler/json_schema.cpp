@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -628,39 +629,27 @@ std::string Converter::visit_integer(const Json& schema, const std::string& path
   return "(" + integer_range(lo, has_lo, hi, has_hi) + ")";
 }
 
-// Numbers between integer bounds, without exponents: the integer part picks the interval, a
-// fraction is free inside it, and a bound itself takes only zeros after the point.
+// Numbers within bounds (inclusive or exclusive, integer or fractional), without exponents: see
+// json_schema_numbers.cpp. Where both minimum and exclusiveMinimum are given the tighter one counts
+// (likewise for the maximum), as a validator applies both.
 std::string Converter::visit_number(const Json& schema, const std::string& path) {
-  only(schema, path, {"type", "minimum", "maximum"}, "type number", errors_);
-  const bool has_lo = schema.contains("minimum"), has_hi = schema.contains("maximum");
-  if (!has_lo && !has_hi) return add_primitive("number", "number");
-  int64_t lo = 0, hi = 0;
-  for (const char* key : {"minimum", "maximum"}) {
+  only(schema, path, {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}, "type number", errors_);
+  std::optional<json_schema_detail::NumberBound> lo, hi;
+  for (const char* key : {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}) {
     if (!schema.contains(key)) continue;
     const Json& v = schema.at(key);
-    if (!v.is_number() || (!v.is_number_integer() && v.get<double>() != std::floor(v.get<double>()))) {
-      return fail(path, std::string(key) + " of a number must be an integer value here"), "";
-    }
-    if (!get_bound(schema, key, true, key[1] == 'i' ? &lo : &hi, path)) return "";
+    if (!v.is_number()) return fail(path, std::string(key) + " must be a number"), "";
+    const json_schema_detail::NumberBound b{v.get<double>(), key[0] == 'e', key};
+    const bool lower = std::string_view(key).find("inimum") != std::string_view::npos;
+    auto& slot = lower ? lo : hi;
+    const bool tighter = !slot || (lower ? b.value > slot->value : b.value < slot->value) ||
+                         (b.value == slot->value && b.exclusive);
+    if (tighter) slot = b;
   }
-  if (has_lo && has_hi && lo > hi) return fail(path, "minimum above maximum"), "";
-  const std::string frac = "(\".\" [0-9]{1,16})?", zeros = "(\".\" \"0\"{1,16})?";
-  auto lit = [](int64_t v) { return "\"" + std::to_string(v) + "\""; };
-  auto range = [](int64_t a, int64_t b, bool has_b) { return "(" + integer_range(a, true, b, has_b) + ")"; };
-  // |x| in [a, b] (b optional) written after an optional sign: int part in [a, b-1] with any
-  // fraction, or b with zeros.
-  auto magnitude = [&](int64_t a, int64_t b, bool has_b) {
-    if (!has_b) return range(a, 0, false) + " " + frac;
-    std::string out = a <= b - 1 ? range(a, b - 1, true) + " " + frac + " | " : "";
-    return "(" + out + lit(b) + " " + zeros + ")";
-  };
-  std::vector<std::string> halves;
-  if (!has_hi || hi >= 0) halves.push_back(magnitude(has_lo ? std::max<int64_t>(lo, 0) : 0, hi, has_hi));
-  if (!has_lo || lo < 0) {
-    const int64_t mag_lo = has_hi && hi < 0 ? -hi : 0;
-    halves.push_back("\"-\" " + magnitude(mag_lo, has_lo ? -lo : 0, has_lo));
-  }
-  return "(" + join(halves, " | ") + ")";
+  if (!lo && !hi) return add_primitive("number", "number");
+  Result<std::string> g = json_schema_detail::number_range(lo, hi);
+  if (!g.ok()) return fail(path, g.status().message()), "";
+  return *g;
 }
 
 }  // namespace

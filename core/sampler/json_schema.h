@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,16 @@ namespace json_schema_detail {
 // GBNF alternatives for the decimal integers in [min, max] (either side may be open: has_min /
 // has_max false), written as llama.cpp's build_min_max_int writes them.
 std::string integer_range(int64_t min, bool has_min, int64_t max, bool has_max);
+
+// A bound of a `number`: its value, whether it is exclusive, and the keyword that gave it.
+struct NumberBound {
+  double value;
+  bool exclusive;
+  const char* keyword;
+};
+// GBNF for the decimal numbers (no exponent) within the bounds (json_schema_numbers.cpp); an error
+// when none lies within them or a bound cannot be compared exactly.
+Result<std::string> number_range(const std::optional<NumberBound>& lo, const std::optional<NumberBound>& hi);
 
 // A GBNF string literal matching `text` exactly.
 std::string gbnf_literal(std::string_view text);

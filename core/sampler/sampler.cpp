@@ -98,20 +98,27 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
   return id;
 }
 
-// llama-server's get_token_probabilities: softmax over the raw logits, top n_probs by logit.
+// llama-server's get_token_probabilities: softmax over the raw logits, top n_probs by logit. The
+// log probabilities are logit - max - log(sum exp(logit - max)), in double.
 void Sampler::compute_probs(std::span<const float> logits, int32_t token) {
   const double max_l = logits[static_cast<size_t>(argmax(logits))];
   double sum = 0;
   for (float l : logits) sum += std::exp(l - max_l);
+  const double log_sum = std::log(sum);
   auto prob = [&](float l) { return static_cast<float>(std::exp(l - max_l) / sum); };
+  auto logp = [&](float l) { return static_cast<float>(l - max_l - log_sum); };
   const size_t n_top = std::min(logits.size(), static_cast<size_t>(params_.n_probs));
   fill(logits);
   std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n_top), candidates_.end(),
                     logit_order);
   probs_.top.resize(n_top);
-  for (size_t i = 0; i < n_top; ++i) probs_.top[i] = {candidates_[i].id, prob(candidates_[i].logit)};
+  for (size_t i = 0; i < n_top; ++i) {
+    probs_.top[i] = {candidates_[i].id, prob(candidates_[i].logit), logp(candidates_[i].logit)};
+  }
   probs_.token = token;
-  probs_.p = prob(logits[static_cast<size_t>(token)]);
+  const float chosen = logits[static_cast<size_t>(token)];
+  probs_.p = prob(chosen);
+  probs_.logp = logp(chosen);
 }
 
 Status Sampler::accept(int32_t token) {

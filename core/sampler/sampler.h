@@ -21,6 +21,7 @@ namespace ox {
 struct TokenProb {
   int32_t id;
   float p;
+  float logp;  // log p computed as logit - log-sum-exp (exact where p underflows a float)
 };
 
 // For n_probs > 0, as llama-server's n_probs (post_sampling_probs off): probabilities from the
@@ -28,6 +29,7 @@ struct TokenProb {
 struct TokenProbs {
   int32_t token = -1;  // the chosen token
   float p = 0;         // its probability
+  float logp = 0;      // its log probability (logprobs)
   std::vector<TokenProb> top;  // the n_probs most likely tokens, most likely first
 };
 

@@ -31,12 +31,11 @@ SamplerParams sampling_for(const Session& session, const GenerateOptions& option
   return p;
 }
 
-// DRY's sequence breakers as token sequences of this vocabulary (only when DRY is on: it reads
-// every token's text).
-DryBreakers dry_breakers_for(const Session& session, const SamplerParams& p) {
+}  // namespace
+
+DryBreakers dry_breakers_for(const tok::Tokenizer& tokenizer, const SamplerParams& p) {
   const bool dry_on = p.dry_multiplier != 0.0f && p.dry_base >= 1.0f && p.dry_penalty_last_n != 0;
   if (!dry_on || p.dry_sequence_breakers.empty()) return {};
-  const tok::Tokenizer& tokenizer = session.model().tokenizer();
   auto text = [&](int32_t id) -> std::string {
     const int32_t one[1] = {id};
     Result<std::string> r = tokenizer.decode(one, /*render_special=*/true);
@@ -48,8 +47,6 @@ DryBreakers dry_breakers_for(const Session& session, const SamplerParams& p) {
   };
   return build_dry_breakers(p.dry_sequence_breakers, tokenizer.n_vocab(), text, tokenize);
 }
-
-}  // namespace
 
 int resolve_n_keep(int keep, std::span<const int32_t> prompt, int32_t bos_id) {
   const int n = static_cast<int>(prompt.size());
@@ -63,7 +60,7 @@ Generation::Generation(Session& session, std::vector<int32_t> prompt, GenerateOp
       prompt_(std::move(prompt)),
       options_(std::move(options)),
       n_batch_(n_batch > 0 ? n_batch : session.n_batch()),
-      sampler_(sampling_for(session, options_), dry_breakers_for(session, options_.sampling)),
+      sampler_(sampling_for(session, options_), dry_breakers_for(session.model().tokenizer(), options_.sampling)),
       decoder_(session.model().tokenizer(), options_.render_special),
       stop_(options_.stop) {}
 

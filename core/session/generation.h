@@ -103,4 +103,8 @@ class Generation {
   bool done_ = false;
 };
 
+// DRY's sequence breakers of `p` as token sequences of this vocabulary (empty when DRY is off: it
+// reads every token's text). Generation builds them; so does the server, per request.
+DryBreakers dry_breakers_for(const tok::Tokenizer& tokenizer, const SamplerParams& p);
+
 }  // namespace ox

@@ -5,7 +5,9 @@
 #include <functional>
 #include <random>
 
+#include "core/session/generation.h"
 #include "native/server/connection.h"
+#include "native/server/logprobs.h"
 #include "native/server/responses.h"
 #include "native/server/routes.h"
 #include "native/server/sampling_params.h"
@@ -91,9 +93,21 @@ ApiError job_error(const std::string& message) {
   return e;
 }
 
-// The chunks of a reply's new text: its text as it is, or (tools) the deltas of its parse.
-bool write_text(std::string_view text, const ResponseContext& rc, ToolReply* reply,
+// The logprobs of a chunk's or an answer's tokens in the endpoint's shape; *offset: the
+// completions' text_offset so far.
+Json logprobs_json(const ResponseContext& rc, const std::vector<TokenLogprob>& tokens, size_t* offset) {
+  return rc.endpoint == Endpoint::kChat ? chat_logprobs(tokens) : completion_logprobs(tokens, offset);
+}
+
+// The chunks of a reply's new text: its text as it is (with its tokens' logprobs when asked for;
+// a token whose text is still held back, as a partial stop string, comes with empty text), or
+// (tools) the deltas of its parse.
+bool write_text(const JobUpdate& u, const ResponseContext& rc, ToolReply* reply, bool logprobs, size_t* offset,
                 const std::function<bool(std::string_view)>& write) {
+  const std::string& text = u.text;
+  if (reply == nullptr && logprobs && !u.logprobs.empty()) {
+    return write(sse_event(text_chunk(rc, text, logprobs_json(rc, u.logprobs, offset))));
+  }
   if (reply == nullptr) return text.empty() || write(sse_event(text_chunk(rc, text)));
   for (const nlohmann::ordered_json& d : reply->append(text)) {
     if (!write(sse_event(delta_chunk(rc, d)))) return false;
@@ -101,7 +115,7 @@ bool write_text(std::string_view text, const ResponseContext& rc, ToolReply* rep
   return true;
 }
 
-void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage, int fd,
+void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bool include_usage, bool logprobs, int fd,
             std::shared_ptr<ToolReply> reply, httplib::Response& res) {
   res.status = 200;
   res.set_header("Cache-Control", "no-cache");
@@ -110,11 +124,12 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
   struct State {
     bool opened = false;
     std::chrono::steady_clock::time_point last_write;
+    size_t text_offset = 0;  // completions' logprobs.text_offset
   };
   auto st = std::make_shared<State>();
   res.set_chunked_content_provider(
       "text/event-stream",
-      [job, rc, include_usage, st, fd, reply](size_t, httplib::DataSink& sink) -> bool {
+      [job, rc, include_usage, logprobs, st, fd, reply](size_t, httplib::DataSink& sink) -> bool {
         const std::function<bool(std::string_view)> write = [&](std::string_view s) {
           st->last_write = std::chrono::steady_clock::now();
           return sink.write(s.data(), s.size());
@@ -125,7 +140,7 @@ void stream(ServerContext& ctx, std::shared_ptr<Job> job, ResponseContext rc, bo
         }
         if (peer_closed(fd)) return false;  // the releaser cancels the job
         JobUpdate u = job->take(kPoll);
-        if (!write_text(u.text, rc, reply.get(), write)) return false;  // client gone
+        if (!write_text(u, rc, reply.get(), logprobs, &st->text_offset, write)) return false;  // client gone
         if (u.done) {
           std::string reason = u.finish_reason;
           if (reply != nullptr && u.error.empty()) {
@@ -170,9 +185,14 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
     reply = std::make_shared<ToolReply>(turn.format, r.tools, turn.thinking_forced_open, std::random_device{}());
     params.constraint = turn.constraint;
     params.render_special = true;  // markers such as [TOOL_CALLS] are control tokens
+    if (r.logprobs && r.stream) {  // as llama-server: the deltas are parsed, not the tokens' text
+      return send_error(res, bad_param("logprobs", "invalid_value", "'logprobs' is not supported with 'tools' and \"stream\": true"));
+    }
   }
+  if (r.logprobs) params.top_logprobs = r.top_logprobs;
   params.max_tokens = static_cast<int>(r.max_tokens);
   params.sampling = to_sampler_params(r);
+  params.dry_breakers = dry_breakers_for(ctx.model->tokenizer(), params.sampling);  // as llama-server, per request
   if (r.constraint.kind != OutputConstraint::Kind::kNone) {
     const bool grammar = r.constraint.kind == OutputConstraint::Kind::kGrammar;
     Result<std::shared_ptr<TokenConstraint>> c =
@@ -202,23 +222,28 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const httplib::Req
   // The client's socket, polled for a hang-up while the job waits or runs (-1: not found; then a
   // streaming client is noticed by a failed write, a non-streaming one not at all).
   const int fd = request_socket(req);
-  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, fd, std::move(reply), res);
+  if (r.stream) return stream(ctx, std::move(job), std::move(rc), r.include_usage, r.logprobs, fd, std::move(reply), res);
   std::string text;
+  std::vector<TokenLogprob> tokens;
   for (;;) {
     JobUpdate u = job->take(kPoll);
     text += u.text;
+    for (TokenLogprob& t : u.logprobs) tokens.push_back(std::move(t));
     if (!u.done && peer_closed(fd)) {
       job->cancel();  // its slot is freed at the next step; nobody reads this answer
       return send_error(res, job_error("the client closed the connection"));
     }
     if (!u.done) continue;
     if (!u.error.empty()) return send_error(res, job_error(u.error));
+    size_t offset = 0;
+    const Json lp = r.logprobs ? logprobs_json(rc, tokens, &offset) : Json(nullptr);
     if (reply != nullptr) {
       reply->append(text);
       reply->finish();
-      return send_json(res, 200, full_message_response(rc, reply->message().to_json(), reply->finish_reason(u.finish_reason), u.usage));
+      return send_json(res, 200, full_message_response(rc, reply->message().to_json(), reply->finish_reason(u.finish_reason),
+                                                       u.usage, lp));
     }
-    return send_json(res, 200, full_response(rc, text, u.finish_reason, u.usage));
+    return send_json(res, 200, full_response(rc, text, u.finish_reason, u.usage, lp));
   }
 }
 

@@ -5,9 +5,10 @@ namespace ox::server {
 
 JobUpdate Job::take(std::chrono::milliseconds wait) {
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, wait, [&] { return done_ || !text_.empty(); });
+  cv_.wait_for(lock, wait, [&] { return done_ || !text_.empty() || !logprobs_.empty(); });
   JobUpdate u;
   u.text.swap(text_);
+  u.logprobs.swap(logprobs_);
   u.done = done_;
   if (done_) {
     u.finish_reason = finish_reason_;
@@ -22,6 +23,14 @@ void Job::append(std::string_view text) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     text_.append(text);
+  }
+  cv_.notify_all();
+}
+
+void Job::append_logprob(TokenLogprob entry) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    logprobs_.push_back(std::move(entry));
   }
   cv_.notify_all();
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/sampler/sampler.h"
@@ -19,10 +20,20 @@ namespace ox::server {
 struct GenParams {
   int max_tokens = -1;  // -1: until end of generation or the slot's context is full
   SamplerParams sampling;
+  DryBreakers dry_breakers;  // sampling.dry_sequence_breakers as token sequences (DRY on only)
   std::shared_ptr<TokenConstraint> constraint;  // grammar / JSON schema of this request, or null
   std::vector<std::string> stop;
   bool ignore_eos = false;
   bool render_special = false;  // control tokens' texts in the output (tool-call markers to parse)
+  int top_logprobs = -1;  // >= 0: each token's log probability and this many alternatives (logprobs)
+};
+
+// One generated token's log probabilities (requests with logprobs), from the softmax of the raw
+// logits as llama-server's n_probs without post_sampling_probs.
+struct TokenLogprob {
+  std::string piece;  // the token's bytes (may be part of a UTF-8 character)
+  float logprob = 0;
+  std::vector<std::pair<std::string, float>> top;  // the most likely tokens' bytes and log probabilities
 };
 
 struct JobUsage {
@@ -37,6 +48,7 @@ struct JobUsage {
 // error is set).
 struct JobUpdate {
   std::string text;
+  std::vector<TokenLogprob> logprobs;  // tokens generated since the last take (logprobs requests)
   bool done = false;
   std::string finish_reason;  // "stop", "length", "abort"
   std::string error;          // non-empty: the job failed (server shutting down, internal error)
@@ -58,6 +70,7 @@ class Job {
 
   // Batch-loop side.
   void append(std::string_view text);
+  void append_logprob(TokenLogprob entry);
   void finish(std::string reason, const JobUsage& usage);
   void fail(std::string message, const JobUsage& usage);
   bool done() const;
@@ -71,6 +84,7 @@ class Job {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::string text_;  // appended, not yet taken
+  std::vector<TokenLogprob> logprobs_;  // appended, not yet taken
   bool done_ = false;
   std::string finish_reason_;
   std::string error_;

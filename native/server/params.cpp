@@ -267,10 +267,30 @@ bool read_stop(const Json& v, const char* name, CompletionRequest* r, ApiError* 
   return true;
 }
 
+constexpr int64_t kMaxTopLogprobs = 20;  // OpenAI's limit
+
 bool read_max_tokens(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
   std::optional<int64_t> n;
   if (!integer(v, name, 1, std::numeric_limits<int32_t>::max(), &n, e)) return false;
   r->max_tokens = *n;
+  return true;
+}
+
+// chat: a boolean (with top_logprobs beside it); completions: the legacy count of alternatives.
+bool read_logprobs(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  if (r->endpoint == Endpoint::kChat) return boolean(v, name, &r->logprobs, e);
+  std::optional<int64_t> n;
+  if (!integer(v, name, 0, kMaxTopLogprobs, &n, e)) return false;
+  r->logprobs = true;
+  r->top_logprobs = static_cast<int>(*n);
+  return true;
+}
+
+bool read_top_logprobs(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  std::optional<int64_t> n;
+  if (!integer(v, name, 0, kMaxTopLogprobs, &n, e)) return false;
+  r->top_logprobs = static_cast<int>(*n);
+  r->has_top_logprobs = true;
   return true;
 }
 
@@ -372,8 +392,8 @@ const Field kFields[] = {
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return v.is_string() || wrong_type(n, "a string", v, e); }},
     {{"n", kBoth, true, "only 1"},
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 1, "one choice per request", e); }},
-    {{"logprobs", kBoth, true, "only false"},
-     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "log probabilities", e); }},
+    {{"logprobs", kBoth, true, "chat: a boolean; completions: 0 to 20 alternatives (softmax of the raw logits)"}, read_logprobs},
+    {{"top_logprobs", kChat, true, "0 to 20, with logprobs: true"}, read_top_logprobs},
     {{"echo", kCompletion, true, "only false"},
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, false, "echoing the prompt", e); }},
     {{"response_format", kBoth, true, "text, json_object (optional schema), json_schema"}, read_response_format},
@@ -384,10 +404,9 @@ const Field kFields[] = {
     {{"parallel_tool_calls", kChat, true, "a boolean (default true)"},
      [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->tools.parallel_tool_calls, e); }},
     // Not implemented yet: refused by name.
-    {{"n_probs", kBoth, false, "log probabilities are in progress"}, nullptr},
+    {{"n_probs", kBoth, false, "llama-server's own shape: use logprobs / top_logprobs"}, nullptr},
     {{"functions", kChat, false, "deprecated by OpenAI: use tools"}, nullptr},
     {{"function_call", kChat, false, "deprecated by OpenAI: use tool_choice"}, nullptr},
-    {{"top_logprobs", kBoth, false, "log probabilities are in progress"}, nullptr},
     {{"best_of", kCompletion, false, "one choice per request"}, nullptr},
     {{"suffix", kCompletion, false, "not implemented"}, nullptr},
     {{"modalities", kChat, false, "text only"}, nullptr},
@@ -484,6 +503,11 @@ bool parse_completion_request(std::string_view body, Endpoint endpoint, Completi
                        "'tools' (with tool_choice other than \"none\") cannot be combined with response_format, grammar or json_schema");
     return false;
   }
+  if (out->has_top_logprobs && !out->logprobs) {  // llama-server's rule
+    *error = bad_param("top_logprobs", "invalid_value", "'top_logprobs' requires \"logprobs\": true");
+    return false;
+  }
+  if (out->logprobs) out->sampling.n_probs = std::max(out->top_logprobs, 1);  // 1: the chosen token's own
   if (const Status st = validate(out->sampling); !st.is_ok()) {
     *error = sampler_error(st.message());
     return false;

@@ -47,6 +47,11 @@ struct CompletionRequest {
   ToolOptions tools;  // tools, tool_choice, parallel_tool_calls
   std::vector<std::string> stop;
   bool ignore_eos = false;
+  // Log probabilities: chat `logprobs: true` with `top_logprobs` alternatives (0 to 20), completions
+  // the legacy `logprobs: N` (0 to 20 alternatives).
+  bool logprobs = false;
+  int top_logprobs = 0;
+  bool has_top_logprobs = false;
 };
 
 // Parses and validates a body. On failure returns false and fills `error` (400, naming the field).

@@ -45,22 +45,22 @@ Json usage_json(const JobUsage& u) {
 namespace {
 
 Json response_with(const ResponseContext& c, const char* key, Json value, const std::string& finish_reason,
-                   const JobUsage& usage) {
+                   const JobUsage& usage, Json logprobs) {
   Json out = base(c, false);
   Json choice = {{"index", 0}};
   choice[key] = std::move(value);
-  choice["logprobs"] = nullptr;
+  choice["logprobs"] = std::move(logprobs);
   choice["finish_reason"] = finish_value(finish_reason);
   out["choices"] = Json::array({choice});
   out["usage"] = usage_json(usage);
   return out;
 }
 
-Json chunk_with(const ResponseContext& c, const char* key, Json value) {
+Json chunk_with(const ResponseContext& c, const char* key, Json value, Json logprobs = nullptr) {
   Json out = base(c, true);
   Json choice = {{"index", 0}};
   choice[key] = std::move(value);
-  choice["logprobs"] = nullptr;
+  choice["logprobs"] = std::move(logprobs);
   choice["finish_reason"] = nullptr;
   out["choices"] = Json::array({choice});
   return out;
@@ -69,13 +69,16 @@ Json chunk_with(const ResponseContext& c, const char* key, Json value) {
 }  // namespace
 
 Json full_response(const ResponseContext& c, const std::string& text, const std::string& finish_reason,
-                   const JobUsage& usage) {
-  if (is_chat(c)) return response_with(c, "message", {{"role", "assistant"}, {"content", text}}, finish_reason, usage);
-  return response_with(c, "text", text, finish_reason, usage);
+                   const JobUsage& usage, Json logprobs) {
+  if (is_chat(c)) {
+    return response_with(c, "message", {{"role", "assistant"}, {"content", text}}, finish_reason, usage, std::move(logprobs));
+  }
+  return response_with(c, "text", text, finish_reason, usage, std::move(logprobs));
 }
 
-Json full_message_response(const ResponseContext& c, Json message, const std::string& finish_reason, const JobUsage& usage) {
-  return response_with(c, "message", std::move(message), finish_reason, usage);
+Json full_message_response(const ResponseContext& c, Json message, const std::string& finish_reason, const JobUsage& usage,
+                           Json logprobs) {
+  return response_with(c, "message", std::move(message), finish_reason, usage, std::move(logprobs));
 }
 
 Json opening_chunk(const ResponseContext& c) {
@@ -83,9 +86,9 @@ Json opening_chunk(const ResponseContext& c) {
   return chunk_with(c, "text", "");
 }
 
-Json text_chunk(const ResponseContext& c, std::string_view text) {
-  if (is_chat(c)) return chunk_with(c, "delta", {{"content", text}});
-  return chunk_with(c, "text", text);
+Json text_chunk(const ResponseContext& c, std::string_view text, Json logprobs) {
+  if (is_chat(c)) return chunk_with(c, "delta", {{"content", text}}, std::move(logprobs));
+  return chunk_with(c, "text", text, std::move(logprobs));
 }
 
 Json delta_chunk(const ResponseContext& c, Json delta) { return chunk_with(c, "delta", std::move(delta)); }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "kernels/kernels.h"
+#include "native/server/logprobs.h"
 
 namespace ox::server {
 namespace {
@@ -26,7 +27,7 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
 
 struct Scheduler::Active {
   Active(std::shared_ptr<Job> j, const tok::Tokenizer& tokenizer)
-      : job(std::move(j)), sampler(job->params().sampling), decoder(tokenizer, job->params().render_special), stop(job->params().stop) {
+      : job(std::move(j)), sampler(job->params().sampling, job->params().dry_breakers), decoder(tokenizer, job->params().render_special), stop(job->params().stop) {
     if (job->params().constraint != nullptr) {
       sampler.set_constraint(job->params().constraint.get());
       job->params().constraint->reset();
@@ -172,6 +173,9 @@ void Scheduler::sample_slot(int s, std::span<const float> logits) {
   }
   ++a.usage.n_generated;
   metrics_->generated_tokens_total.fetch_add(1);
+  if (params.top_logprobs >= 0) {
+    a.job->append_logprob(token_logprob(a.sampler.probs(), model_->tokenizer(), params.top_logprobs, params.render_special));
+  }
   Result<std::string> text = a.decoder.push(token);
   OX_CHECK(text.ok());  // the sampler only returns ids of the vocabulary
   tok::StopMatcher::Step released = a.stop.push(text.value());

@@ -213,6 +213,61 @@ await test('structured output and the whole sampler chain: response_format json_
   check(/^(yes|no) [a-z]+\.$/.test(g.choices[0].text), JSON.stringify(g.choices[0].text));
 });
 
+await test('logprobs: chat content[] and legacy completions, streamed the same; greedy picks the top entry', async () => {
+  const messages = [{ role: 'user', content: 'Once upon a time' }];
+  const r = await client.chat.completions.create({ model: 'x', messages, max_tokens: 10, temperature: 0,
+    logprobs: true, top_logprobs: 3 });
+  const content = r.choices[0].logprobs.content;
+  eq(content.length, r.usage.completion_tokens, 'one entry per generated token');
+  eq(content.map((e) => e.token).join(''), r.choices[0].message.content, 'tokens spell the reply');
+  for (const e of content) {
+    eq(Buffer.from(e.bytes).toString('utf8'), e.token, 'bytes are the token');
+    eq(e.top_logprobs.length, 3, 'top_logprobs count');
+    check(e.logprob <= 0 && e.top_logprobs.every((t, i) => i === 0 || t.logprob <= e.top_logprobs[i - 1].logprob), 'ordered');
+    // temperature 0 picks the most likely token of the raw softmax
+    eq([e.top_logprobs[0].token, e.top_logprobs[0].logprob], [e.token, e.logprob], 'greedy = top entry');
+    const mass = e.top_logprobs.reduce((a, t) => a + Math.exp(t.logprob), 0);
+    check(mass <= 1 + 1e-5, `top probabilities sum to ${mass}`);
+  }
+  const noTop = await client.chat.completions.create({ model: 'x', messages, max_tokens: 4, temperature: 0, logprobs: true });
+  check(noTop.choices[0].logprobs.content.every((e) => e.top_logprobs.length === 0), 'top_logprobs defaults to 0');
+  eq(noTop.choices[0].logprobs.content.map((e) => e.logprob), content.slice(0, 4).map((e) => e.logprob), 'same logprobs');
+  const s = await client.chat.completions.create({ model: 'x', messages, max_tokens: 10, temperature: 0,
+    logprobs: true, top_logprobs: 3, stream: true });
+  const streamed = [];
+  for await (const chunk of s) streamed.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+  eq(streamed, content, 'streamed logprobs');
+  const c = await client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 10, temperature: 0, logprobs: 2 });
+  const lp = c.choices[0].logprobs;
+  eq(lp.tokens.join(''), c.choices[0].text, 'legacy tokens spell the text');
+  eq(lp.text_offset, lp.tokens.map((_, i) => Buffer.byteLength(lp.tokens.slice(0, i).join(''))), 'text_offset');
+  check(lp.top_logprobs.every((t, i) => Object.keys(t).length <= 2 && t[lp.tokens[i]] === lp.token_logprobs[i]), 'top dicts');
+  const cs = await client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 10, temperature: 0,
+    logprobs: 2, stream: true });
+  const st = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  for await (const chunk of cs) {
+    const l = chunk.choices[0]?.logprobs;
+    if (l) for (const k of Object.keys(st)) st[k].push(...l[k]);
+  }
+  eq(st, lp, 'streamed legacy logprobs');
+  const bad = await post(A.url, '/v1/chat/completions', { messages, top_logprobs: 2 }, { Authorization: `Bearer ${KEY}` });
+  check(bad.status === 400 && bad.json.error.param === 'top_logprobs', bad.text);
+  const big = await post(A.url, '/v1/chat/completions', { messages, logprobs: true, top_logprobs: 21 }, { Authorization: `Bearer ${KEY}` });
+  check(big.status === 400 && big.json.error.param === 'top_logprobs', big.text);
+});
+
+await test('dry_sequence_breakers are applied: breakers in every token switch strong DRY off, "none" leaves it on', async () => {
+  const base = { model: 'x', prompt: 'Once upon a time', max_tokens: 48, temperature: 0 };
+  const plain = (await client.completions.create(base)).choices[0].text;
+  const dry = { ...base, dry_multiplier: 5, dry_base: 2, dry_allowed_length: 1 };
+  const none = (await client.completions.create({ ...dry, dry_sequence_breakers: ['none'] })).choices[0].text;
+  check(none !== plain, 'strong DRY without breakers changes greedy text');
+  // every piece of stories260K holds one of these, so no repeat is ever longer than a token
+  const all = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,!?\'"-:;\n'];
+  const broken = (await client.completions.create({ ...dry, dry_sequence_breakers: all })).choices[0].text;
+  eq(broken, plain, 'DRY with a breaker in every token');
+});
+
 // Tool calls. stories260K has no tool template: its replies are read in the generic JSON form
 // ({"tool_calls": [...]}, llama.cpp's fallback), and with tool_choice required / named a grammar
 // forces a call whatever the weights. Bounded arguments (enums, maxLength) keep replies short.
@@ -397,7 +452,9 @@ await test('oversized body is 413; invalid JSON, invalid UTF-8 and wrong types a
     [{ prompt: 'x', foo: 1 }, 'foo'],
     [{ prompt: 'x', tools: [] }, 'tools'],
     [{ prompt: 'x', response_format: { type: 'xml' } }, 'response_format.type'],
-    [{ prompt: 'x', logprobs: 2 }, 'logprobs'],
+    [{ prompt: 'x', logprobs: 21 }, 'logprobs'],
+    [{ prompt: 'x', logprobs: true }, 'logprobs'],
+    [{ prompt: 'x', top_logprobs: 2 }, 'top_logprobs'],
     [{ prompt: 'x', n: 2 }, 'n'],
     [{ prompt: 'x', stream_options: { include_usage: true } }, 'stream_options'],
     [{ prompt: 12 }, 'prompt'],
@@ -415,7 +472,7 @@ await test('oversized body is 413; invalid JSON, invalid UTF-8 and wrong types a
     [{ messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
     [{ messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
     [{ messages: [{ role: 'user', content: 'x' }], tools: [] }, 'tools'],
-    [{ messages: [{ role: 'user', content: 'x' }], logprobs: true }, 'logprobs'],
+    [{ messages: [{ role: 'user', content: 'x' }], logprobs: 2 }, 'logprobs'],
     [{ messages: [{ role: 'user', content: 'x' }], max_completion_tokens: 0 }, 'max_completion_tokens'],
   ];
   for (const [body, param] of chatCases) {

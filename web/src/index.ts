@@ -58,6 +58,7 @@ export type {
   RerankResponse,
   RuntimeInfo,
   SamplingParams,
+  TokenAlternative,
   TokenEvent,
 } from './protocol.js';
 
@@ -157,6 +158,25 @@ export interface Timings {
   threads: number;
 }
 
+/** OpenAI's chat logprobs: one entry per generated token (requests with logprobs: true). */
+export interface ChatTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[];
+}
+export interface ChatLogprobs {
+  content: ChatTokenLogprob[];
+  refusal: null;
+}
+/** OpenAI's legacy completions logprobs (logprobs: N); text_offset counts UTF-8 bytes of the output. */
+export interface CompletionLogprobs {
+  tokens: string[];
+  token_logprobs: number[];
+  top_logprobs: Record<string, number>[];
+  text_offset: number[];
+}
+
 export interface ChatCompletionChunk {
   id: string;
   object: 'chat.completion.chunk';
@@ -167,7 +187,7 @@ export interface ChatCompletionChunk {
     /** With tools: reasoning_content and tool_calls deltas too (MessageDelta). */
     delta: { role?: 'assistant' } & MessageDelta;
     finish_reason: FinishReason | null;
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
   }[];
   /** Set on the last chunk only. */
   usage?: CompletionUsage;
@@ -184,7 +204,7 @@ export interface ChatCompletion {
     /** content null, tool_calls and reasoning_content: with tools, as OpenAI / llama-server. */
     message: AssistantMessage;
     finish_reason: FinishReason;
-    logprobs: null;
+    logprobs: ChatLogprobs | null;
   }[];
   usage: CompletionUsage;
   timings: Timings;
@@ -195,7 +215,7 @@ export interface CompletionChunk {
   object: 'text_completion';
   created: number;
   model: string;
-  choices: { index: number; text: string; finish_reason: FinishReason | null; logprobs: null }[];
+  choices: { index: number; text: string; finish_reason: FinishReason | null; logprobs: CompletionLogprobs | null }[];
   usage?: CompletionUsage;
   timings?: Timings;
 }
@@ -205,7 +225,7 @@ export interface Completion {
   object: 'text_completion';
   created: number;
   model: string;
-  choices: { index: number; text: string; finish_reason: FinishReason; logprobs: null }[];
+  choices: { index: number; text: string; finish_reason: FinishReason; logprobs: CompletionLogprobs | null }[];
   usage: CompletionUsage;
   timings: Timings;
 }
@@ -417,6 +437,38 @@ function samplingOf(req: RequestCommon, seedOffset = 0): SamplingParams {
   }
   if (seedOffset > 0 && typeof out.seed === 'number' && out.seed >= 0) out.seed = (out.seed + seedOffset) % 4294967295;
   return out as SamplingParams;
+}
+
+// Logprobs: asked for with chat's logprobs: true or completions' logprobs: N; the alternatives per
+// token are top_logprobs (chat) or N (completions). The engine checked the values.
+function wantsLogprobs(req: RequestCommon): boolean {
+  return req.logprobs === true || typeof req.logprobs === 'number';
+}
+function topLogprobsOf(req: RequestCommon): number {
+  return typeof req.logprobs === 'number' ? req.logprobs : (req.top_logprobs ?? 0);
+}
+function chatLogprobs(events: TokenEvent[], n: number): ChatLogprobs {
+  return {
+    content: events.map((e) => ({
+      token: e.piece ?? '', logprob: e.logprob ?? 0, bytes: e.bytes ?? [],
+      top_logprobs: (e.top ?? []).slice(0, n).map((t) => ({ token: t.piece, logprob: t.logprob, bytes: t.bytes })),
+    })),
+    refusal: null,
+  };
+}
+// offset: the text_offset of the first event, advanced past them (a stream continues it).
+function completionLogprobs(events: TokenEvent[], n: number, offset: { at: number }): CompletionLogprobs {
+  const out: CompletionLogprobs = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  for (const e of events) {
+    out.tokens.push(e.piece ?? '');
+    out.token_logprobs.push(e.logprob ?? 0);
+    const top: Record<string, number> = {};
+    for (const t of (e.top ?? []).slice(0, n)) if (!(t.piece in top)) top[t.piece] = t.logprob;
+    out.top_logprobs.push(top);
+    out.text_offset.push(offset.at);
+    offset.at += (e.bytes ?? []).length;
+  }
+  return out;
 }
 
 /** n (OpenAI): how many choices; each is generated after the previous one from the cached prompt. */
@@ -697,7 +749,7 @@ export class Engine {
     if (req.stream) {
       const started = new Set<number>();
       return Promise.resolve(
-        this.stream<ChatCompletionChunk>(prompt, req, (index, text, finish, result, parsed) => {
+        this.stream<ChatCompletionChunk>(prompt, req, (index, text, finish, result, parsed, lp) => {
           const delta: { role?: 'assistant' } & MessageDelta = {};
           if (!started.has(index)) delta.role = 'assistant';
           if (text !== null) delta.content = text;
@@ -705,7 +757,7 @@ export class Engine {
           started.add(index);
           const chunk: ChatCompletionChunk = {
             id, object: 'chat.completion.chunk', created, model,
-            choices: [{ index, delta, finish_reason: finish, logprobs: null }],
+            choices: [{ index, delta, finish_reason: finish, logprobs: lp ? chatLogprobs(lp, topLogprobsOf(req)) : null }],
           };
           if (result !== null) {
             chunk.usage = result.usage;
@@ -718,7 +770,8 @@ export class Engine {
     return this.runChoices(prompt, req).then((rs) => ({
       id, object: 'chat.completion', created, model,
       choices: rs.map((r, index) => ({
-        index, message: r.message ?? { role: 'assistant' as const, content: r.text }, finish_reason: r.finish_reason, logprobs: null,
+        index, message: r.message ?? { role: 'assistant' as const, content: r.text }, finish_reason: r.finish_reason,
+        logprobs: wantsLogprobs(req) ? chatLogprobs(r.logprobs ?? [], topLogprobsOf(req)) : null,
       })),
       usage: usageOf(rs),
       timings: timings(rs[0]),
@@ -732,11 +785,13 @@ export class Engine {
     const created = Math.floor(Date.now() / 1000);
     const model = this.modelInfo?.name ?? '';
     if (req.stream) {
+      const offsets: { at: number }[] = [];  // per choice: text_offset so far
       return Promise.resolve(
-        this.stream<CompletionChunk>(prompt, req, (index, text, finish, result) => {
+        this.stream<CompletionChunk>(prompt, req, (index, text, finish, result, _parsed, lp) => {
+          const offset = (offsets[index] ??= { at: 0 });
           const chunk: CompletionChunk = {
             id, object: 'text_completion', created, model,
-            choices: [{ index, text: text ?? '', finish_reason: finish, logprobs: null }],
+            choices: [{ index, text: text ?? '', finish_reason: finish, logprobs: lp ? completionLogprobs(lp, topLogprobsOf(req), offset) : null }],
           };
           if (result !== null) {
             chunk.usage = result.usage;
@@ -748,7 +803,10 @@ export class Engine {
     }
     return this.runChoices(prompt, req).then((rs) => ({
       id, object: 'text_completion', created, model,
-      choices: rs.map((r, index) => ({ index, text: r.text, finish_reason: r.finish_reason, logprobs: null })),
+      choices: rs.map((r, index) => ({
+        index, text: r.text, finish_reason: r.finish_reason,
+        logprobs: wantsLogprobs(req) ? completionLogprobs(r.logprobs ?? [], topLogprobsOf(req), { at: 0 }) : null,
+      })),
       usage: usageOf(rs),
       timings: timings(rs[0]),
     }));
@@ -786,7 +844,7 @@ export class Engine {
     req: RequestCommon,
     // parsed: with tools, one delta of the parsed reply (then text is null).
     make: (index: number, text: string | null, finish: FinishReason | null, last: { usage?: CompletionUsage; timings?: Timings } | null,
-           parsed?: MessageDelta) => T,
+           parsed?: MessageDelta, logprobs?: TokenEvent[]) => T,
   ): ChunkStream<T> {
     const n = choicesOf(req);
     const withUsage = req.stream_options?.include_usage !== false;
@@ -799,7 +857,11 @@ export class Engine {
           if (deltas !== undefined) {
             for (const d of deltas) channel.push(make(index, null, null, null, d));
           } else {
-            for (const e of events) if (e.text !== '') channel.push(make(index, e.text, null, null));
+            // A token with probabilities gets its chunk even while its text is held back.
+            for (const e of events) {
+              if (e.logprob !== undefined) channel.push(make(index, e.text, null, null, undefined, [e]));
+              else if (e.text !== '') channel.push(make(index, e.text, null, null));
+            }
           }
         });
         id = started.id;

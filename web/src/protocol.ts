@@ -225,7 +225,7 @@ export type ResponseFormat =
 /**
  * Sampling and stopping, named as in OpenAI's API plus llama-server's sampler fields. Every key is
  * checked by the engine: a value out of range is an EngineError('invalid_argument') naming the
- * parameter and its range, and a key not listed here (logprobs, ...; tools outside chat
+ * parameter and its range, and a key not listed here (echo, ...; tools outside chat
  * completions, see ToolParams) is an EngineError('unsupported', '<key> is not supported'), never
  * silently ignored.
  */
@@ -275,6 +275,15 @@ export interface SamplingParams {
    */
   n_keep?: number;
   context_shift?: boolean;
+  /**
+   * Log probabilities (the log-softmax of the raw logits, before any sampler stage, as llama-server
+   * by default). Chat: true, for choices[].logprobs.content; completions: the legacy count of
+   * alternatives per token (0 to 20), for choices[].logprobs {tokens, token_logprobs, top_logprobs,
+   * text_offset}.
+   */
+  logprobs?: boolean | number;
+  /** With logprobs: true, the alternatives per token (0 to 20; default 0). */
+  top_logprobs?: number;
   /** Structured output; one of response_format, grammar (llama.cpp's GBNF) and json_schema. */
   response_format?: ResponseFormat;
   grammar?: string;
@@ -286,11 +295,26 @@ export type PromptSpec =
   | { kind: 'text'; text: string }
   | { kind: 'tokens'; tokens: number[] };
 
-/** One generated token and the text it completed (may be empty while a character is pending). */
-export interface TokenEvent {
+/** A likely token at a step (requests with logprobs): the softmax of the raw logits, as llama-server. */
+export interface TokenAlternative {
+  token: number;
+  p: number;
+  /** logit - logsumexp(logits): exact even where p underflows. */
+  logprob: number;
+  /** The token's bytes, and its text cut before an unfinished UTF-8 character. */
+  bytes: number[];
+  piece: string;
+}
+
+/**
+ * One generated token and the text it completed (may be empty while a character is pending). With
+ * logprobs, the token's own probability fields (as TokenAlternative) and `top`, most likely first.
+ */
+export interface TokenEvent extends Partial<Omit<TokenAlternative, 'token'>> {
   /** -1 for text released at the end (a held-back partial character or stop-string prefix). */
   token: number;
   text: string;
+  top?: TokenAlternative[];
 }
 
 /** tool_calls: the reply holds tool calls and ended by itself. */
@@ -311,6 +335,8 @@ export interface GenerationResult {
   n_prompt_dropped: number;
   /** With tools: the reply parsed (content, reasoning_content, tool_calls). */
   message?: AssistantMessage;
+  /** With logprobs: the events of the generated tokens, with their probabilities. */
+  logprobs?: TokenEvent[];
 }
 
 /** What a benchmark runs (the engine's thread count; see Engine.bench in index.ts). */

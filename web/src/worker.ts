@@ -508,10 +508,12 @@ async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingPa
   call((e) => e.begin(tokens, options));
   let text = '';
   const generated: number[] = [];
+  const logprobs: TokenEvent[] = [];  // events with probabilities (requests with logprobs)
   const emit = (events: TokenEvent[], deltas: MessageDelta[] | undefined) => {
     for (const ev of events) {
       text += ev.text;
       if (ev.token >= 0) generated.push(ev.token);
+      if (ev.logprob !== undefined) logprobs.push(ev);
     }
     if (deltas !== undefined) {
       if (deltas.length > 0) post({ id, type: 'delta', events, message_deltas: deltas });
@@ -529,6 +531,7 @@ async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingPa
         tokens: generated,
         finish_reason: step.tool_finish_reason ?? s.finish_reason,
         ...(step.message !== undefined ? { message: step.message } : {}),
+        ...(logprobs.length > 0 ? { logprobs } : {}),
         n_prompt: s.n_prompt,
         n_prompt_cached: s.n_prompt_cached,
         n_generated: s.n_generated,

@@ -389,6 +389,57 @@ for (const mode of ['isolated', 'plain']) {
       }
     });
 
+    test('logprobs: the log-softmax of the logits, in chat and legacy completion shapes, streamed the same', T, async () => {
+      const r = await inEngine(page, async (engine) => {
+        await engine.evaluate([1], { keep: 0 });
+        const logits = Array.from(await engine.getLogits());
+        const c = await engine.completions.create({ prompt: [1], max_tokens: 8, temperature: 0, logprobs: 3 });
+        const s = await engine.completions.create({ prompt: [1], max_tokens: 8, temperature: 0, logprobs: 3, stream: true });
+        const streamed = [];
+        for await (const chunk of s) if (chunk.choices[0].logprobs) streamed.push(chunk.choices[0].logprobs);
+        const messages = [{ role: 'user', content: 'Hi' }];
+        const chat = await engine.chat.completions.create({ messages, max_tokens: 8, temperature: 0, logprobs: true, top_logprobs: 2 });
+        const cs = await engine.chat.completions.create({ messages, max_tokens: 8, temperature: 0, logprobs: true, top_logprobs: 2, stream: true });
+        const chatStreamed = [];
+        for await (const chunk of cs) chatStreamed.push(...(chunk.choices[0].logprobs?.content ?? []));
+        const plain = await engine.chat.completions.create({ messages, max_tokens: 2, temperature: 0 });
+        return { logits, text: c.choices[0].text, lp: c.choices[0].logprobs, streamed, chat: chat.choices[0], chatStreamed,
+          plainLogprobs: plain.choices[0].logprobs };
+      });
+      // log-softmax of the logits after BOS (checked against llama.cpp's reference in the test above)
+      const max = Math.max(...r.logits);
+      const lse = max + Math.log(r.logits.reduce((a, l) => a + Math.exp(l - max), 0));
+      const order = r.logits.map((l, i) => [i, l - lse]).sort((a, b) => b[1] - a[1]);
+      const tokenText = await inEngine(page, (engine, ids) => Promise.all(ids.map((id) => engine.detokenize([id]))),
+        order.slice(0, 3).map(([i]) => i));
+      const first = r.lp.top_logprobs[0];
+      // (detokenize of one token drops SentencePiece's leading space; the pieces keep it, as llama.cpp's)
+      assert.deepEqual(Object.keys(first).map((k) => k.trim()), tokenText.map((t) => t.trim()), 'the 3 most likely tokens, most likely first');
+      order.slice(0, 3).forEach(([, lp], k) => {
+        const got = Object.values(first)[k];
+        assert.ok(Math.abs(got - lp) < 1e-5, `${got} vs ${lp}`);
+      });
+      assert.ok(Math.abs(r.lp.token_logprobs[0] - order[0][1]) < 1e-5, 'greedy token = the most likely');
+      assert.equal(r.lp.tokens.join(''), r.text);
+      assert.equal(r.lp.tokens.length, 8);
+      assert.deepEqual(r.lp.text_offset, r.lp.tokens.map((_, i) => new TextEncoder().encode(r.lp.tokens.slice(0, i).join('')).length));
+      const joined = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+      for (const l of r.streamed) for (const k of Object.keys(joined)) joined[k].push(...l[k]);
+      assert.deepEqual(joined, r.lp, 'streamed legacy logprobs');
+      const content = r.chat.logprobs.content;
+      assert.equal(content.map((e) => e.token).join(''), r.chat.message.content);
+      assert.ok(content.every((e) => e.top_logprobs.length === 2 && e.top_logprobs[0].logprob === e.logprob &&
+        new TextDecoder().decode(new Uint8Array(e.bytes)) === e.token), JSON.stringify(content[0]));
+      assert.deepEqual(r.chatStreamed, content, 'streamed chat logprobs');
+      assert.equal(r.plainLogprobs, null);
+      const orphan = await rejection(page, (engine) => engine.chat.completions.create({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, top_logprobs: 2 }));
+      assert.equal(orphan.code, 'invalid_argument', JSON.stringify(orphan));
+      assert.match(orphan.message, /top_logprobs requires logprobs/);
+      const many = await rejection(page, (engine) => engine.completions.create({ prompt: 'Once', max_tokens: 1, logprobs: 21 }));
+      assert.equal(many.code, 'invalid_argument', JSON.stringify(many));
+      assert.match(many.message, /^logprobs: 21 is not an integer in \[0, 20\]/);
+    });
+
     test('tokenize and detokenize round-trip', T, async () => {
       const r = await inEngine(page, async (engine, prompt) => {
         const ids = await engine.tokenize(prompt);

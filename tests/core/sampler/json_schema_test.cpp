@@ -76,6 +76,14 @@ const char* kSchemas[] = {
     R"({"type": "array", "items": {"type": "number", "minimum": 3}})",
     R"({"type": "array", "items": {"type": "number", "maximum": -2}})",
     R"({"type": "integer", "exclusiveMinimum": -120, "maximum": 3456})",
+    R"({"type": "array", "items": {"type": "integer", "exclusiveMinimum": 2.5, "exclusiveMaximum": 40.5}})",
+    R"({"type": "array", "items": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}})",
+    R"({"type": "array", "items": {"type": "number", "minimum": -2.75, "maximum": 3.125}})",
+    R"({"type": "array", "items": {"type": "number", "exclusiveMinimum": -0.5, "maximum": -0.25}})",
+    R"({"type": "array", "items": {"type": "number", "exclusiveMinimum": 1.1, "exclusiveMaximum": 1.1000001}})",
+    R"({"type": "array", "items": {"type": "number", "exclusiveMinimum": 7}})",
+    R"({"type": "array", "items": {"type": "number", "exclusiveMaximum": -0.001}})",
+    R"({"type": "array", "items": {"type": "number", "minimum": 0.1, "exclusiveMinimum": 0.1, "maximum": 99.99}})",
     R"({"type": "array", "items": {"type": "integer", "minimum": 17}})",
     R"({"type": "array", "items": {"type": "integer", "maximum": -7}})",
     R"({"$defs": {"node": {"type": "object", "properties": {"value": {"type": "integer"},
@@ -174,8 +182,11 @@ TEST(JsonSchema, UnsupportedKeywordsAreListed) {
   EXPECT_NE(m.find("#/properties/x: unsupported keyword 'uniqueItems'"), std::string::npos) << m;
   EXPECT_NE(conversion_error(R"({"not": {"type": "null"}})").find("'not'"), std::string::npos);
   EXPECT_NE(conversion_error(R"({"type": "string", "format": "email"})").find("format 'email'"), std::string::npos);
-  EXPECT_NE(conversion_error(R"({"type": "number", "exclusiveMinimum": 0})").find("'exclusiveMinimum'"), std::string::npos);
-  EXPECT_NE(conversion_error(R"({"type": "number", "minimum": 0.5})").find("integer value"), std::string::npos);
+  EXPECT_NE(conversion_error(R"({"type": "number", "minimum": 0.1234567890123456})").find("minimum 0.1234567890123456 has more than 15 significant digits"),
+            std::string::npos);
+  EXPECT_NE(conversion_error(R"({"type": "number", "exclusiveMinimum": 2, "maximum": 2})").find("no number lies within the bounds"),
+            std::string::npos);
+  EXPECT_NE(conversion_error(R"({"type": "number", "minimum": "1"})").find("minimum must be a number"), std::string::npos);
   EXPECT_NE(conversion_error(R"({"type": "string", "pattern": "abc"})").find("not anchored"), std::string::npos);
   EXPECT_NE(conversion_error(R"({"type": "string", "pattern": "^(?=a)b$"})").find("unsupported group"), std::string::npos);
   EXPECT_NE(conversion_error(R"({"type": "string", "pattern": "^a\\bc$"})").find("unsupported escape"), std::string::npos);

@@ -232,5 +232,48 @@ TEST(Sampler, NProbsAreTheRawSoftmax) {
   EXPECT_EQ(probs.top[1].id, 2);
 }
 
+// Logprobs (JS and server `logprobs` / `top_logprobs`) are the log-softmax of the raw logits: here
+// computed in long double by the test, over logits spread across 160 nats so that the least likely
+// tokens' probabilities underflow a float (their log probabilities must still be exact).
+TEST(Sampler, LogprobsAreTheLogSoftmaxOfTheLogits) {
+  std::vector<float> logits(97);
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = 40.0f - static_cast<float>((i * 37) % 97) * 1.65f;
+  long double z = 0;
+  const long double top = 40.0L;
+  for (float l : logits) z += std::exp(static_cast<long double>(l) - top);
+  auto log_softmax = [&](int32_t id) {
+    return static_cast<double>(static_cast<long double>(logits[static_cast<size_t>(id)]) - top - std::log(z));
+  };
+  SamplerParams p = plain(0.7f);
+  p.top_k = 5;  // stages change the draw, not the reported numbers
+  p.n_probs = 20;
+  p.seed = 11;
+  Sampler s(p);
+  for (int step = 0; step < 20; ++step) {
+    const int32_t id = sample_ok(s, logits);
+    const TokenProbs& probs = s.probs();
+    EXPECT_EQ(probs.token, id);
+    EXPECT_NEAR(probs.logp, log_softmax(id), 1e-5);
+    ASSERT_EQ(probs.top.size(), 20u);
+    for (size_t k = 0; k < probs.top.size(); ++k) {
+      // the k-th most likely token: logits are 40 - 1.65 * j for j = 0..96, each once
+      const float want_logit = 40.0f - static_cast<float>(k) * 1.65f;
+      EXPECT_EQ(logits[static_cast<size_t>(probs.top[k].id)], want_logit) << k;
+      EXPECT_NEAR(probs.top[k].logp, log_softmax(probs.top[k].id), 1e-5) << k;
+      EXPECT_NEAR(probs.top[k].p, std::exp(log_softmax(probs.top[k].id)), 1e-6) << k;
+    }
+  }
+  // The least likely token (p ~ e^-158, below a float's range) still has its exact log probability.
+  SamplerParams all = plain(0.0f);
+  all.n_probs = static_cast<int>(logits.size());
+  Sampler every(all);
+  sample_ok(every, logits);
+  const TokenProb& last = every.probs().top.back();
+  EXPECT_EQ(every.probs().p, every.probs().top.front().p);
+  EXPECT_EQ(last.p, 0.0f);
+  EXPECT_NEAR(last.logp, log_softmax(last.id), 1e-4);
+  EXPECT_LT(last.logp, -150.0f);
+}
+
 }  // namespace
 }  // namespace ox
