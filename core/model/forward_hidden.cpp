@@ -61,9 +61,17 @@ int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, flo
   if (!w.cls_out.empty()) {
     matmul(ops, w.cls_out, cur, 1, out);
     if (!w.cls_out_b.empty()) add_bias(out, reinterpret_cast<const float*>(w.cls_out_b.data), w.cls_out.rows, 1);
-    return w.cls_out.rows;
+    len = w.cls_out.rows;
+  } else {
+    for (int64_t i = 0; i < len; ++i) out[i] = cur[i];
   }
-  for (int64_t i = 0; i < len; ++i) out[i] = cur[i];
+  if (spec_.cls_head.softmax) {  // Qwen3-Reranker: p(yes), p(no), as ggml_soft_max (f32 sums)
+    float max = out[0];
+    for (int64_t i = 1; i < len; ++i) max = std::max(max, out[i]);
+    double sum = 0;
+    for (int64_t i = 0; i < len; ++i) sum += out[i] = std::exp(out[i] - max);
+    for (int64_t i = 0; i < len; ++i) out[i] = static_cast<float>(out[i] / sum);
+  }
   return len;
 }
 

@@ -34,6 +34,7 @@ enum class Tn : uint8_t {
   kAttnSinks,  // gpt-oss: a softmax logit per head
   // Encoders (bert): token type embeddings, the post norms of a block, the classification head
   kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
+  kEncOutputNorm,  // neo-bert's final norm ("enc.output_norm")
   kCount
 };
 

@@ -134,7 +134,9 @@ Result<EmbeddingResult> Embedder::embed_tokens(std::span<const std::vector<int32
       if (pooling_ == Pooling::kNone) {
         for (int64_t t = 0; t < len; ++t) emit(rows + t * d);
       } else {
-        pool_rows(pooling_, rows, len, d, pooled.data());
+        // Rank pooling reads the first token, or the last where the head says (Qwen3-Reranker).
+        const bool last = pooling_ == Pooling::kRank && m.spec().cls_head.last_token;
+        pool_rows(last ? Pooling::kLast : pooling_, rows, len, d, pooled.data());
         if (pooling_ == Pooling::kRank) {
           m.classify(state_->ops, pooled.data(), scratch.data(), head.data());
           emit(head.data());
