@@ -99,11 +99,18 @@ struct MoeSpec {
 };
 
 // The classification head of rerankers, which rank pooling runs on one token of each sequence
-// (llama.cpp's build_pooling): tanh(cls x + cls.bias), then cls.output x (+ cls.output.bias), each
-// where the file has it (as llama.cpp's optional tensors), then a softmax where the spec says.
+// (llama.cpp's build_pooling): tanh(cls x + cls.bias) (modern-bert: norm(gelu(cls x))), then
+// cls.output x (+ cls.output.bias), each where the file has it (as llama.cpp's optional tensors),
+// then a softmax where the spec says.
 struct ClsHead {
-  Has dense = Has::kNo;     // cls.weight [n_embd, dense rows] and cls.bias
+  Has dense = Has::kNo;       // cls.weight [n_embd, dense rows]
+  Has dense_bias = Has::kNo;  // cls.bias
   bool dense_to_one = false;  // cls has one row instead of n_embd (jina-bert-v2's reranker)
+  // modern-bert: the mean of the sequence's tokens instead of one token, GELU after cls instead of
+  // tanh, then a LayerNorm (cls.norm, no bias).
+  bool mean = false;
+  bool gelu = false;
+  Has norm = Has::kNo;
   Has out = Has::kNo;       // cls.output.weight [n_embd, n_cls_out]
   Has out_bias = Has::kNo;  // cls.output.bias
   // The sequence's last token, not its first (Qwen3-Reranker: llama.cpp's rank pooling on qwen3).

@@ -29,6 +29,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
       case Tn::kRopeFreqs: return &w.rope_freqs;
       case Tn::kTokenTypes: return &w.token_types;
       case Tn::kCls: return t.bias ? &w.cls_b : &w.cls;
+      case Tn::kClsNorm: return &w.cls_norm;
       case Tn::kClsOut: return t.bias ? &w.cls_out_b : &w.cls_out;
       default: return nullptr;
     }

@@ -46,7 +46,7 @@ Status Model::forward_hidden(ForwardState& st, std::span<const BatchToken> batch
   return Status::ok();
 }
 
-int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, float* out) const {
+int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, float* out, bool f16_gelu) const {
   const ModelWeights& w = weights_;
   const int64_t d = hparams_.n_embd;
   const float* cur = pooled;
@@ -54,7 +54,15 @@ int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, flo
   if (!w.cls.empty()) {  // tanh(cls x + b)
     matmul(ops, w.cls, cur, 1, scratch);
     if (!w.cls_b.empty()) add_bias(scratch, reinterpret_cast<const float*>(w.cls_b.data), w.cls.rows, 1);
-    for (int64_t i = 0; i < w.cls.rows; ++i) scratch[i] = std::tanh(scratch[i]);
+    if (spec_.cls_head.gelu) {  // modern-bert
+      f16_gelu ? gelu_f16(scratch, w.cls.rows) : gelu(scratch, w.cls.rows);
+    } else {
+      for (int64_t i = 0; i < w.cls.rows; ++i) scratch[i] = std::tanh(scratch[i]);
+    }
+    if (!w.cls_norm.empty()) {
+      layer_norm(scratch, reinterpret_cast<const float*>(w.cls_norm.data), nullptr, w.cls.rows, 1, hparams_.norm_eps,
+                 scratch);
+    }
     cur = scratch;
     len = w.cls.rows;
   }

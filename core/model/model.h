@@ -87,6 +87,7 @@ struct ModelWeights {
   // Classification head (rank pooling): cls [n_embd, n_embd] + cls_b, cls_out [n_cls_out, n_embd]
   // + cls_out_b; any may be empty.
   Tensor cls, cls_b, cls_out, cls_out_b;
+  Tensor cls_norm;  // [n_embd] modern-bert: LayerNorm weight after cls
   std::vector<LayerWeights> layers;
 };
 
@@ -186,7 +187,8 @@ class Model {
   // Rank pooling's head on one pooled vector (llama.cpp's build_pooling): tanh(cls x + b) when the
   // file has cls, then cls_out x + b when it has cls.output, then a softmax where the spec's head
   // says (ClsHead). out: [n_cls_out] (or cls's rows without cls.output). Returns the output's length.
-  int64_t classify(OpContext& ops, const float* pooled, float* scratch, float* out) const;
+  // f16_gelu: GELU through llama.cpp's f16 table (Numerics::kLlamaCpp).
+  int64_t classify(OpContext& ops, const float* pooled, float* scratch, float* out, bool f16_gelu = false) const;
   bool has_classifier() const { return !weights_.cls.empty() || !weights_.cls_out.empty(); }
 
   // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it

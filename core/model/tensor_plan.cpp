@@ -132,7 +132,8 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   // places (and synth's seeds for them) as they were.
   const int64_t cls_rows = s.cls_head.dense_to_one ? 1 : d;
   p.matrix(Tn::kCls, -1, d, cls_rows, s.cls_head.dense);
-  p.bias(Tn::kCls, -1, cls_rows, s.cls_head.dense);
+  p.bias(Tn::kCls, -1, cls_rows, s.cls_head.dense_bias);
+  p.vector(Tn::kClsNorm, -1, d, s.cls_head.norm);
   p.matrix(Tn::kClsOut, -1, d, hp.n_cls_out, s.cls_head.out);
   p.bias(Tn::kClsOut, -1, hp.n_cls_out, s.cls_head.out_bias);
   return out;

@@ -167,7 +167,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
                          testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "qwen3-last", "llama-mean",
                                          "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean", "jina-bert-v2-rank",
                                          "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls", "eurobert-mean",
-                                         "gemma-embedding-mean", "modern-bert-mean"),
+                                         "gemma-embedding-mean", "modern-bert-mean",
+                                         "modern-bert-rank"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            std::replace(s.begin(), s.end(), '-', '_');

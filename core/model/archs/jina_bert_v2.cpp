@@ -41,7 +41,7 @@ extern const ArchDef jina_bert_v2{
              .embd_norm = true,
              .causal_attention = false,
              .token_types = Has::kYes,
-             .cls_head = {.dense = Has::kOptional, .dense_to_one = true},
+             .cls_head = {.dense = Has::kOptional, .dense_bias = Has::kOptional, .dense_to_one = true},
              .attn_norm_2 = Has::kOptional},
     .configure = configure_jina_v2,
     // As many key/value heads as query heads: llama.cpp's q/k norms are n_embd wide.

@@ -3,7 +3,7 @@
 // positions, a fused qkv projection, GeGLU whose ffn_up holds [gate | up] (SwiGLU where the file's
 // hidden_activation says silu), and local layers (all but every third, from layer 0) whose window
 // reaches sliding_window / 2 positions either way, with their own rope base (rope.freq_base_swa).
-// Not yet: its reranker head (mean pooling, cls + GELU + cls.norm, cls.output).
+// Its rerankers (gte-reranker-modernbert) pool the mean, then cls + GELU + cls.norm, cls.output.
 #include "core/model/arch_registry.h"
 
 namespace ox::archs {
@@ -37,7 +37,13 @@ extern const ArchDef modern_bert{
              .swa_symmetric = true,
              .swa_dense_first = true,
              .attn_norm_layer0 = Has::kOptional,
-             .causal_attention = false},
+             .causal_attention = false,
+             .cls_head = {.dense = Has::kOptional,
+                          .mean = true,
+                          .gelu = true,
+                          .norm = Has::kOptional,
+                          .out = Has::kOptional,
+                          .out_bias = Has::kOptional}},
     .configure = configure_modern_bert,
     // As many key/value heads as query heads: llama.cpp's attn_qkv is 3 * n_embd rows.
     .synth_keys = {{"attention.head_count_kv", SynthKey::kU32, 4},

@@ -12,7 +12,10 @@ extern const ArchDef neo_bert{
              .fused_gate_up = true,
              .output_norm = Tn::kEncOutputNorm,
              .causal_attention = false,
-             .cls_head = {.dense = Has::kOptional, .out = Has::kOptional, .out_bias = Has::kOptional}},
+             .cls_head = {.dense = Has::kOptional,
+                          .dense_bias = Has::kOptional,
+                          .out = Has::kOptional,
+                          .out_bias = Has::kOptional}},
     .synth_keys = {{"attention.causal", SynthKey::kBool, 0},
                    {"pooling_type", SynthKey::kU32, 2}},  // cls, as NeoBERT's files say
 };

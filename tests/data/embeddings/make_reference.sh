@@ -36,6 +36,7 @@ declare -A cases=(
   [eurobert-mean]="--arch eurobert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
   [gemma-embedding-mean]="--arch gemma-embedding --seed 1 --vocab models/stories260K.gguf|mean|2"
   [modern-bert-mean]="--arch modern-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [modern-bert-rank]="--arch modern-bert --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${!cases[@]}")
