@@ -35,7 +35,8 @@ std::string features(const ArchSpec& s) {
   add(s.rope_freqs != Has::kNo, "rope_freqs");
   add(!s.causal_attention, "non-causal (encoder)");
   add(s.token_types != Has::kNo, "token types");
-  add(s.cls_head != Has::kNo, "classifier head");
+  add(s.cls_head.any(), "classifier head");
+  add(s.attn_norm_2 != Has::kNo, "second attention norm");
   return f.empty() ? "-" : f;
 }
 
@@ -71,9 +72,13 @@ const char* block(const ArchSpec& s) {
 
 Status cmd_archs(Args& args) {
   const bool names_only = args.flag({"--names"});
+  const bool generative = args.flag({"--generative"});
   OX_TRY(args.finish());
+  if (generative && !names_only) return error(ErrorCode::kInvalidArgument, "archs: --generative goes with --names");
   if (names_only) {
-    for (const ArchDef* a : all_archs()) std::printf("%s\n", a->name);
+    for (const ArchDef* a : all_archs()) {
+      if (!generative || a->spec.causal_attention) std::printf("%s\n", a->name);
+    }
     return Status::ok();
   }
   std::printf("| architecture | norm | positions | feed-forward | block | features | forward |\n");

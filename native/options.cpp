@@ -126,6 +126,7 @@ const OptionDef kInspectOptions[] = {
 
 const OptionDef kArchsOptions[] = {
     {{"--names"}, nullptr, "only the names, one per line"},
+    {{"--generative"}, nullptr, "only the architectures that generate text (causal attention), not the encoders"},
 };
 
 const OptionDef kFormatsOptions[] = {

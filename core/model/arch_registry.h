@@ -22,12 +22,13 @@ struct BatchToken;
 // models switch on every optional feature (a sliding window, soft-caps, ...).
 struct SynthKey {
   const char* key = nullptr;  // nullptr ends the list
-  enum Type : uint8_t { kU32, kF32, kBool, kU32Layers, kU32List, kStr } type = kU32;
+  enum Type : uint8_t { kU32, kF32, kBool, kU32Layers, kU32List, kStr, kStrList } type = kU32;
   double value = 0;
   // kU32Layers: an array of one u32 per layer, cycling through this list ("0,2": layer 0 gets 0,
   // layer 1 gets 2, layer 2 gets 0, ...): per-layer keys such as a hybrid's head_count_kv.
   // kU32List: an array of exactly these values (qwen35's rope.dimension_sections).
-  // kStr's value, or kU32Layers / kU32List's comma-separated values.
+  // kStrList: an array of these comma-separated strings (a reranker's classifier.output_labels).
+  // kStr's value, or kU32Layers / kU32List / kStrList's comma-separated values.
   const char* text = nullptr;
   bool global = false;        // written as `key`, without the "<arch>." prefix (apertus' xielu.*)
 };

@@ -50,6 +50,7 @@ struct QkNorms {
   Has has = Has::kNo;
   NormKind kind = NormKind::kRms;
   QkNormShape shape = QkNormShape::kShared;
+  Has bias = Has::kNo;  // LayerNorm biases attn_q_norm.bias / attn_k_norm.bias (jina-bert-v2)
 };
 
 struct Biases {
@@ -65,8 +66,9 @@ struct Biases {
 //   kSoftmax: p = softmax(logits); kSigmoid: p = sigmoid(logits);
 //   kSoftmaxAfterTopK: chosen by the logits, weighted by the softmax of the chosen logits.
 enum class MoeGating : uint8_t { kSoftmax, kSigmoid, kSoftmaxAfterTopK };
-// An expert's activation: silu(g) * u, gelu(g) * u, or gpt-oss's clamped SwiGLU ("swiglu_oai").
-enum class ExpertAct : uint8_t { kSwiGlu, kGeGlu, kSwiGluOai };
+// An expert's activation: silu(g) * u, gelu(g) * u, gpt-oss's clamped SwiGLU ("swiglu_oai"), or
+// ungated gelu(u) (experts without ffn_gate_exps: nomic-bert-moe).
+enum class ExpertAct : uint8_t { kSwiGlu, kGeGlu, kSwiGluOai, kGelu };
 // The expert feed-forward width when <arch>.expert_feed_forward_length is absent.
 // kNffAlways: feed_forward_length whatever the key says (hunyuan-moe, as llama.cpp loads it).
 enum class ExpertFf : uint8_t { kNff, kNffOverUsed, kRequired, kNffAlways };
@@ -91,6 +93,31 @@ struct MoeSpec {
   // llama4: experts chosen by the raw logits; the chosen (sigmoid) weight scales the expert's
   // input instead of its output.
   bool weight_input = false;
+  // nomic-bert-moe: layer l has experts when the file's moe_every_n_layers n is > 0 and
+  // l % n == 1, as llama.cpp tests it (HParams::n_moe_every; absent: no layer has).
+  bool every_n_layers = false;
+};
+
+// The classification head of rerankers, which rank pooling runs on one token of each sequence
+// (llama.cpp's build_pooling): tanh(cls x + cls.bias) (modern-bert: norm(gelu(cls x))), then
+// cls.output x (+ cls.output.bias), each where the file has it (as llama.cpp's optional tensors),
+// then a softmax where the spec says.
+struct ClsHead {
+  Has dense = Has::kNo;       // cls.weight [n_embd, dense rows]
+  Has dense_bias = Has::kNo;  // cls.bias
+  bool dense_to_one = false;  // cls has one row instead of n_embd (jina-bert-v2's reranker)
+  // modern-bert: the mean of the sequence's tokens instead of one token, GELU after cls instead of
+  // tanh, then a LayerNorm (cls.norm, no bias).
+  bool mean = false;
+  bool gelu = false;
+  Has norm = Has::kNo;
+  Has out = Has::kNo;       // cls.output.weight [n_embd, n_cls_out]
+  Has out_bias = Has::kNo;  // cls.output.bias
+  // The sequence's last token, not its first (Qwen3-Reranker: llama.cpp's rank pooling on qwen3).
+  bool last_token = false;
+  // A softmax over the outputs (Qwen3-Reranker: its two labels "yes", "no"; the score is p(yes)).
+  bool softmax = false;
+  bool any() const { return dense != Has::kNo || out != Has::kNo; }
 };
 
 struct ArchSpec {
@@ -136,6 +163,10 @@ struct ArchSpec {
   // l % swa_pattern < swa_pattern - 1 see only the window (0: the window is ignored, as llama.cpp does
   // for llama and phi3). The file's attention.sliding_window_pattern overrides the pattern.
   int swa_pattern = 0;
+  bool swa_symmetric = false;       // the window reaches window / 2 positions either way (gemma-embedding)
+  bool swa_dense_first = false;     // layers l % pattern != 0 have the window (modern-bert), not l % pattern < pattern - 1
+  // The pre-norm of layer 0's attention may be absent (modern-bert: identity there).
+  Has attn_norm_layer0 = Has::kYes;
   float rope_base_swa = 0.0f;       // rope base of window layers without rope.freq_base_swa (0: global)
   float rope_scale_swa = 0.0f;      // rope scaling of window layers (0: the global layers')
 
@@ -196,9 +227,10 @@ struct ArchSpec {
   // file's <arch>.attention.causal, where present, decides (HParams::causal_attn).
   bool causal_attention = true;
   Has token_types = Has::kNo;  // token_types [n_embd, n_token_types]: row 0 added to every token (as llama.cpp)
-  // The classification head of rerankers (rank pooling, llama.cpp's build_pooling): cls [n_embd,
-  // n_embd] + bias then tanh, and cls.output [n_embd, n_cls_out] + bias.
-  Has cls_head = Has::kNo;
+  ClsHead cls_head;  // rerankers' classification head (rank pooling)
+  // Residual::kPostNorm's second attention norm (jina-bert-v2: attn_norm_2, where the file has it):
+  // x = norm2(norm1(x + attn(x)) + x), x the block's input.
+  Has attn_norm_2 = Has::kNo;
 };
 
 }  // namespace ox

@@ -104,8 +104,8 @@ void clamp(float* x, float c, int64_t count) {
 }
 
 // The q/k norms of QkNorms on n rows of n_heads heads: RMSNorm or LayerNorm over each head (one
-// weight for all heads, or each head its own) or over the whole row.
-void qk_norms(const Model& m, const Tensor& w, float* x, int n_heads, int64_t n) {
+// weight for all heads, or each head its own) or over the whole row (LayerNorm bias b, if any).
+void qk_norms(const Model& m, const Tensor& w, const Tensor& b, float* x, int n_heads, int64_t n) {
   const HParams& hp = m.hparams();
   const QkNorms& qn = m.spec().qk_norms;
   const bool rms = qn.kind == NormKind::kRms;
@@ -116,7 +116,13 @@ void qk_norms(const Model& m, const Tensor& w, float* x, int n_heads, int64_t n)
   const int64_t hd = hp.head_dim_k;
   switch (qn.shape) {
     case QkNormShape::kShared: apply(x, f32(w), hd, n * n_heads); break;
-    case QkNormShape::kRow: apply(x, f32(w), hd * n_heads, n); break;
+    case QkNormShape::kRow:
+      if (!rms && !b.empty()) {
+        layer_norm(x, f32(w), f32(b), hd * n_heads, n, eps, x);
+      } else {
+        apply(x, f32(w), hd * n_heads, n);
+      }
+      break;
     case QkNormShape::kPerHead:
       for (int64_t t = 0; t < n; ++t) {
         for (int h = 0; h < n_heads; ++h) apply(x + (t * n_heads + h) * hd, f32(w) + h * hd, hd, 1);
@@ -177,8 +183,8 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   // olmo2, stablelm, command-r: the other q/k norms, where the file has them (llama.cpp's test
   // for the optional ones).
   if (spec.qk_norms.has != Has::kNo) {
-    if (!L.q_norm.empty()) qk_norms(m, L.q_norm, q, hp.n_head, n);
-    if (!L.k_norm.empty()) qk_norms(m, L.k_norm, k, hp.n_head_kv, n);
+    if (!L.q_norm.empty()) qk_norms(m, L.q_norm, L.q_norm_b, q, hp.n_head, n);
+    if (!L.k_norm.empty()) qk_norms(m, L.k_norm, L.k_norm_b, k, hp.n_head_kv, n);
   }
   const int64_t q_row = hp.n_head * hp.head_dim_k, k_row = hp.n_head_kv * hp.head_dim_k;
   if (spec.rope) {
@@ -238,6 +244,7 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   p.window = la.window;
   p.alibi_max_bias = spec.alibi_max_bias;
   p.chunked = la.chunked;
+  p.symmetric = spec.swa_symmetric;
   p.sinks = f32(L.attn_sinks);
   // Embedding passes: llama.cpp's flash attention sums values in f32 over a decoder's cache, but in
   // f16 over an encoder's uncached keys and values (cast to f16), as measured against llama-embedding
@@ -329,8 +336,15 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
     if (spec.residual == Residual::kPostNorm) {  // bert: x = norm(x + attn(x)); x = norm(x + ffn(x))
       attention_block(m, st, l, x, runs, n, att);
+      // jina-bert-v2's attn_norm_2 (where the file has it) re-adds the block's input: kept in h2.
+      const bool norm_2 = spec.attn_norm_2 != Has::kNo && !L.attn_norm_2.empty();
+      if (norm_2) std::memcpy(st.h2.data(), x, sizeof(float) * static_cast<size_t>(n * d));
       add(x, att, n * d);
       norm(m, st.ops, x, L.attn_out_norm, L.attn_out_norm_b, n, x);
+      if (norm_2) {
+        add(x, st.h2.data(), n * d);
+        norm(m, st.ops, x, L.attn_norm_2, L.attn_norm_2_b, n, x);
+      }
       ffn_block(m, st, l, x, n, ffn);
       add(x, ffn, n * d);
       norm(m, st.ops, x, L.layer_out_norm, L.layer_out_norm_b, n, x);
@@ -338,8 +352,10 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
     }
     // olmo2 has no pre-norms: its sub-blocks read the residual stream itself.
     const float* in = spec.pre_norms ? h : x;
-    if (spec.pre_norms) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
-    attention_block(m, st, l, in, runs, n, att);
+    // modern-bert's layer 0 may have no attention norm (attn_norm_layer0): the identity there.
+    const bool attn_norm = spec.pre_norms && (l > 0 || spec.attn_norm_layer0 == Has::kYes || !L.attn_norm.empty());
+    if (attn_norm) norm(m, st.ops, x, L.attn_norm, L.attn_norm_b, n, h);
+    attention_block(m, st, l, attn_norm ? in : x, runs, n, att);
     if (spec.post_norms) norm(m, st.ops, att, L.attn_post_norm, Tensor{}, n, att);
     if (spec.residual_mult != 0.0f) scale(att, spec.residual_mult, n * d);
     switch (spec.residual) {

@@ -22,12 +22,14 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
       case Tn::kTokenEmbd: return &w.token_embd;
       case Tn::kPositionEmbd: return &w.position_embd;
       case Tn::kOutputNorm: return t.bias ? &w.output_norm_b : &w.output_norm;
-      case Tn::kOutputNormLfm2: return &w.output_norm;
+      case Tn::kOutputNormLfm2:
+      case Tn::kEncOutputNorm: return &w.output_norm;
       case Tn::kTokenEmbdNorm: return t.bias ? &w.token_embd_norm_b : &w.token_embd_norm;
       case Tn::kOutput: return t.bias ? &w.output_b : &w.output;
       case Tn::kRopeFreqs: return &w.rope_freqs;
       case Tn::kTokenTypes: return &w.token_types;
       case Tn::kCls: return t.bias ? &w.cls_b : &w.cls;
+      case Tn::kClsNorm: return &w.cls_norm;
       case Tn::kClsOut: return t.bias ? &w.cls_out_b : &w.cls_out;
       default: return nullptr;
     }
@@ -35,7 +37,9 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
   LayerWeights& L = w.layers[static_cast<size_t>(t.layer)];
   switch (t.role) {
     case Tn::kAttnNorm: return t.bias ? &L.attn_norm_b : &L.attn_norm;
-    case Tn::kAttnNorm2:
+    case Tn::kAttnNorm2:  // a post-norm block's second attention norm, else the feed-forward's (falcon-40B)
+      if (s.residual == Residual::kPostNorm) return t.bias ? &L.attn_norm_2_b : &L.attn_norm_2;
+      return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
     case Tn::kFfnNormBare:  // falcon-h1
     case Tn::kFfnNorm: return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
     case Tn::kAttnQ:
@@ -43,8 +47,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kAttnK: return t.bias ? &L.bk : &L.wk;
     case Tn::kAttnV: return t.bias ? &L.bv : &L.wv;
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
-    case Tn::kAttnQNorm: return &L.q_norm;
-    case Tn::kAttnKNorm: return &L.k_norm;
+    case Tn::kAttnQNorm: return t.bias ? &L.q_norm_b : &L.q_norm;
+    case Tn::kAttnKNorm: return t.bias ? &L.k_norm_b : &L.k_norm;
     case Tn::kAttnPostNorm: return s.ffn_norm == Tn::kAttnPostNorm ? &L.ffn_norm : &L.attn_post_norm;
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
@@ -163,6 +167,11 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
     const Tensor gate_up = L.ffn_up;
     L.ffn_gate = row_slice(gate_up, 0, hp.n_ff);
     L.ffn_up = row_slice(gate_up, hp.n_ff, hp.n_ff);
+    if (!L.ffn_up_b.empty()) {
+      const Tensor gate_up_b = L.ffn_up_b;
+      L.ffn_gate_b = element_slice(gate_up_b, 0, hp.n_ff);
+      L.ffn_up_b = element_slice(gate_up_b, hp.n_ff, hp.n_ff);
+    }
   }
 }
 
@@ -176,7 +185,9 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
   for (int l = 0; l < hp.n_layer; ++l) {
     LayerAttention& a = layers[static_cast<size_t>(l)];
     const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa > 0 ? hp.n_swa : s.n_swa_default;
-    const bool swa = n_swa > 0 && s.swa_pattern > 0 && l % pattern < pattern - 1;
+    // The window layers: all but the last of each pattern, or all but the first (modern-bert).
+    const bool swa = n_swa > 0 && s.swa_pattern > 0 &&
+                     (s.swa_dense_first ? l % pattern != 0 : l % pattern < pattern - 1);
     a.window = swa ? n_swa : 0;
     a.chunked = swa && s.attn_chunk > 0;
     a.rope.style = s.rope_style;

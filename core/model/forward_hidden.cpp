@@ -46,7 +46,7 @@ Status Model::forward_hidden(ForwardState& st, std::span<const BatchToken> batch
   return Status::ok();
 }
 
-int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, float* out) const {
+int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, float* out, bool f16_gelu) const {
   const ModelWeights& w = weights_;
   const int64_t d = hparams_.n_embd;
   const float* cur = pooled;
@@ -54,16 +54,32 @@ int64_t Model::classify(OpContext& ops, const float* pooled, float* scratch, flo
   if (!w.cls.empty()) {  // tanh(cls x + b)
     matmul(ops, w.cls, cur, 1, scratch);
     if (!w.cls_b.empty()) add_bias(scratch, reinterpret_cast<const float*>(w.cls_b.data), w.cls.rows, 1);
-    for (int64_t i = 0; i < w.cls.rows; ++i) scratch[i] = std::tanh(scratch[i]);
+    if (spec_.cls_head.gelu) {  // modern-bert
+      f16_gelu ? gelu_f16(scratch, w.cls.rows) : gelu(scratch, w.cls.rows);
+    } else {
+      for (int64_t i = 0; i < w.cls.rows; ++i) scratch[i] = std::tanh(scratch[i]);
+    }
+    if (!w.cls_norm.empty()) {
+      layer_norm(scratch, reinterpret_cast<const float*>(w.cls_norm.data), nullptr, w.cls.rows, 1, hparams_.norm_eps,
+                 scratch);
+    }
     cur = scratch;
     len = w.cls.rows;
   }
   if (!w.cls_out.empty()) {
     matmul(ops, w.cls_out, cur, 1, out);
     if (!w.cls_out_b.empty()) add_bias(out, reinterpret_cast<const float*>(w.cls_out_b.data), w.cls_out.rows, 1);
-    return w.cls_out.rows;
+    len = w.cls_out.rows;
+  } else {
+    for (int64_t i = 0; i < len; ++i) out[i] = cur[i];
   }
-  for (int64_t i = 0; i < len; ++i) out[i] = cur[i];
+  if (spec_.cls_head.softmax) {  // Qwen3-Reranker: p(yes), p(no), as ggml_soft_max (f32 sums)
+    float max = out[0];
+    for (int64_t i = 1; i < len; ++i) max = std::max(max, out[i]);
+    double sum = 0;
+    for (int64_t i = 0; i < len; ++i) sum += out[i] = std::exp(out[i] - max);
+    for (int64_t i = 0; i < len; ++i) out[i] = static_cast<float>(out[i] / sum);
+  }
   return len;
 }
 

@@ -171,6 +171,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.n_expert_groups, read_count(f, p + "expert_group_count", false, 0));
   OX_ASSIGN_OR_RETURN(hp.n_group_used, read_count(f, p + "expert_group_used_count", false, 0));
   OX_ASSIGN_OR_RETURN(hp.n_moe_layer_step, read_count(f, p + "interleave_moe_layer_step", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_moe_every, read_count(f, p + "moe_every_n_layers", false, 0));
   if (hp.n_expert_groups > 1 && (hp.n_expert_groups > 64 || hp.n_expert % hp.n_expert_groups != 0 || hp.n_group_used < 1 ||
                                  hp.n_group_used >= hp.n_expert_groups)) {
     return error(ErrorCode::kInvalidFile,

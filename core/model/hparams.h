@@ -47,6 +47,7 @@ struct HParams {
   int n_expert_groups = 0;    // <arch>.expert_group_count (deepseek v3: choose groups, then experts)
   int n_group_used = 0;       // <arch>.expert_group_used_count
   int n_moe_layer_step = 0;   // <arch>.interleave_moe_layer_step: every step-th layer has experts (0, 1: all)
+  int n_moe_every = 0;        // <arch>.moe_every_n_layers (nomic-bert-moe: layers l % n == 1 have experts)
   // Sliding-window attention: <arch>.attention.sliding_window (0 = none) and
   // <arch>.attention.sliding_window_pattern (0 if absent: the architecture supplies its default).
   int n_swa = 0;

@@ -47,6 +47,8 @@ struct LayerWeights {
   Tensor wq, wk, wv, wo;
   Tensor bq, bk, bv, bo;
   Tensor q_norm, k_norm;              // [head_dim_k] RMSNorm weights applied to every head
+  Tensor q_norm_b, k_norm_b;          // LayerNorm biases of q/k norms over the row (jina-bert-v2)
+  Tensor attn_norm_2, attn_norm_2_b;  // ArchSpec::attn_norm_2 (jina-bert-v2)
   Tensor attn_post_norm;              // norm of the attention output before the residual add
   Tensor ffn_norm, ffn_norm_b;
   Tensor ffn_gate, ffn_up, ffn_down;
@@ -85,6 +87,7 @@ struct ModelWeights {
   // Classification head (rank pooling): cls [n_embd, n_embd] + cls_b, cls_out [n_cls_out, n_embd]
   // + cls_out_b; any may be empty.
   Tensor cls, cls_b, cls_out, cls_out_b;
+  Tensor cls_norm;  // [n_embd] modern-bert: LayerNorm weight after cls
   std::vector<LayerWeights> layers;
 };
 
@@ -182,9 +185,10 @@ class Model {
   // Whether forward_hidden works: the generic decoder's architectures (recurrent ones excepted).
   bool can_embed() const;
   // Rank pooling's head on one pooled vector (llama.cpp's build_pooling): tanh(cls x + b) when the
-  // file has cls, then cls_out x + b when it has cls.output. out: [n_cls_out] (or [n_embd] without
-  // cls.output). Returns the output's length.
-  int64_t classify(OpContext& ops, const float* pooled, float* scratch, float* out) const;
+  // file has cls, then cls_out x + b when it has cls.output, then a softmax where the spec's head
+  // says (ClsHead). out: [n_cls_out] (or cls's rows without cls.output). Returns the output's length.
+  // f16_gelu: GELU through llama.cpp's f16 table (Numerics::kLlamaCpp).
+  int64_t classify(OpContext& ops, const float* pooled, float* scratch, float* out, bool f16_gelu = false) const;
   bool has_classifier() const { return !weights_.cls.empty() || !weights_.cls_out.empty(); }
 
   // Context shift of sequence seq: drops positions [n_keep, n_keep + n_discard) of the n_past it

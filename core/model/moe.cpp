@@ -98,21 +98,25 @@ struct ExpertBiases {
 void expert_ffn(ForwardState& st, ExpertAct act, const Tensor& w_gate, const Tensor& w_up,
                 const Tensor& w_down, const ExpertBiases& b, const float* x, int64_t n, float* out) {
   OpContext& ops = st.ops;
-  const int64_t ff = w_gate.rows;
+  const int64_t ff = w_up.rows;
   float* gate = st.moe_gate.data();
   float* up = st.moe_up.data();
-  if (same_activations(w_gate, w_up)) {
+  const bool f16_gelu = st.numerics == Numerics::kLlamaCpp;
+  if (act == ExpertAct::kGelu) {  // ungated: down(gelu(x up^T))
+    matmul(ops, w_up, x, n, gate);
+    if (b.up != nullptr) add_bias(gate, b.up, ff, n);
+    f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
+  } else if (same_activations(w_gate, w_up)) {
     const MatmulOutput outs[2] = {{&w_gate, gate, ff}, {&w_up, up, ff}};
     matmul_many(ops, outs, x, n);
   } else {
     matmul(ops, w_gate, x, n, gate);
     matmul(ops, w_up, x, n, up);
   }
-  if (b.gate != nullptr) {
+  if (b.gate != nullptr && act != ExpertAct::kGelu) {
     add_bias(gate, b.gate, ff, n);
     add_bias(up, b.up, ff, n);
   }
-  const bool f16_gelu = st.numerics == Numerics::kLlamaCpp;
   auto glu = [&](int64_t r0, int64_t r1) {
     float* g = gate + r0 * ff;
     const float* u = up + r0 * ff;
@@ -121,9 +125,10 @@ void expert_ffn(ForwardState& st, ExpertAct act, const Tensor& w_gate, const Ten
       case ExpertAct::kSwiGlu: silu_mul(*ops.kernels, g, u, count); break;
       case ExpertAct::kGeGlu: f16_gelu ? gelu_mul_f16(g, u, count) : gelu_mul(g, u, count); break;
       case ExpertAct::kSwiGluOai: swiglu_oai(g, u, count); break;
+      case ExpertAct::kGelu: break;  // done above
     }
   };
-  parallel_rows(ops, n, ff * kGluCost, glu);
+  if (act != ExpertAct::kGelu) parallel_rows(ops, n, ff * kGluCost, glu);
   matmul(ops, w_down, gate, n, out);
   if (b.down != nullptr) add_bias(out, b.down, w_down.rows, n);
 }
@@ -175,6 +180,7 @@ int shared_ff(const ArchSpec& s, const HParams& hp) {
 bool moe_layer(const ArchSpec& s, const HParams& hp, int l) {
   if (!s.moe || hp.n_expert <= 0) return false;
   if (s.experts.leading_dense && l < hp.n_layer_dense_lead) return false;
+  if (s.experts.every_n_layers) return hp.n_moe_every > 0 && l % hp.n_moe_every == 1;
   return hp.n_moe_layer_step <= 1 || (l + 1) % hp.n_moe_layer_step == 0;
 }
 

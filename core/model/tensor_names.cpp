@@ -83,6 +83,8 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kLayerOutNorm, "layer_output_norm", true, true, G::kNone},
     {Tn::kCls, "cls", false, false, G::kNone},
     {Tn::kClsOut, "cls.output", false, false, G::kNone},
+    {Tn::kEncOutputNorm, "enc.output_norm", false, true, G::kNone},
+    {Tn::kClsNorm, "cls.norm", false, true, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

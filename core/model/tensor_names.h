@@ -34,6 +34,8 @@ enum class Tn : uint8_t {
   kAttnSinks,  // gpt-oss: a softmax logit per head
   // Encoders (bert): token type embeddings, the post norms of a block, the classification head
   kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
+  kEncOutputNorm,  // neo-bert's final norm ("enc.output_norm")
+  kClsNorm,        // modern-bert's reranker head: a LayerNorm after cls
   kCount
 };
 

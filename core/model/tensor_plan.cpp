@@ -17,7 +17,7 @@ struct Planner {
   void moe(const ArchSpec& s, int l) {
     const int64_t d = hp.n_embd, ff = expert_ff(s, hp), ff_sh = shared_ff(s, hp);
     matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
-    experts(Tn::kFfnGateExps, l, d, ff);
+    if (s.experts.act != ExpertAct::kGelu) experts(Tn::kFfnGateExps, l, d, ff);  // ungated experts have none
     experts(Tn::kFfnUpExps, l, d, ff);
     experts(Tn::kFfnDownExps, l, ff, d);
     if (s.experts.expert_biases) {
@@ -45,10 +45,11 @@ struct Planner {
     if (has != Has::kNo) out.push_back({role, layer, true, has, {n}});
   }
   // A norm's weight, and its bias where the spec's LayerNorms have one.
-  void norm(const ArchSpec& s, Tn role, int layer) {
-    if (!s.norm_affine) return;
-    vector(role, layer, hp.n_embd);
-    bias(role, layer, hp.n_embd, s.bias.norm);  // LayerNorms' (and phimoe's RMSNorms') bias
+  void norm(const ArchSpec& s, Tn role, int layer, Has has = Has::kYes) {
+    if (!s.norm_affine || has == Has::kNo) return;
+    vector(role, layer, hp.n_embd, has);
+    // LayerNorms' (and phimoe's RMSNorms') bias, optional with an optional norm
+    bias(role, layer, hp.n_embd, has == Has::kYes || s.bias.norm == Has::kNo ? s.bias.norm : Has::kOptional);
   }
   // A q or k norm (qk_norms) of n_heads heads: one head's weights, each head's, or the row's.
   void qk_norm(const QkNorms& q, Tn role, int layer, int64_t n_heads) {
@@ -56,6 +57,7 @@ struct Planner {
     if (q.shape == QkNormShape::kPerHead) dims = {hp.head_dim_k, n_heads};
     if (q.shape == QkNormShape::kRow) dims = {hp.head_dim_k * n_heads};
     out.push_back({role, layer, false, q.has, dims});
+    if (q.bias != Has::kNo) out.push_back({role, layer, true, q.bias, dims});
   }
   // A projection and its bias.
   void linear(Tn role, int layer, int64_t cols, int64_t rows, Has has_bias) {
@@ -86,7 +88,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       plan_recurrent_layer(s, hp, l, out);
       continue;
     }
-    if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l);
+    if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
     if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
     } else {
@@ -105,6 +107,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
     if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kAttnOutNorm, l);
+    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kAttnNorm2, l, s.attn_norm_2);
     if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
     if (s.attn_sinks) p.vector(Tn::kAttnSinks, l, hp.n_head);
 
@@ -112,7 +115,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     if (moe_layer(s, hp, l)) {
       p.moe(s, l);
     } else if (s.fused_gate_up) {
-      p.linear(Tn::kFfnUp, l, d, 2 * ff, Has::kNo);
+      p.linear(Tn::kFfnUp, l, d, 2 * ff, s.bias.ffn);  // bias rows [gate | up] too (jina-bert-v2)
       p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
     } else {
       if (ffn_gated(s.ffn)) p.linear(Tn::kFfnGate, l, d, ff, s.bias.ffn);
@@ -122,15 +125,17 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     if (s.post_norms) p.vector(Tn::kFfnPostNorm, l, d);
     if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kLayerOutNorm, l);
   }
-  if (s.cls_head != Has::kNo) {
-    p.matrix(Tn::kCls, -1, d, d, s.cls_head);
-    p.bias(Tn::kCls, -1, d, s.cls_head);
-    p.matrix(Tn::kClsOut, -1, d, hp.n_cls_out, s.cls_head);
-    p.bias(Tn::kClsOut, -1, hp.n_cls_out, s.cls_head);
-  }
   if (s.residual != Residual::kPostNorm) p.norm(s, s.output_norm, -1);  // bert's blocks end in a norm
   p.matrix(Tn::kOutput, -1, d, hp.n_vocab, s.output);
   p.bias(Tn::kOutput, -1, hp.n_vocab, s.bias.output);
+  // The classification head last, so a head added to an architecture leaves the other tensors'
+  // places (and synth's seeds for them) as they were.
+  const int64_t cls_rows = s.cls_head.dense_to_one ? 1 : d;
+  p.matrix(Tn::kCls, -1, d, cls_rows, s.cls_head.dense);
+  p.bias(Tn::kCls, -1, cls_rows, s.cls_head.dense_bias);
+  p.vector(Tn::kClsNorm, -1, d, s.cls_head.norm);
+  p.matrix(Tn::kClsOut, -1, d, hp.n_cls_out, s.cls_head.out);
+  p.bias(Tn::kClsOut, -1, hp.n_cls_out, s.cls_head.out_bias);
   return out;
 }
 

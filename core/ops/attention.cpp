@@ -80,9 +80,13 @@ int64_t scratch_floats(const Plan& plan) {
 // for non-causal attention).
 inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
   if (p.window > 0 && p.chunked) return pos / p.window * p.window;
+  if (p.window > 0 && p.symmetric) return std::max<int64_t>(0, pos - p.window / 2);
   return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
 }
-inline int64_t end_visible(const AttentionParams& p, int64_t pos, int64_t n_kv) { return p.causal ? pos + 1 : n_kv; }
+inline int64_t end_visible(const AttentionParams& p, int64_t pos, int64_t n_kv) {
+  const int64_t end = p.causal ? pos + 1 : n_kv;
+  return p.window > 0 && p.symmetric ? std::min(end, pos + p.window / 2 + 1) : end;
+}
 
 // Scores of every row against positions [j0, j0 + n) of KV head hk: scores[r * kAttentionTile + j].
 void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, const Scratch& s) {
@@ -172,9 +176,9 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         for (int64_t j = a; j < b; ++j) sc[j] = p.softcap * std::tanh(sc[j] * softcap_scale);
         scale = 1.0f;
       }
-      if (p.alibi_max_bias > 0) {  // scaled first, then slope * (j - pos), as ggml adds its mask
+      if (p.alibi_max_bias > 0) {  // scaled first, then slope * -|j - pos|, as ggml adds llama.cpp's mask
         const float slope = alibi_slope(static_cast<int>(hk * plan.group + r % plan.group), p.n_head, p.alibi_max_bias);
-        for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + slope * static_cast<float>(j0 + j - pos);
+        for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + slope * alibi_distance(j0 + j, pos);
         scale = 1.0f;
       }
       // Weights e^(score - max) of the visible positions (masked ones weigh 0), the running maximum
@@ -228,7 +232,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
     float s = 0.0f;
     dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
-    s += slope * static_cast<float>(j - pos);
+    s += slope * alibi_distance(j, pos);
     float w = 1.0f;  // weight of v_j relative to the running maximum
     float rescale = 1.0f;
     if (s > max_s) {

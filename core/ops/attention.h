@@ -21,9 +21,12 @@ struct AttentionParams {
   float softcap = 0.0f;  // if > 0: score = softcap * tanh(score / softcap)
   int window = 0;        // if > 0: token at pos sees positions (pos - window, pos]
   // > 0: ALiBi (alibi.h): head h's score of position j from position pos gains
-  // alibi_slope(h, n_head, alibi_max_bias) * (j - pos), after scaling and soft-capping.
+  // alibi_slope(h, n_head, alibi_max_bias) * -|j - pos|, after scaling and soft-capping.
   float alibi_max_bias = 0.0f;
   bool chunked = false;  // the window is a chunk instead: [pos / window * window, pos] (llama4)
+  // The window is [pos - window / 2, pos + window / 2] instead (llama.cpp's LLAMA_SWA_TYPE_SYMMETRIC:
+  // gemma-embedding, whose attention is not causal).
+  bool symmetric = false;
   // [n_head] or null: a logit per head that joins the softmax's denominator but weighs no value
   // (gpt-oss's attention sinks).
   const float* sinks = nullptr;

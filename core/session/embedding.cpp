@@ -134,9 +134,15 @@ Result<EmbeddingResult> Embedder::embed_tokens(std::span<const std::vector<int32
       if (pooling_ == Pooling::kNone) {
         for (int64_t t = 0; t < len; ++t) emit(rows + t * d);
       } else {
-        pool_rows(pooling_, rows, len, d, pooled.data());
+        // Rank pooling reads the first token, or the last (Qwen3-Reranker) or the mean (modern-bert)
+        // where the head says.
+        const ClsHead& head_spec = m.spec().cls_head;
+        Pooling rows_pooling = pooling_;
+        if (pooling_ == Pooling::kRank && head_spec.last_token) rows_pooling = Pooling::kLast;
+        if (pooling_ == Pooling::kRank && head_spec.mean) rows_pooling = Pooling::kMean;
+        pool_rows(rows_pooling, rows, len, d, pooled.data());
         if (pooling_ == Pooling::kRank) {
-          m.classify(state_->ops, pooled.data(), scratch.data(), head.data());
+          m.classify(state_->ops, pooled.data(), scratch.data(), head.data(), state_->numerics == Numerics::kLlamaCpp);
           emit(head.data());
         } else {
           emit(pooled.data());

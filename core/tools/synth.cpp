@@ -123,6 +123,17 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float n
   for (std::thread& th : threads) th.join();
 }
 
+// "yes,no" -> {"yes", "no"} (a kStrList key's text).
+std::vector<std::string> comma_list(const char* text) {
+  std::vector<std::string> out;
+  for (std::string_view rest = text != nullptr ? text : ""; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
+
 // The values of a kU32Layers key for n_layer layers.
 std::vector<uint32_t> layer_values(const SynthKey& k, uint32_t n_layer) {
   std::vector<uint32_t> list;
@@ -188,6 +199,8 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "expert_group_count") hp.n_expert_groups = v;
     if (key == "expert_group_used_count") hp.n_group_used = v;
     if (key == "interleave_moe_layer_step") hp.n_moe_layer_step = v;
+    if (key == "moe_every_n_layers") hp.n_moe_every = v;
+    if (key == "classifier.output_labels") hp.n_cls_out = static_cast<int>(comma_list(k.text).size());
   }
   return hp;
 }
@@ -225,6 +238,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
       case SynthKey::kF32: OX_TRY(w.add_f32(key, static_cast<float>(k.value))); break;
       case SynthKey::kBool: OX_TRY(w.add_bool(key, k.value != 0)); break;
       case SynthKey::kStr: OX_TRY(w.add_string(key, k.text)); break;
+      case SynthKey::kStrList: OX_TRY(w.add_string_array(key, comma_list(k.text))); break;
       case SynthKey::kU32List: {
         std::vector<uint32_t> v;
         for (const char* q = k.text; q != nullptr && *q != '\0';) {
@@ -302,7 +316,11 @@ Status synth_gguf(const SynthOptions& o) {
     if (k.key != nullptr && std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);
   }
   if (o.n_layer != 0) n_layer = o.n_layer;
-  const HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
+  HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
+  if (arch->spec.token_types != Has::kNo) {  // the vocabulary's token types (bert's: 2), each with a row
+    OX_ASSIGN_OR_RETURN(const uint32_t n_types, vocab->get_u32_or("tokenizer.ggml.token_type_count", 0));
+    hp.n_token_types = static_cast<int>(n_types);
+  }
   gguf::GgufWriter w;
   OX_TRY(add_header(w, *shape, *arch, hp, *preset));
   for (const auto& [key, value] : vocab->metadata()) {

@@ -165,7 +165,10 @@ TEST_P(EmbeddingParity, MatchesLlamaCpp) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
                          testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "qwen3-last", "llama-mean",
-                                         "nomic-bert-mean"),
+                                         "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean", "jina-bert-v2-rank",
+                                         "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls", "eurobert-mean",
+                                         "gemma-embedding-mean", "modern-bert-mean",
+                                         "modern-bert-rank"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            std::replace(s.begin(), s.end(), '-', '_');
@@ -180,9 +183,12 @@ TEST(EmbeddingErrors, NameTheProblem) {
   Result<std::unique_ptr<Embedder>> no_pooling = Embedder::create(decoder, {});
   ASSERT_FALSE(no_pooling.ok());
   EXPECT_NE(no_pooling.status().message().find("--pooling"), std::string::npos) << no_pooling.status().message();
+  // llama has no classification head (qwen3's parity model has Qwen3-Reranker's cls.output).
+  std::shared_ptr<const LoadedModel> headless = parity_model("errors-llama", read_reference("llama-mean"));
+  ASSERT_NE(headless, nullptr);
   EmbedderOptions rank;
   rank.pooling = Pooling::kRank;
-  Result<std::unique_ptr<Embedder>> no_head = Embedder::create(decoder, rank);
+  Result<std::unique_ptr<Embedder>> no_head = Embedder::create(headless, rank);
   ASSERT_FALSE(no_head.ok());
   EXPECT_NE(no_head.status().message().find("cls"), std::string::npos) << no_head.status().message();
 

@@ -17,7 +17,10 @@ extern const ArchDef bert{
              .embd_norm = true,
              .causal_attention = false,
              .token_types = Has::kOptional,
-             .cls_head = Has::kOptional},
+             .cls_head = {.dense = Has::kOptional,
+                          .dense_bias = Has::kOptional,
+                          .out = Has::kOptional,
+                          .out_bias = Has::kOptional}},
     .synth_keys = {{"attention.causal", SynthKey::kBool, 0},
                    {"pooling_type", SynthKey::kU32, 2}},  // cls, as bge's files say
 };

@@ -27,6 +27,16 @@ declare -A cases=(
   [qwen3-last]="--arch qwen3 --seed 1 --vocab models/stories260K.gguf|last|2"
   [llama-mean]="--arch llama --seed 1 --vocab models/stories260K.gguf|mean|2"
   [nomic-bert-mean]="--arch nomic-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [qwen3-rank]="--arch qwen3 --seed 2 --vocab models/stories260K.gguf|rank|-1"
+  [jina-bert-v2-mean]="--arch jina-bert-v2 --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [jina-bert-v2-rank]="--arch jina-bert-v2 --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
+  [nomic-bert-moe-mean]="--arch nomic-bert-moe --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [jina-bert-v3-mean]="--arch jina-bert-v3 --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [neo-bert-cls]="--arch neo-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|cls|2"
+  [eurobert-mean]="--arch eurobert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [gemma-embedding-mean]="--arch gemma-embedding --seed 1 --vocab models/stories260K.gguf|mean|2"
+  [modern-bert-mean]="--arch modern-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
+  [modern-bert-rank]="--arch modern-bert --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${!cases[@]}")
