@@ -55,7 +55,11 @@ TEST(ServerParams, TypesAndRanges) {
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("top_p": 1.5)").param, "top_p");
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("seed": -2)").param, "seed");
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("n": 2)").param, "n");
-  EXPECT_EQ(refuse(Endpoint::kChat, R"("logprobs": true)").param, "logprobs");
+  // logprobs: a boolean on chat (with top_logprobs 0-20), a count on completions (OpenAI's two shapes)
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("logprobs": 3)").param, "logprobs");
+  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("logprobs": true)").param, "logprobs");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("top_logprobs": 3)").param, "top_logprobs");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("logprobs": true, "top_logprobs": 21)").param, "top_logprobs");
   EXPECT_EQ(refuse(Endpoint::kChat, R"("stream_options": {"include_usage": true})").param, "stream_options");
   EXPECT_EQ(refuse(Endpoint::kChat, R"("stream": true, "stream_options": {"x": 1})").param, "stream_options.x");
 }
@@ -103,7 +107,7 @@ TEST(ServerParams, NullIsAbsentAndValuesAreRead) {
   ApiError err;
   ASSERT_TRUE(parse_completion_request(
       R"({"prompt": [1, 2, 3], "max_tokens": 7, "temperature": 0, "top_k": 5, "seed": 9, "stop": "x",
-          "stream": true, "stream_options": {"include_usage": true}, "response_format": null, "n": 1, "logprobs": false})",
+          "stream": true, "stream_options": {"include_usage": true}, "response_format": null, "n": 1, "logprobs": null})",
       Endpoint::kCompletion, &r, &err)) << err.message;
   EXPECT_TRUE(r.has_prompt_ids);
   EXPECT_EQ(r.prompt_ids, (std::vector<int32_t>{1, 2, 3}));
