@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -116,8 +117,15 @@ Status run_server(const ServerOptions& options) {
     return error(ErrorCode::kIo, strfmt("cannot listen on %s:%d (address in use, or not an address of this machine)",
                                         options.host.c_str(), options.port));
   }
-  std::thread listener([&http] { http.listen_after_bind(); });
+  std::atomic<bool> listener_done{false};
+  std::thread listener([&http, &listener_done] {
+    http.listen_after_bind();
+    listener_done.store(true);
+  });
   auto stop_listener = [&] {
+    // stop() does nothing before the accept loop runs: a load that fails at once (a model that
+    // cannot embed) would otherwise leave the listener running and this join waiting for ever.
+    while (!http.is_running() && !listener_done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     http.stop();
     listener.join();
   };
