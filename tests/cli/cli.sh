@@ -220,6 +220,23 @@ for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
 if kill -9 $pid 2>/dev/null; then wait $pid; rc=999; else wait $pid; rc=$?; fi
 exec 3>&-
 check "chat: Ctrl-C at the prompt exits cleanly (exit 0)" rc_is $rc 0
+# Ctrl-C during a reply stops that reply, not the chat: the next line is still read (a second
+# Ctrl-C exits, which the test above covers at the prompt). The reply would otherwise run for ever.
+mkfifo "$tmp/fifo_reply"
+"$cli" chat -m "$model" -c 256 -n -1 --ignore-eos < "$tmp/fifo_reply" > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+exec 4> "$tmp/fifo_reply"
+echo 'Tell me a story.' >&4
+for _ in $(seq 100); do [ -s "$tmp/out" ] && break; sleep 0.1; done
+kill -INT $pid
+sleep 1
+alive=0; kill -0 $pid 2>/dev/null && alive=1
+echo '/exit' >&4
+exec 4>&-
+for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
+if kill -9 $pid 2>/dev/null; then wait $pid; rc=999; else wait $pid; rc=$?; fi
+check "chat: Ctrl-C during a reply stops the reply and the chat goes on to the next line (exit 0)" \
+  bash -c "[ $alive -eq 1 ] && [ $rc -eq 0 ] && grep -q ', stopped\]' '$tmp/err'"
 
 
 # --prompt-cache FILE (llama.cpp's session file): the second run with the same prompt reuses all but

@@ -29,7 +29,7 @@ namespace {
 // up: measured 0.029-0.055 for Q4_0, Q4_K, IQ4_NL and IQ4_XS and 0.043-0.086 for the i-quants
 // (IQ2_XXS the largest) on these logits of ~3-4, on the scalar, AVX2 and AVX-512 tables; so 0.15.
 // A wrong grid entry, sign or scale moves logits by far more.
-constexpr double kTolerance = 0.15;
+constexpr double kFormatTolerance = 0.15;
 
 std::string file_stem(DType t) {
   std::string name = dtype_name(t);
@@ -74,7 +74,7 @@ TEST_P(FormatParity, GreedyIdsAndLogitsAsLlamaCpp) {
   ASSERT_TRUE(model.ok()) << model.status().message();
   const test::Reference ref = test::read_reference_file(test::source_path(stem + ".txt"));
   const test::ReferenceOutcome outcome = test::check_against_reference(
-      *model.value(), ref, std::get<1>(GetParam()), Numerics::kF32, kTolerance, dtype_name(type));
+      *model.value(), ref, std::get<1>(GetParam()), Numerics::kF32, kFormatTolerance, dtype_name(type));
   EXPECT_TRUE(outcome.ids_ok) << dtype_name(type);
   std::printf("%s on %s: max |logit - llama.cpp| %.1e, %d near-ties\n", dtype_name(type), std::get<1>(GetParam())->isa,
               outcome.max_diff, outcome.near_ties);

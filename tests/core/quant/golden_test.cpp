@@ -23,9 +23,9 @@ struct GoldenRecord {
 };
 
 // Reads the layout make_golden.py documents; a gtest failure (and an empty list) if it is off.
-class Reader {
+class GoldenReader {
  public:
-  explicit Reader(const std::vector<uint8_t>& b) : b_(b) {}
+  explicit GoldenReader(const std::vector<uint8_t>& b) : b_(b) {}
   bool ok() const { return ok_; }
   uint32_t u32() {
     uint32_t v = 0;
@@ -59,7 +59,7 @@ class Reader {
 
 std::vector<GoldenRecord> read_golden() {
   const std::vector<uint8_t> file = test::read_file_bytes(test::source_path("tests/data/formats/golden.bin"));
-  Reader r(file);
+  GoldenReader r(file);
   std::vector<GoldenRecord> records;
   if (r.bytes(4) != std::vector<uint8_t>{'O', 'X', 'Q', 'G'} || r.u32() != 1) {
     ADD_FAILURE() << "golden.bin: not version 1 of the layout make_golden.py writes";

@@ -20,8 +20,8 @@
 namespace ox {
 namespace {
 
-constexpr int64_t kPerRow = 1024;
-constexpr int64_t kRows = 3;
+constexpr int64_t kIqPerRow = 1024;
+constexpr int64_t kIqRows = 3;
 
 uint32_t bits(float f) {
   uint32_t u;
@@ -29,12 +29,12 @@ uint32_t bits(float f) {
   return u;
 }
 
-struct Case {
+struct IqCase {
   DType type;
   const char* file;
 };
 
-class Iq3Iq1Reference : public ::testing::TestWithParam<Case> {
+class Iq3Iq1Reference : public ::testing::TestWithParam<IqCase> {
  protected:
   void SetUp() override {
     s_ = test::read_ref_sections(GetParam().file);
@@ -117,7 +117,7 @@ TEST_P(Iq3Iq1Reference, VecDotMatchesLlamaCpp) {
     for (const char* kind : {"generic", "simd", "block_generic"}) m[kind] = test::ref_floats(section(prefix + kind));
     return m;
   };
-  expect_dots(t, section("q_imp"), section("act"), kPerRow, kRows, dots("dot_imp_"), "quantized rows");
+  expect_dots(t, section("q_imp"), section("act"), kIqPerRow, kIqRows, dots("dot_imp_"), "quantized rows");
   const std::vector<uint8_t>& sweep = section("sweep");
   const int64_t n = static_cast<int64_t>(sweep.size() / dtype_facts(t).type_size * 256);
   expect_dots(t, sweep, section("act_sweep"), n, 1, dots("dot_sweep_"), "sweep");
@@ -126,18 +126,18 @@ TEST_P(Iq3Iq1Reference, VecDotMatchesLlamaCpp) {
 TEST_P(Iq3Iq1Reference, QuantizerBytesMatchLlamaCpp) {
   const DType t = GetParam().type;
   const std::vector<float> x = test::ref_floats(section("x")), importance = test::ref_floats(section("importance"));
-  ASSERT_EQ(x.size(), static_cast<size_t>(kRows * kPerRow));
-  ASSERT_EQ(importance.size(), static_cast<size_t>(kPerRow));
-  const std::vector<float> ones(kPerRow, 1.0f);
+  ASSERT_EQ(x.size(), static_cast<size_t>(kIqRows * kIqPerRow));
+  ASSERT_EQ(importance.size(), static_cast<size_t>(kIqPerRow));
+  const std::vector<float> ones(kIqPerRow, 1.0f);
   std::vector<std::pair<std::string, const float*>> variants = {{"q_ones", ones.data()}, {"q_imp", importance.data()}};
   if (!quant_traits(t).needs_importance || t == DType::IQ1_M) variants.push_back({"q_none", nullptr});
-  const uint64_t row_bytes = dtype_row_bytes(t, kPerRow);
+  const uint64_t row_bytes = dtype_row_bytes(t, kIqPerRow);
   const uint32_t ts = dtype_facts(t).type_size;
   for (const auto& [name, imp] : variants) {
     const std::vector<uint8_t>& want = section(name);
-    ASSERT_EQ(want.size(), row_bytes * kRows) << name;
+    ASSERT_EQ(want.size(), row_bytes * kIqRows) << name;
     std::vector<uint8_t> got(want.size());
-    quantize_rows(t, x.data(), got.data(), kRows, kPerRow, imp);
+    quantize_rows(t, x.data(), got.data(), kIqRows, kIqPerRow, imp);
     for (size_t b = 0; b < want.size() / ts; ++b) {
       EXPECT_EQ(std::memcmp(&got[b * ts], &want[b * ts], ts), 0) << dtype_name(t) << " " << name << " block " << b;
     }
@@ -145,9 +145,9 @@ TEST_P(Iq3Iq1Reference, QuantizerBytesMatchLlamaCpp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, Iq3Iq1Reference,
-                         ::testing::Values(Case{DType::IQ3_XXS, "iq3_xxs.ref"}, Case{DType::IQ3_S, "iq3_s.ref"},
-                                           Case{DType::IQ1_S, "iq1_s.ref"}, Case{DType::IQ1_M, "iq1_m.ref"}),
-                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(dtype_name(info.param.type)); });
+                         ::testing::Values(IqCase{DType::IQ3_XXS, "iq3_xxs.ref"}, IqCase{DType::IQ3_S, "iq3_s.ref"},
+                                           IqCase{DType::IQ1_S, "iq1_s.ref"}, IqCase{DType::IQ1_M, "iq1_m.ref"}),
+                         [](const ::testing::TestParamInfo<IqCase>& info) { return std::string(dtype_name(info.param.type)); });
 
 }  // namespace
 }  // namespace ox

@@ -7,20 +7,15 @@
 #include "core/gguf/writer.h"
 #include "core/session/session.h"
 #include "tests/support/shared_data.h"
+#include "tests/core/session/open_model.h"
 
 namespace ox {
 namespace {
 
-std::shared_ptr<const LoadedModel> open_model(const std::string& relative) {
-  Result<std::shared_ptr<const LoadedModel>> model = LoadedModel::open(test::shared_path(relative));
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? model.value() : nullptr;
-}
-
 constexpr const char* kStory = R"([{"role":"user","content":"Tell me a story"}])";
 
 TEST(ChatTemplate, ModelWithoutTemplateGetsTheGuessedBuiltin) {
-  auto model = open_model("models/stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_NE(model, nullptr);
   const ChatTemplateInfo& info = model->chat_template();
   EXPECT_EQ(info.name, "llama2");
@@ -89,7 +84,7 @@ TEST(ChatTemplate, TheFilesTemplateIsUsedAndRecognised) {
 }
 
 TEST(ChatTemplate, OverrideByNameOrJinja) {
-  auto model = open_model("models/stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_NE(model, nullptr);
   Result<std::shared_ptr<const LoadedModel>> chatml = model->with_chat_template("chatml");
   ASSERT_TRUE(chatml.ok()) << chatml.status().message();
@@ -122,7 +117,7 @@ TEST(ChatTemplate, OverrideByNameOrJinja) {
 }
 
 TEST(ChatTemplate, BadOverridesAreErrors) {
-  auto model = open_model("models/stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_NE(model, nullptr);
   Result<std::shared_ptr<const LoadedModel>> r = model->with_chat_template("nosuch");
   ASSERT_FALSE(r.ok());
@@ -134,7 +129,7 @@ TEST(ChatTemplate, BadOverridesAreErrors) {
 }
 
 TEST(ChatTemplate, EveryBuiltinRendersThroughTheModel) {
-  auto model = open_model("models/stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_NE(model, nullptr);
   for (const chat::BuiltinTemplate& b : chat::builtin_templates()) {
     Result<std::shared_ptr<const LoadedModel>> m = model->with_chat_template(b.name);
@@ -145,7 +140,7 @@ TEST(ChatTemplate, EveryBuiltinRendersThroughTheModel) {
 }
 
 TEST(ChatTemplate, BadMessagesAreAnError) {
-  auto model = open_model("models/stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_NE(model, nullptr);
   EXPECT_FALSE(model->apply_chat_template("{not json", true).ok());
   EXPECT_FALSE(model->apply_chat_template(R"({"role":"user"})", true).ok());

@@ -11,15 +11,10 @@
 #include "core/session/session.h"
 #include "core/session/state_file.h"
 #include "tests/support/shared_data.h"
+#include "tests/core/session/open_model.h"
 
 namespace ox {
 namespace {
-
-std::shared_ptr<const LoadedModel> open_model(const std::string& name) {
-  Result<std::shared_ptr<const LoadedModel>> model = LoadedModel::open(test::shared_path("models/" + name));
-  EXPECT_TRUE(model.ok()) << model.status().message();
-  return model.ok() ? model.value() : nullptr;
-}
 
 std::unique_ptr<Session> new_session(std::shared_ptr<const LoadedModel> model, int n_ctx,
                                      DType cache_type = DType::F16) {
@@ -54,7 +49,7 @@ class StateRoundTrip : public ::testing::TestWithParam<DType> {};
 // Saved after the prompt, loaded into a fresh session over a separately opened copy of the model:
 // the same tokens, the same logits, and 24 greedy steps with bit-identical logits at every step.
 TEST_P(StateRoundTrip, GreedyContinuationIsBitIdentical) {
-  auto model_a = open_model("stories260K.gguf"), model_b = open_model("stories260K.gguf");
+  auto model_a = test::open_shared_model("models/stories260K.gguf"), model_b = test::open_shared_model("models/stories260K.gguf");
   ASSERT_TRUE(model_a && model_b);
   auto a = new_session(model_a, 96, GetParam()), b = new_session(model_b, 96, GetParam());
   ASSERT_TRUE(a && b);
@@ -82,7 +77,7 @@ TEST_P(StateRoundTrip, GreedyContinuationIsBitIdentical) {
 // The high-level loop over a loaded state: generate() reuses the state's tokens and writes the
 // same text as the session that evaluated them.
 TEST_P(StateRoundTrip, GenerateAfterLoadMatchesUninterrupted) {
-  auto model = open_model("stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_TRUE(model);
   auto a = new_session(model, 96, GetParam()), b = new_session(model, 96, GetParam());
   const std::vector<int32_t> prompt = prompt_of(*a, "Lily wanted to");
@@ -111,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(CacheTypes, StateRoundTrip, ::testing::Values(DType::F1
 class StateErrors : public ::testing::Test {
  protected:
   void SetUp() override {
-    model_ = open_model("stories260K.gguf");
+    model_ = test::open_shared_model("models/stories260K.gguf");
     ASSERT_TRUE(model_);
     auto source = new_session(model_, 64);
     ASSERT_TRUE(source);
@@ -152,7 +147,7 @@ TEST_F(StateErrors, UndamagedStateLoads) {
 }
 
 TEST_F(StateErrors, AnotherModel) {
-  auto other = open_model("llama-2-tiny-random.gguf");
+  auto other = test::open_shared_model("models/llama-2-tiny-random.gguf");
   ASSERT_TRUE(other);
   const uint64_t mine = model_fingerprint(model_->file()), theirs = model_fingerprint(other->file());
   ASSERT_NE(mine, theirs);
@@ -244,7 +239,7 @@ TEST_F(StateErrors, TrailingBytes) {
 
 // An empty session's state (no tokens, no logits) empties the session it is loaded into.
 TEST(StateFile, EmptyStateEmptiesTheSession) {
-  auto model = open_model("stories260K.gguf");
+  auto model = test::open_shared_model("models/stories260K.gguf");
   ASSERT_TRUE(model);
   auto empty = new_session(model, 32), s = new_session(model, 32);
   Result<std::vector<uint8_t>> state = empty->save_state();

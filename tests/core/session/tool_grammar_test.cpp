@@ -16,7 +16,7 @@ namespace {
 using chat::ChatFormat;
 using chat::ToolChoice;
 
-const nlohmann::json& tools() {
+const nlohmann::json& grammar_tools() {
   static const nlohmann::json kTools = nlohmann::json::parse(R"([
     {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
       "properties": {"location": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}}, "required": ["location"]}}},
@@ -89,7 +89,7 @@ const char* kBad[] = {R"({"unit": "c"})", R"({"location": 5})", R"({"location": 
 TEST(ToolGrammar, RequiredAcceptsCallsAndRejectsSchemaViolations) {
   for (const Shape& s : shapes()) {
     const std::string name(chat::chat_format_name(s.format));
-    Result<ToolGrammar> g = tool_call_grammar(s.format, tools(), {ToolChoice::Mode::kRequired, ""});
+    Result<ToolGrammar> g = tool_call_grammar(s.format, grammar_tools(), {ToolChoice::Mode::kRequired, ""});
     ASSERT_TRUE(g.ok()) << name << ": " << g.status().message();
     EXPECT_FALSE(g->lazy);
     for (const char* args : kGood) {
@@ -113,29 +113,29 @@ TEST(ToolGrammar, RequiredAcceptsCallsAndRejectsSchemaViolations) {
 TEST(ToolGrammar, NamedAndSingle) {
   for (const Shape& s : shapes()) {
     const std::string name(chat::chat_format_name(s.format));
-    Result<ToolGrammar> named = tool_call_grammar(s.format, tools(), {ToolChoice::Mode::kNamed, "get_time"});
+    Result<ToolGrammar> named = tool_call_grammar(s.format, grammar_tools(), {ToolChoice::Mode::kNamed, "get_time"});
     ASSERT_TRUE(named.ok()) << name;
     EXPECT_FALSE(accepts(named->gbnf, with_args(s.single, kGood[0]))) << name << ": only get_time";
     ToolGrammarOptions single;
     single.parallel_tool_calls = false;
-    Result<ToolGrammar> one = tool_call_grammar(s.format, tools(), {ToolChoice::Mode::kRequired, ""}, single);
+    Result<ToolGrammar> one = tool_call_grammar(s.format, grammar_tools(), {ToolChoice::Mode::kRequired, ""}, single);
     ASSERT_TRUE(one.ok()) << name;
     EXPECT_TRUE(accepts(one->gbnf, with_args(s.single, kGood[0]))) << name;
     if (!s.parallel.empty()) {
       EXPECT_FALSE(accepts(one->gbnf, with_args(s.parallel, kGood[0]))) << name;
     }
   }
-  EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, tools(), {ToolChoice::Mode::kNamed, "nope"}).ok());
+  EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, grammar_tools(), {ToolChoice::Mode::kNamed, "nope"}).ok());
 }
 
 TEST(ToolGrammar, AutoIsLazyWithTriggers) {
-  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kHermes, tools(), {});
+  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kHermes, grammar_tools(), {});
   ASSERT_TRUE(g.ok());
   EXPECT_TRUE(g->lazy);
   ASSERT_EQ(g->triggers.size(), 1u);
   EXPECT_EQ(g->triggers[0].text, "<tool_call>");
   EXPECT_FALSE(g->triggers[0].at_start);
-  Result<ToolGrammar> llama = tool_call_grammar(ChatFormat::kLlama3, tools(), {});
+  Result<ToolGrammar> llama = tool_call_grammar(ChatFormat::kLlama3, grammar_tools(), {});
   ASSERT_TRUE(llama.ok());
   ASSERT_EQ(llama->triggers.size(), 1u);
   EXPECT_EQ(llama->triggers[0].text, "{\"");
@@ -144,9 +144,9 @@ TEST(ToolGrammar, AutoIsLazyWithTriggers) {
 
 TEST(ToolGrammar, Errors) {
   for (ChatFormat f : {ChatFormat::kQwen3Coder, ChatFormat::kGlm45, ChatFormat::kLfm2, ChatFormat::kContentOnly}) {
-    EXPECT_EQ(tool_call_grammar(f, tools(), {ToolChoice::Mode::kRequired, ""}).status().code(), ErrorCode::kUnsupported);
+    EXPECT_EQ(tool_call_grammar(f, grammar_tools(), {ToolChoice::Mode::kRequired, ""}).status().code(), ErrorCode::kUnsupported);
   }
-  EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, tools(), {ToolChoice::Mode::kNone, ""}).ok());
+  EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, grammar_tools(), {ToolChoice::Mode::kNone, ""}).ok());
   EXPECT_FALSE(tool_call_grammar(ChatFormat::kHermes, nlohmann::json::array(), {ToolChoice::Mode::kRequired, ""}).ok());
   const nlohmann::json bad_schema = nlohmann::json::parse(
       R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "not": {}}}}])");
@@ -161,7 +161,7 @@ TEST(ToolGrammar, ControlTokenMarkers) {
     if (m == "[TOOL_CALLS]") return 5;
     return std::nullopt;
   };
-  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kMistralNemo, tools(), {ToolChoice::Mode::kRequired, ""}, o);
+  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kMistralNemo, grammar_tools(), {ToolChoice::Mode::kRequired, ""}, o);
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->gbnf.rfind("root ::= <[5]> ", 0), 0u) << g->gbnf;
   EXPECT_TRUE(parse_grammar(g->gbnf).ok());

@@ -13,7 +13,7 @@ Ids encode(const Tokenizer& tok, std::string_view text, bool parse_special) {
   return tok.encode(text, false, parse_special).value();
 }
 
-Ids concat(std::initializer_list<Ids> parts) {
+Ids concat_ids(std::initializer_list<Ids> parts) {
   Ids out;
   for (const Ids& p : parts) out.insert(out.end(), p.begin(), p.end());
   return out;
@@ -25,10 +25,10 @@ TEST(SpecialSplit, LongestUserDefinedTextWins) {
   ASSERT_NE(mpt, nullptr);
   ASSERT_EQ(mpt->token_text(50274), "    ");
   ASSERT_EQ(mpt->token_text(50276), "  ");
-  EXPECT_EQ(encode(*mpt, "a    b", false), concat({encode(*mpt, "a", false), {50274}, encode(*mpt, "b", false)}));
+  EXPECT_EQ(encode(*mpt, "a    b", false), concat_ids({encode(*mpt, "a", false), {50274}, encode(*mpt, "b", false)}));
   // Six spaces: the six-space token (50272) is longer than any split of them.
   ASSERT_EQ(mpt->token_text(50272), "      ");
-  EXPECT_EQ(encode(*mpt, "a      b", false), concat({encode(*mpt, "a", false), {50272}, encode(*mpt, "b", false)}));
+  EXPECT_EQ(encode(*mpt, "a      b", false), concat_ids({encode(*mpt, "a", false), {50272}, encode(*mpt, "b", false)}));
 }
 
 TEST(SpecialSplit, ControlTokensNeedParseSpecial) {

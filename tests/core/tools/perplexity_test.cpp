@@ -18,7 +18,7 @@
 namespace ox {
 namespace {
 
-constexpr double kRelTol = 0.005;  // against llama-perplexity's defaults (f16 KV cache, flash attention)
+constexpr double kPplRelTol = 0.005;  // against llama-perplexity's defaults (f16 KV cache, flash attention)
 // Against its f32 run (-ctk f32 -ctv f32 -fa off), which prints 4 decimals of values near 4: the
 // rounding is 1.2e-5 relative; its default run is 1.9e-4 away on chunk 1, so this bound tells them apart.
 constexpr double kRelTolF32 = 5e-5;
@@ -54,7 +54,7 @@ Reference read_reference(const std::string& name) {
   return ref;
 }
 
-std::string story() {
+std::string ppl_story() {
   const std::vector<uint8_t> bytes = test::read_file_bytes(test::source_path("tests/data/perplexity/story.txt"));
   return std::string(bytes.begin(), bytes.end());
 }
@@ -92,7 +92,7 @@ void expect_matches_reference(const std::string& model_name, const std::string& 
   std::unique_ptr<Session> session = open_session(model_name + ".gguf", 128, cache_type);
   ASSERT_NE(session, nullptr);
   std::vector<PerplexityProgress> progress;
-  auto r = run(*session, story(), 128, -1, &progress);
+  auto r = run(*session, ppl_story(), 128, -1, &progress);
   ASSERT_TRUE(r.ok()) << r.status().message();
   // The same chunk count means the same token count to within a chunk (tokenization, BOS).
   ASSERT_EQ(r->chunk_ppl.size(), ref.chunk_ppl.size());
@@ -110,7 +110,7 @@ void expect_matches_reference(const std::string& model_name, const std::string& 
 }
 
 TEST(Perplexity, MatchesLlamaPerplexityOnStories260K) {
-  expect_matches_reference("stories260K", "stories260K.c128.ref", DType::F16, kRelTol);
+  expect_matches_reference("stories260K", "stories260K.c128.ref", DType::F16, kPplRelTol);
 }
 
 TEST(Perplexity, MatchesLlamaPerplexityToItsDigitsInF32) {
@@ -131,13 +131,13 @@ TEST(Perplexity, ChunksCapsTheCount) {
   ASSERT_GE(ref.chunk_ppl.size(), 3u);
   std::unique_ptr<Session> session = open_session("stories260K.gguf", 128);
   ASSERT_NE(session, nullptr);
-  auto r = run(*session, story(), 128, 3);
+  auto r = run(*session, ppl_story(), 128, 3);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->n_chunks, 3);
   ASSERT_EQ(r->chunk_ppl.size(), 3u);
-  EXPECT_NEAR(r->stats.ppl(), ref.chunk_ppl[2], kRelTol * ref.chunk_ppl[2]);
+  EXPECT_NEAR(r->stats.ppl(), ref.chunk_ppl[2], kPplRelTol * ref.chunk_ppl[2]);
   // More chunks than the text holds: every whole chunk, as llama-perplexity's min().
-  auto all = run(*session, story(), 128, 1000);
+  auto all = run(*session, ppl_story(), 128, 1000);
   ASSERT_TRUE(all.ok()) << all.status().message();
   EXPECT_EQ(all->chunk_ppl.size(), ref.chunk_ppl.size());
 }
@@ -149,7 +149,7 @@ TEST(Perplexity, StopsWhenTheCallbackSaysSo) {
   ASSERT_NE(session, nullptr);
   int calls = 0;
   auto stop_after_two = [&](const PerplexityProgress&) { return ++calls < 2; };
-  auto r = perplexity(*session, story(), PerplexityOptions{128, -1}, stop_after_two);
+  auto r = perplexity(*session, ppl_story(), PerplexityOptions{128, -1}, stop_after_two);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kAborted);
   EXPECT_EQ(calls, 2);
@@ -160,7 +160,7 @@ TEST(Perplexity, ErrorsNameTheProblem) {
   if (!test::file_exists(model_path)) GTEST_SKIP() << model_path << " not found";
   std::unique_ptr<Session> session = open_session("stories260K.gguf", 128);
   ASSERT_NE(session, nullptr);
-  const std::string text = story();
+  const std::string text = ppl_story();
 
   auto short_text = run(*session, "Once upon a time, there was a dog.", 128, -1);
   ASSERT_FALSE(short_text.ok());

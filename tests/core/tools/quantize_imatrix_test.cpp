@@ -30,7 +30,7 @@ void recording_quantizer(DType type, const float* x, void* y, int64_t n_rows, in
   quantize_rows(type, x, y, n_rows, n_per_row, imp);
 }
 
-std::string reference(const std::string& name) { return test::source_path("tests/data/imatrix/" + name); }
+std::string imatrix_reference(const std::string& name) { return test::source_path("tests/data/imatrix/" + name); }
 
 // Quantizes `model` with `imatrix` and checks, tensor by tensor, that every run of rows got the
 // importance of its matrix; returns the names that had an entry.
@@ -82,18 +82,18 @@ TEST(QuantizeImatrix, EachTensorGetsItsEntry) {
   if (!test::file_exists(model)) GTEST_SKIP() << "missing " << model;
   const std::string out = testing::TempDir() + "oxidize_qimatrix.gguf";
   const std::vector<std::string> used =
-      check_importance_per_row(model, reference("stories260K.c128.f32.imatrix.gguf"), "Q4_0", out);
+      check_importance_per_row(model, imatrix_reference("stories260K.c128.f32.imatrix.gguf"), "Q4_0", out);
   // The 35 block matrices; ffn_down (rows of 172) stays F16 under Q4_0, so 30 were quantized with one.
   EXPECT_EQ(used.size(), 30u);
   auto q = gguf::GgufFile::open(out);
   ASSERT_TRUE(q.ok());
   // llama-quantize's keys (strings cut to 127 bytes, counts u32).
-  EXPECT_EQ((*q)->get_string("quantize.imatrix.file").value(), reference("stories260K.c128.f32.imatrix.gguf").substr(0, 127));
+  EXPECT_EQ((*q)->get_string("quantize.imatrix.file").value(), imatrix_reference("stories260K.c128.f32.imatrix.gguf").substr(0, 127));
   EXPECT_EQ((*q)->get_string("quantize.imatrix.dataset").value(), "tests/data/perplexity/story.txt");
   EXPECT_EQ((*q)->get_u32("quantize.imatrix.entries_count").value(), 35u);
   EXPECT_EQ((*q)->get_u32("quantize.imatrix.chunks_count").value(), 23u);
   // The legacy file of the same run is read the same way.
-  check_importance_per_row(model, reference("stories260K.c128.f32.imatrix.dat"), "Q8_0", out);
+  check_importance_per_row(model, imatrix_reference("stories260K.c128.f32.imatrix.dat"), "Q8_0", out);
   std::remove(out.c_str());
 }
 
@@ -102,7 +102,7 @@ TEST(QuantizeImatrix, ExpertsGetTheirOwnSlices) {
   if (!test::file_exists(model)) GTEST_SKIP() << "missing " << model;
   const std::string out = testing::TempDir() + "oxidize_qimatrix_moe.gguf";
   const std::vector<std::string> used =
-      check_importance_per_row(model, reference("mixtral-moe.c64.f32.imatrix.gguf"), "Q8_0", out);
+      check_importance_per_row(model, imatrix_reference("mixtral-moe.c64.f32.imatrix.gguf"), "Q8_0", out);
   EXPECT_NE(std::find(used.begin(), used.end(), "blk.1.ffn_down_exps.weight"), used.end());
   std::remove(out.c_str());
 }
@@ -112,7 +112,7 @@ TEST(QuantizeImatrix, IncludeAndExcludeWeights) {
   if (!test::file_exists(model)) GTEST_SKIP() << "missing " << model;
   const std::string out = testing::TempDir() + "oxidize_qimatrix_filter.gguf";
   QuantizeOptions o;
-  o.imatrix_path = reference("stories260K.c128.f32.imatrix.gguf");
+  o.imatrix_path = imatrix_reference("stories260K.c128.f32.imatrix.gguf");
   std::vector<std::string> with;
   auto on_tensor = [&](const QuantizeTensorEvent& e) {
     if (e.importance) with.emplace_back(e.name);
@@ -142,7 +142,7 @@ TEST(QuantizeImatrix, RefusesAnImatrixOfAnotherModel) {
   auto ignore = [](const QuantizeTensorEvent&) {};
   QuantizeOptions o;
   // mixtral-moe has stories260K's tensor names with other sizes (n_embd 128, not 64).
-  o.imatrix_path = reference("mixtral-moe.c64.f32.imatrix.gguf");
+  o.imatrix_path = imatrix_reference("mixtral-moe.c64.f32.imatrix.gguf");
   Status st = quantize_gguf(model, out, "Q8_0", o, ignore).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(st.message().find("entry 'blk.0.attn_q.weight' has 128 values but the tensor has 64 columns x 1 "
@@ -183,7 +183,7 @@ TEST(QuantizeImatrix, ATypeThatNeedsAnImatrixIsRefusedWithoutOne) {
                               "'blk.0.attn_q.weight' would be Q4_0"), std::string::npos) << st.message();
   EXPECT_FALSE(test::file_exists(out));
   // With an imatrix that lacks the entry of a tensor that needs one.
-  o.imatrix_path = reference("stories260K.c128.f32.imatrix.gguf");
+  o.imatrix_path = imatrix_reference("stories260K.c128.f32.imatrix.gguf");
   o.exclude_weights = {"blk.3.attn_k"};
   st = quantize_gguf(model, out, "Q4_0", o, ignore).status();
   EXPECT_NE(st.message().find("has no entry for tensor 'blk.3.attn_k.weight', which Q4_0 needs"), std::string::npos)
