@@ -91,7 +91,7 @@ TEST(Qwen35Moe, LoadsWithoutFeedForwardLengthAsWith) {
   EXPECT_EQ(logits(*without.value()), logits(*with.value()));
 }
 
-TEST(Qwen35Moe, ExpertWidthFromFeedForwardLengthNeedsOne) {
+TEST(Qwen35Moe, NeitherExpertWidthNorFeedForwardLengthIsNamed) {
   // Neither width key: the experts would be feed_forward_length / expert_used_count wide, and
   // there is no feed_forward_length either.
   Result<std::shared_ptr<const Model>> m = rewritten(
