@@ -51,5 +51,7 @@ const ArchDef* find_arch(std::string_view name);
 std::string arch_names();
 // Whether llama.cpp v0.5.0 has this `general.architecture` (llama_cpp_archs.cpp).
 bool known_to_llama_cpp(std::string_view arch);
+// Whether llama.cpp v0.5.0 knows only the name and refuses to load the model too (gptj).
+bool llama_cpp_name_only(std::string_view arch);
 
 }  // namespace ox

@@ -1,7 +1,8 @@
-// The forward pass of qwen35 (llama.cpp's src/models/qwen35.cpp, delta-net-base.cpp): a hybrid of
-// gated delta net layers and gated attention layers (every full_attention_interval-th). Each layer:
-// x += mixer(rmsnorm(x)); x += ffn(rmsnorm_post(x)). Text positions make its interleaved M-RoPE the
-// NEOX rotation of the first n_rot dimensions.
+// The forward pass of qwen35 and qwen35moe (llama.cpp's src/models/qwen35.cpp, qwen35moe.cpp,
+// delta-net-base.cpp): a hybrid of gated delta net layers and gated attention layers (every
+// full_attention_interval-th). Each layer: x += mixer(rmsnorm(x)); x += ffn(rmsnorm_post(x)), the
+// ffn dense SwiGLU or, where the spec has experts (qwen35moe), moe.cpp's. Text positions make its
+// interleaved M-RoPE the NEOX rotation of the first n_rot dimensions.
 #include <cmath>
 #include <cstring>
 
@@ -160,7 +161,7 @@ void forward_qwen35(const Model& m, ForwardState& st, std::span<const BatchToken
     }
     add(x, mix, n * d);
     rms_norm(x, f32(L.attn_post_norm), d, n, hp.rms_eps, h);
-    decoder_ffn(m, st, l, h, n, ffn);
+    decoder_ffn(m, st, l, h, n, ffn);  // spec.moe: routed experts + the sigmoid-gated shared expert
     add(x, ffn, n * d);
   }
   output_logits(m, st, batch, x, logits);

@@ -121,7 +121,10 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.n_ctx_train, read_count(f, p + "context_length", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_embd, read_count(f, p + "embedding_length", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_layer, read_count(f, p + "block_count", true, 0));
-  OX_ASSIGN_OR_RETURN(hp.n_ff, read_count(f, p + "feed_forward_length", true, 0));
+  // An expert model may state only its experts' widths (Qwen3.5-MoE files have no
+  // feed_forward_length, as llama.cpp allows): n_ff is 0 then, and dense layers are refused on load.
+  const bool expert_widths = f.find(p + "expert_feed_forward_length") != nullptr;
+  OX_ASSIGN_OR_RETURN(hp.n_ff, read_count(f, p + "feed_forward_length", !expert_widths, 0));
   OX_ASSIGN_OR_RETURN(hp.n_head, read_count(f, p + "attention.head_count", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_head_kv, read_head_count_kv(f, p + "attention.head_count_kv", hp));
   OX_TRY(read_ssm(f, p, hp));

@@ -31,4 +31,9 @@ bool known_to_llama_cpp(std::string_view arch) {
   return false;
 }
 
+bool llama_cpp_name_only(std::string_view arch) {
+  // llama_model_mapping (src/llama-model.cpp) has no model for it: "unsupported model architecture".
+  return arch == "gptj";
+}
+
 }  // namespace ox

@@ -68,6 +68,10 @@ struct Planner {
 
 }  // namespace
 
+void plan_moe_ffn(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out) {
+  Planner{hp, out}.moe(s, l);
+}
+
 std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   std::vector<PlannedTensor> out;
   Planner p{hp, out};

@@ -32,5 +32,8 @@ void plan_recurrent_mixer(const ArchSpec& spec, const HParams& hp, int l, std::v
 // Whether layer l is recurrent: every layer of a recurrent spec, or a hybrid's layers without
 // key/value heads.
 bool is_recurrent_layer(const ArchSpec& spec, const HParams& hp, int l);
+// The mixture-of-experts feed-forward of layer l (router, experts, shared expert, per the spec's
+// MoeSpec), appended to out: what plan_tensors plans for an expert layer (qwen35moe's too).
+void plan_moe_ffn(const ArchSpec& spec, const HParams& hp, int l, std::vector<PlannedTensor>& out);
 
 }  // namespace ox

@@ -2,6 +2,8 @@
 // mamba2.cpp, lfm2.cpp): the plan of one layer for each Recurrent mixer.
 #include "core/model/tensor_plan.h"
 
+#include "core/model/moe.h"
+
 namespace ox {
 
 void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out);
@@ -48,8 +50,8 @@ void plan_rwkv7_layer(const HParams& hp, int l, std::vector<PlannedTensor>& out)
 
 }  // namespace
 
-// qwen35 (llama.cpp's src/models/qwen35.cpp): both kinds of layer end in post_attention_norm (the
-// feed-forward's norm) and a SwiGLU feed-forward. Attention layers project q together with its
+// qwen35 (llama.cpp's src/models/qwen35.cpp, qwen35moe.cpp): both kinds of layer end in
+// post_attention_norm (the feed-forward's norm) and a SwiGLU feed-forward, or qwen35moe's experts. Attention layers project q together with its
 // output gate (per head [q | gate]).
 void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out) {
   const int64_t d = hp.n_embd;
@@ -81,6 +83,10 @@ void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<
     add(Tn::kAttnOutput, {q_dim, d});
     add(Tn::kAttnQNorm, {hp.head_dim_k});
     add(Tn::kAttnKNorm, {hp.head_dim_k});
+  }
+  if (moe_layer(s, hp, l)) {  // qwen35moe: routed experts and a sigmoid-gated shared expert
+    plan_moe_ffn(s, hp, l, out);
+    return;
   }
   add(Tn::kFfnGate, {d, hp.n_ff});
   add(Tn::kFfnUp, {d, hp.n_ff});

@@ -2,13 +2,70 @@
 // causal convolution over q k v, a gated RMSNorm) and, every full_attention_interval-th layer
 // (default 4), attention whose q projection also yields a sigmoid output gate, with q/k RMSNorm and
 // interleaved M-RoPE (forward_qwen35.cpp). The multi-token-prediction layers are not supported.
+// Its configure hook serves qwen35moe too (archs/qwen35moe.cpp).
 #include "core/model/arch_registry.h"
+#include "core/model/moe.h"
 #include "core/model/recurrent.h"
+#include "core/model/tensor_plan.h"
 
 namespace ox::archs {
 namespace {
 
-Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
+// llama.cpp reads <arch>.attention.recurrent_layers (one bool per layer) in place of the interval
+// where a file has it: it must say what the interval says, the one pattern run here.
+Status check_recurrent_layers(const gguf::GgufFile& file, const HParams& hp, const ArchSpec& spec) {
+  const std::string key = hp.arch + ".attention.recurrent_layers";
+  const gguf::Value* v = file.find(key);
+  if (v == nullptr) return Status::ok();
+  const bool flags = v->type == gguf::ValueType::ARRAY &&
+                     (v->elem_type == gguf::ValueType::BOOL || gguf::Value{.type = v->elem_type}.is_integer());
+  if (!flags || v->count != static_cast<uint64_t>(hp.n_layer)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' must hold one bool per layer (%d)", file.name().c_str(),
+                                                 key.c_str(), hp.n_layer));
+  }
+  for (int l = 0; l < hp.n_layer; ++l) {
+    const bool recurrent = v->elem_type == gguf::ValueType::BOOL ? v->raw[l] != 0 : v->integer_at(l) != 0;
+    if (recurrent != is_recurrent_layer(spec, hp, l)) {
+      return error(ErrorCode::kUnsupported,
+                   strfmt("%s: '%s' makes layer %d %s, which the full attention interval (%d) does not: layer "
+                          "patterns other than the interval's are not supported",
+                          file.name().c_str(), key.c_str(), l, recurrent ? "recurrent" : "attend",
+                          hp.full_attention_interval > 0 ? hp.full_attention_interval : spec.attention_interval));
+    }
+  }
+  return Status::ok();
+}
+
+// qwen35moe: routed experts (expert_count, expert_used_count) as wide as expert_feed_forward_length
+// (feed_forward_length / expert_used_count if absent) and a shared expert on every layer.
+Status check_experts(const gguf::GgufFile& file, const HParams& hp, const ArchSpec& spec) {
+  const std::string p = hp.arch + ".";
+  if (hp.n_expert <= 0) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: missing or zero metadata key '%sexpert_count'",
+                                                 file.name().c_str(), p.c_str()));
+  }
+  if (expert_ff(spec, hp) <= 0 || shared_ff(spec, hp) <= 0) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%s%s'", file.name().c_str(), p.c_str(),
+                                                 expert_ff(spec, hp) <= 0 ? "expert_feed_forward_length"
+                                                                          : "expert_shared_feed_forward_length"));
+  }
+  // llama.cpp also takes the experts' gate and up projections fused (convert_hf_to_gguf.py's
+  // --fuse-gate-up-exps): not this engine.
+  for (int l = 0; l < hp.n_layer; ++l) {
+    const std::string fused = strfmt("blk.%d.ffn_gate_up_exps.weight", l);
+    if (file.find_tensor(fused) != nullptr) {
+      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' (the experts' gate and up projections fused) "
+                                                   "is not supported: convert without --fuse-gate-up-exps",
+                                                   file.name().c_str(), fused.c_str()));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// qwen35's and qwen35moe's checks of the file (qwen35moe.cpp declares it).
+Status configure_qwen35(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) {
   const std::string p = hp.arch + ".";
   auto need = [&](int v, const char* key) -> Status {
     if (v > 0) return Status::ok();
@@ -40,10 +97,10 @@ Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
                                                    file.name().c_str(), p.c_str(), n_mtp));
     }
   }
+  OX_TRY(check_recurrent_layers(file, hp, spec));
+  OX_TRY(spec.moe ? check_experts(file, hp, spec) : need(hp.n_ff, "feed_forward_length"));
   return Status::ok();
 }
-
-}  // namespace
 
 extern const ArchDef qwen35{
     .name = "qwen35",
@@ -51,7 +108,7 @@ extern const ArchDef qwen35{
              .recurrent = Recurrent::kDeltaNet,
              .hybrid = true,
              .attention_interval = 4},
-    .configure = configure,
+    .configure = configure_qwen35,
     .forward = forward_qwen35,
     .synth_keys = {{"ssm.conv_kernel", SynthKey::kU32, 4},
                    {"ssm.inner_size", SynthKey::kU32, 256},

@@ -96,6 +96,16 @@ TEST(ArchRegistry, ArchitectureLlamaCppRunsButWeDoNotIsNamed) {
   EXPECT_NE(m.status().message().find("llama"), std::string::npos) << "lists what is supported";
 }
 
+TEST(ArchRegistry, ArchitectureLlamaCppOnlyNamesIsNotClaimedToRun) {
+  // llama.cpp v0.5.0 lists "gptj" but refuses the file ("unsupported model architecture: 'gptj'").
+  Result<std::shared_ptr<const Model>> m = load("gptj", {{"token_embd.weight", {8, 4}}});
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(m.status().message().find("'gptj' is not supported (llama.cpp v0.5.0 knows the name but does not run it"),
+            std::string::npos)
+      << m.status().message();
+}
+
 TEST(ArchRegistry, UnknownArchitectureIsNamed) {
   Result<std::shared_ptr<const Model>> m = load("not-a-model", {{"token_embd.weight", {8, 4}}});
   ASSERT_FALSE(m.ok());
