@@ -51,5 +51,8 @@ const ArchDef* find_arch(std::string_view name);
 std::string arch_names();
 // Whether llama.cpp v0.5.0 has this `general.architecture` (llama_cpp_archs.cpp).
 bool known_to_llama_cpp(std::string_view arch);
+// Why an architecture llama.cpp runs is out of this engine's scope, where that is decided (t5's
+// decoder); empty for the others, which are only not done yet.
+std::string_view out_of_scope_reason(std::string_view arch);
 
 }  // namespace ox
