@@ -209,10 +209,13 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
   return hp;
 }
 
-// A tokenizer key of a vocabulary cut to its first n_vocab tokens: the per-token arrays cut, a special
-// token id past the cut left out (nullopt), anything else as it is.
-std::optional<gguf::Value> cut_vocab_key(std::string_view key, const gguf::Value& value, uint64_t n_vocab) {
+// A tokenizer key of a vocabulary of n_source tokens cut to its first n_vocab: the per-token arrays
+// cut, a special token id past the cut left out (nullopt; an id the source had as "none", past its
+// own end, stays), anything else as it is.
+std::optional<gguf::Value> cut_vocab_key(std::string_view key, const gguf::Value& value, uint64_t n_source,
+                                         uint64_t n_vocab) {
   gguf::Value v = value;
+  if (n_vocab == n_source) return v;
   const bool per_token = key == "tokenizer.ggml.tokens" || key == "tokenizer.ggml.scores" ||
                          key == "tokenizer.ggml.token_type";
   if (per_token && v.type == gguf::ValueType::ARRAY && v.count > n_vocab) {
@@ -222,7 +225,8 @@ std::optional<gguf::Value> cut_vocab_key(std::string_view key, const gguf::Value
   constexpr std::string_view kIdSuffix = "_token_id";
   const bool token_id = key.size() > kIdSuffix.size() && key.substr(key.size() - kIdSuffix.size()) == kIdSuffix;
   // An id is held in u (unsigned types) or i (signed ones); the other field stays 0.
-  const bool past_cut = v.i > 0 ? static_cast<uint64_t>(v.i) >= n_vocab : v.u >= n_vocab;
+  const uint64_t id = v.i > 0 ? static_cast<uint64_t>(v.i) : v.u;
+  const bool past_cut = id >= n_vocab && id < n_source;
   if (token_id && v.is_integer() && past_cut) return std::nullopt;
   return v;
 }
@@ -320,7 +324,8 @@ Status synth_gguf(const SynthOptions& o) {
   const std::string vocab_path = o.vocab_path.empty() ? default_synth_vocab_path() : o.vocab_path;
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> vocab, gguf::GgufFile::open(vocab_path));
   OX_ASSIGN_OR_RETURN(const std::vector<std::string_view>* tokens, vocab->get_string_array("tokenizer.ggml.tokens"));
-  uint64_t n_vocab = tokens->size();
+  const uint64_t n_source = tokens->size();
+  uint64_t n_vocab = n_source;
   if (n_vocab == 0) return error(ErrorCode::kInvalidFile, strfmt("%s: empty tokenizer.ggml.tokens", vocab_path.c_str()));
   if (o.vocab_size > 0) {
     if (o.vocab_size > n_vocab) {
@@ -358,7 +363,7 @@ Status synth_gguf(const SynthOptions& o) {
   OX_TRY(add_header(w, *shape, *arch, hp, *preset));
   for (const auto& [key, value] : vocab->metadata()) {
     if (key.rfind("tokenizer.", 0) != 0) continue;
-    const std::optional<gguf::Value> kept = cut_vocab_key(key, value, n_vocab);
+    const std::optional<gguf::Value> kept = cut_vocab_key(key, value, n_source, n_vocab);
     if (kept.has_value()) OX_TRY(w.add(key, gguf::encode_value(*kept)).with_context(vocab_path));
   }
 

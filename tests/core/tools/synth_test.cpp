@@ -226,6 +226,18 @@ TEST(Synth, VocabularyCutToItsFirstTokens) {
   EXPECT_TRUE(m.ok()) << m.status().message();
   std::remove(o.out_path.c_str());
 
+  // stories260K's separator id is "none" (past its 512 tokens): kept as it was, not left out.
+  o.vocab_path = test::shared_path("models/stories260K.gguf");
+  o.vocab_size = 100;
+  ASSERT_TRUE(synth_gguf(o).is_ok());
+  auto small = open_or_die(o.out_path);
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->get_u32("tokenizer.ggml.seperator_token_id").value(), 4294967295u);
+  EXPECT_EQ(small->get_u32("tokenizer.ggml.eos_token_id").value(), 2u);
+  EXPECT_EQ(small->get_string_array("tokenizer.ggml.tokens").value()->size(), 100u);
+  small.reset();
+  std::remove(o.out_path.c_str());
+
   o.vocab_path = test::shared_path("vocab/ggml-vocab-gpt-2.gguf");
   if (!test::file_exists(o.vocab_path)) return;
   const Status bpe = synth_gguf(o);
