@@ -41,7 +41,9 @@ std::string features(const ArchSpec& s) {
 }
 
 const char* positions(const ArchSpec& s) {
-  // Without rope: learned positions, ALiBi (bloom, jais), or ALiBi and optional learned ones (mpt).
+  // Without rope: T5's relative bias, learned positions, ALiBi (bloom, jais), or ALiBi and optional
+  // learned ones (mpt).
+  if (!s.rope && s.rel_buckets > 0) return "relative bias";
   if (!s.rope) return s.position_embd == Has::kYes ? "learned" : s.position_embd == Has::kNo ? "ALiBi" : "ALiBi, learned";
   if (s.rope_swa_only) return "rope on window layers";
   return s.rope_style == RopeStyle::kNeox ? "rope (neox)" : "rope";
@@ -54,6 +56,7 @@ const char* ffn(const ArchSpec& s) {
     case FfnKind::kGelu: return "GELU";
     case FfnKind::kReluSqr: return "ReLU^2";
     case FfnKind::kXielu: return "xIELU";
+    case FfnKind::kRelu: return "ReLU";
   }
   return "?";
 }

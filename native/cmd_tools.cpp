@@ -103,6 +103,7 @@ Status cmd_synth(Args& args) {
   OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 1, 0, INT64_MAX));
   OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 0, 0, 256));
   OX_ASSIGN_OR_RETURN(int64_t n_layer, args.integer({"--layers"}, 0, 0, 1024));
+  OX_ASSIGN_OR_RETURN(int64_t vocab_size, args.integer({"--vocab-size"}, 0, 0, UINT32_MAX));
   OX_ASSIGN_OR_RETURN(double weight_std, args.number({"--weight-std"}, options.weight_std));
   OX_TRY(args.finish());
   if (options.out_path.empty()) return error(ErrorCode::kInvalidArgument, "synth: -o OUT.gguf is required");
@@ -112,6 +113,7 @@ Status cmd_synth(Args& args) {
   options.seed = static_cast<uint64_t>(seed);
   options.n_threads = static_cast<int>(n_threads);
   options.n_layer = static_cast<uint32_t>(n_layer);
+  options.vocab_size = static_cast<uint32_t>(vocab_size);
   options.weight_std = static_cast<float>(weight_std);
   return synth_gguf(options);
 }

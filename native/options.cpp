@@ -206,6 +206,7 @@ const OptionDef kSynthOptions[] = {
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},
     {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},
+    {{"--vocab-size"}, "N", "keep only the vocabulary's first N tokens (not BPE; 0: all)"},
     {{"-s", "--seed"}, "S", "weights seed (default 1)"},
     {{"-t", "--threads"}, "N", "threads (0: the number of physical cores)"},
     {{"--layers"}, "N", "layer count (0: the shape's)"},

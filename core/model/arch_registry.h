@@ -53,5 +53,8 @@ std::string arch_names();
 bool known_to_llama_cpp(std::string_view arch);
 // Whether llama.cpp v0.5.0 knows only the name and refuses to load the model too (gptj).
 bool llama_cpp_name_only(std::string_view arch);
+// Why an architecture llama.cpp runs is out of this engine's scope, where that is decided (t5's
+// decoder); empty for the others, which are only not done yet.
+std::string_view out_of_scope_reason(std::string_view arch);
 
 }  // namespace ox

@@ -15,8 +15,8 @@ enum class NormKind : uint8_t { kRms, kLayer };  // RMSNorm (weight) / LayerNorm
 
 // Feed-forward: silu(x Wgate) * (x Wup), gelu(x Wgate) * (x Wup), or ungated gelu(x Wup);
 // kReluSqr: ungated relu(x Wup)^2 (arcee); kXielu: ungated xielu(x Wup) with per-layer
-// parameters (apertus, LayerWeights::xielu).
-enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr, kXielu };
+// parameters (apertus, LayerWeights::xielu); kRelu: ungated relu(x Wup) (the original T5).
+enum class FfnKind : uint8_t { kSwiGlu, kGeGlu, kGelu, kReluSqr, kXielu, kRelu };
 // Whether the feed-forward has a gate projection (ffn_gate).
 constexpr bool ffn_gated(FfnKind k) { return k == FfnKind::kSwiGlu || k == FfnKind::kGeGlu; }
 
@@ -231,6 +231,12 @@ struct ArchSpec {
   // Residual::kPostNorm's second attention norm (jina-bert-v2: attn_norm_2, where the file has it):
   // x = norm2(norm1(x + attn(x)) + x), x the block's input.
   Has attn_norm_2 = Has::kNo;
+  // T5's encoder (t5encoder): layers named enc.blk.N.* (encoder_role), with attn_o for the output
+  // projection; each score gains a learned bias per head and relative-position bucket (attn_rel_b,
+  // {n_head, rel_buckets}: a layer's own, else layer 0's, as llama.cpp) from this many buckets (0:
+  // none; configure reads the file's attention.relative_buckets_count).
+  bool enc_tensors = false;
+  int rel_buckets = 0;
 };
 
 }  // namespace ox

@@ -10,6 +10,7 @@
 #include "core/model/decoder_load.h"
 #include "core/model/moe.h"
 #include "core/ops/attention.h"
+#include "core/ops/relative_bias.h"
 
 namespace ox {
 namespace {
@@ -155,6 +156,21 @@ void scale_q_by_temperature(const Model& m, std::span<const SeqRun> runs, float*
   }
 }
 
+// T5: layer l's bias of every key - query offset the runs need (its own attn_rel_b, else layer 0's,
+// as llama.cpp), in st.rel_bias; returns offset 0's row (AttentionParams::rel_bias).
+const float* relative_bias(const Model& m, ForwardState& st, int l, std::span<const SeqRun> runs) {
+  const std::vector<LayerWeights>& layers = m.weights().layers;
+  const Tensor& own = layers[static_cast<size_t>(l)].attn_rel_b;
+  const float* rel_b = f32(own.empty() ? layers[0].attn_rel_b : own);
+  int64_t n_kv = 1;
+  for (const SeqRun& r : runs) n_kv = std::max(n_kv, r.pos0 + r.n);
+  const int n_head = m.hparams().n_head;
+  st.rel_bias.resize(static_cast<size_t>((2 * n_kv - 1) * n_head));
+  // T5's encoder buckets keys before and after the query apart (bidirectional), whatever its mask.
+  relative_bias_table(rel_b, n_head, m.spec().rel_buckets, /*bidirectional=*/true, n_kv, st.rel_bias.data());
+  return st.rel_bias.data() + (n_kv - 1) * n_head;
+}
+
 // out = softmax(q K^T * scale + causal/window mask) V Wo for layer l; h is the normalised input of
 // the batch's n tokens, which fall into `runs`.
 void attention_block(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs,
@@ -249,7 +265,11 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   // Embedding passes: llama.cpp's flash attention sums values in f32 over a decoder's cache, but in
   // f16 over an encoder's uncached keys and values (cast to f16), as measured against llama-embedding
   // (tests/embeddings: 1e-7..6e-6 apart that way, up to 8e-5 the other).
-  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && (!st.hidden_output || !spec.causal_attention);
+  // T5's score bias keeps llama.cpp off flash attention: its sums are f32 (and the keys too: the
+  // embedder gives such a model an F32 cache).
+  p.f16_accumulator = st.numerics == Numerics::kLlamaCpp && (!st.hidden_output || !spec.causal_attention) &&
+                      spec.rel_buckets == 0;
+  if (spec.rel_buckets > 0) p.rel_bias = relative_bias(m, st, l, runs);
   p.causal = spec.causal_attention;
   // Each run attends to its own sequence's rows, which by now hold every earlier position of it
   // (an earlier run of the same sequence in this batch was stored above).
@@ -275,6 +295,10 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
     case FfnKind::kGelu:  // out = gelu(h Wup + b) Wdown + b
       linear(ops, w_up, L.ffn_up_b, h, n, gate);
       f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
+      break;
+    case FfnKind::kRelu:  // out = relu(h Wup) Wdown (the original T5)
+      linear(ops, w_up, L.ffn_up_b, h, n, gate);
+      for (int64_t i = 0; i < n * ff; ++i) gate[i] = std::max(gate[i], 0.0f);
       break;
     case FfnKind::kReluSqr:  // out = relu(h Wup)^2 Wdown (arcee)
       linear(ops, w_up, L.ffn_up_b, h, n, gate);

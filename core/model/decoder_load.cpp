@@ -36,22 +36,32 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
   }
   LayerWeights& L = w.layers[static_cast<size_t>(t.layer)];
   switch (t.role) {
+    case Tn::kEncAttnNorm:  // T5's encoder: the generic roles under other names
     case Tn::kAttnNorm: return t.bias ? &L.attn_norm_b : &L.attn_norm;
     case Tn::kAttnNorm2:  // a post-norm block's second attention norm, else the feed-forward's (falcon-40B)
       if (s.residual == Residual::kPostNorm) return t.bias ? &L.attn_norm_2_b : &L.attn_norm_2;
       return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
     case Tn::kFfnNormBare:  // falcon-h1
+    case Tn::kEncFfnNorm:
     case Tn::kFfnNorm: return t.bias ? &L.ffn_norm_b : &L.ffn_norm;
     case Tn::kAttnQ:
+    case Tn::kEncAttnQ:
     case Tn::kAttnQkv: return t.bias ? &L.bq : &L.wq;
+    case Tn::kEncAttnK:
     case Tn::kAttnK: return t.bias ? &L.bk : &L.wk;
+    case Tn::kEncAttnV:
     case Tn::kAttnV: return t.bias ? &L.bv : &L.wv;
+    case Tn::kEncAttnOut:
     case Tn::kAttnOutput: return t.bias ? &L.bo : &L.wo;
+    case Tn::kEncAttnRelB: return &L.attn_rel_b;
     case Tn::kAttnQNorm: return t.bias ? &L.q_norm_b : &L.q_norm;
     case Tn::kAttnKNorm: return t.bias ? &L.k_norm_b : &L.k_norm;
     case Tn::kAttnPostNorm: return s.ffn_norm == Tn::kAttnPostNorm ? &L.ffn_norm : &L.attn_post_norm;
+    case Tn::kEncFfnGate:
     case Tn::kFfnGate: return t.bias ? &L.ffn_gate_b : &L.ffn_gate;
+    case Tn::kEncFfnUp:
     case Tn::kFfnUp: return t.bias ? &L.ffn_up_b : &L.ffn_up;
+    case Tn::kEncFfnDown:
     case Tn::kFfnDown: return t.bias ? &L.ffn_down_b : &L.ffn_down;
     case Tn::kFfnPostNorm: return &L.ffn_post_norm;
     case Tn::kFfnGateInp: return t.bias ? &L.ffn_gate_inp_b : &L.ffn_gate_inp;
@@ -115,7 +125,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
 bool is_f32_matrix(const PlannedTensor& t) {
   if (t.bias) return false;
   return t.role == Tn::kSsmConv1d || t.role == Tn::kSsmA || t.role == Tn::kSsmD || t.role == Tn::kSsmNorm ||
-         t.role == Tn::kShortConvConv || t.role == Tn::kTimeMixLerpFused;
+         t.role == Tn::kShortConvConv || t.role == Tn::kTimeMixLerpFused || t.role == Tn::kEncAttnRelB;
 }
 
 Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {

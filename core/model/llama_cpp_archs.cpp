@@ -36,4 +36,12 @@ bool llama_cpp_name_only(std::string_view arch) {
   return arch == "gptj";
 }
 
+std::string_view out_of_scope_reason(std::string_view arch) {
+  if (arch == "t5") {
+    return "T5's decoder (text generation with an encoder-decoder) is out of scope; its encoder runs for embeddings "
+           "from a t5encoder file (convert_hf_to_gguf.py of a T5EncoderModel)";
+  }
+  return {};
+}
+
 }  // namespace ox

@@ -137,13 +137,14 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   const std::string arch(arch_view);
   const ArchDef* def = find_arch(arch);
   if (def == nullptr) {
-    const std::string what =
+    std::string what =
         llama_cpp_name_only(arch)
             ? strfmt("model architecture '%s' is not supported (llama.cpp v0.5.0 knows the name but does not run it "
                      "either)", arch.c_str())
         : known_to_llama_cpp(arch)
             ? strfmt("model architecture '%s' is not supported by oxidize yet (llama.cpp runs it)", arch.c_str())
             : strfmt("unknown model architecture '%s'", arch.c_str());
+    if (const std::string_view why = out_of_scope_reason(arch); !why.empty()) what.append(": ").append(why);
     return error(ErrorCode::kUnsupported, strfmt("%s: %s (supported: %s)", model->file_->name().c_str(), what.c_str(),
                                                  arch_names().c_str()));
   }

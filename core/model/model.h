@@ -73,6 +73,7 @@ struct LayerWeights {
   Tensor ffn_gate_inp_b;                               // [n_expert] router bias (gpt-oss)
   Tensor ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // F32, one row per expert (gpt-oss)
   Tensor attn_sinks;                                   // [n_head] (gpt-oss)
+  Tensor attn_rel_b;  // F32 [n_buckets][n_head] T5's relative position bias (ArchSpec::rel_buckets)
 };
 
 struct ModelWeights {
@@ -131,6 +132,7 @@ struct ForwardState {
   std::vector<float> moe_gate;   // [n, max(n_ff_exp, n_ff_shexp)] an expert's gate activations
   std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
   std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
+  std::vector<float> rel_bias;   // [2 * n_kv - 1, n_head] T5's bias per key - query distance (one layer's)
   // Embedding passes (Model::forward_hidden): the output rows are the final hidden states (after
   // the output norm, before the lm head), and each run's keys and values are packed into sequence
   // 0 of the cache at the run's batch offset, so the cache holds max_batch positions in all.

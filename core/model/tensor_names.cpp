@@ -85,6 +85,16 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kClsOut, "cls.output", false, false, G::kNone},
     {Tn::kEncOutputNorm, "enc.output_norm", false, true, G::kNone},
     {Tn::kClsNorm, "cls.norm", false, true, G::kNone},
+    {Tn::kEncAttnNorm, "attn_norm", true, true, G::kNone, false, "enc.blk"},
+    {Tn::kEncAttnQ, "attn_q", true, false, G::kAttnQ, false, "enc.blk"},
+    {Tn::kEncAttnK, "attn_k", true, false, G::kAttnK, false, "enc.blk"},
+    {Tn::kEncAttnV, "attn_v", true, false, G::kAttnV, false, "enc.blk"},
+    {Tn::kEncAttnOut, "attn_o", true, false, G::kNone, false, "enc.blk"},  // llama.cpp's rules miss "attn_o"
+    {Tn::kEncAttnRelB, "attn_rel_b", true, false, G::kNone, false, "enc.blk"},
+    {Tn::kEncFfnNorm, "ffn_norm", true, true, G::kNone, false, "enc.blk"},
+    {Tn::kEncFfnGate, "ffn_gate", true, false, G::kFfnGate, false, "enc.blk"},
+    {Tn::kEncFfnUp, "ffn_up", true, false, G::kFfnUp, false, "enc.blk"},
+    {Tn::kEncFfnDown, "ffn_down", true, false, G::kFfnDown, false, "enc.blk"},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 
@@ -105,9 +115,24 @@ std::span<const TensorNameRow> tensor_rows() { return kTensorNames; }
 
 std::string tensor_name(Tn role, int layer, std::string_view suffix) {
   const TensorNameRow& r = tensor_row(role);
-  std::string name = r.per_layer ? strfmt("blk.%d.%s", layer, r.base) : std::string(r.base);
+  std::string name = r.per_layer ? strfmt("%s.%d.%s", r.block, layer, r.base) : std::string(r.base);
   if (r.bare) return name;
   return name.append(".").append(suffix);
+}
+
+Tn encoder_role(Tn role) {
+  switch (role) {
+    case Tn::kAttnNorm: return Tn::kEncAttnNorm;
+    case Tn::kAttnQ: return Tn::kEncAttnQ;
+    case Tn::kAttnK: return Tn::kEncAttnK;
+    case Tn::kAttnV: return Tn::kEncAttnV;
+    case Tn::kAttnOutput: return Tn::kEncAttnOut;
+    case Tn::kFfnNorm: return Tn::kEncFfnNorm;
+    case Tn::kFfnGate: return Tn::kEncFfnGate;
+    case Tn::kFfnUp: return Tn::kEncFfnUp;
+    case Tn::kFfnDown: return Tn::kEncFfnDown;
+    default: return role;
+  }
 }
 
 QuantGroup quant_group_of(std::string_view name) {

@@ -36,6 +36,9 @@ enum class Tn : uint8_t {
   kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
   kEncOutputNorm,  // neo-bert's final norm ("enc.output_norm")
   kClsNorm,        // modern-bert's reranker head: a LayerNorm after cls
+  // T5's encoder (t5encoder): its layers, named enc.blk.N.*, and the relative position bias table
+  kEncAttnNorm, kEncAttnQ, kEncAttnK, kEncAttnV, kEncAttnOut, kEncAttnRelB, kEncFfnNorm, kEncFfnGate, kEncFfnUp,
+  kEncFfnDown,
   kCount
 };
 
@@ -49,6 +52,7 @@ struct TensorNameRow {
   bool vector;        // norms, biases, rope_freqs: 1-D, converted to f32 at load
   QuantGroup group;
   bool bare = false;  // "blk.%d.ssm_a": no ".weight" / ".bias" suffix
+  const char* block = "blk";  // per-layer names are "<block>.%d.<base>" (T5's encoder: "enc.blk")
 };
 
 const TensorNameRow& tensor_row(Tn role);
@@ -59,5 +63,8 @@ std::string tensor_name(Tn role, int layer = -1, std::string_view suffix = "weig
 // The quantize group of any tensor name, of any architecture (llama.cpp matches by substring, so
 // ffn_up_exps and ffn_up_shexp are ffn_up; attn_qkv and MLA's attn_kv_b take attn_v's rules).
 QuantGroup quant_group_of(std::string_view name);
+
+// A transformer layer's role under T5's encoder names (kAttnQ -> kEncAttnQ, ...); other roles as they are.
+Tn encoder_role(Tn role);
 
 }  // namespace ox

@@ -92,6 +92,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
       plan_recurrent_layer(s, hp, l, out);
       continue;
     }
+    const size_t layer_first = out.size();
     if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
     if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
@@ -128,6 +129,12 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     if (s.post_norms) p.vector(Tn::kFfnPostNorm, l, d);
     if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kLayerOutNorm, l);
+    if (s.enc_tensors) {  // T5's encoder names, and its relative position bias (layer 0's is the default)
+      for (size_t i = layer_first; i < out.size(); ++i) out[i].role = encoder_role(out[i].role);
+    }
+    if (s.rel_buckets > 0) {
+      p.matrix(Tn::kEncAttnRelB, l, hp.n_head, s.rel_buckets, l == 0 ? Has::kYes : Has::kOptional);
+    }
   }
   if (s.residual != Residual::kPostNorm) p.norm(s, s.output_norm, -1);  // bert's blocks end in a norm
   p.matrix(Tn::kOutput, -1, d, hp.n_vocab, s.output);

@@ -181,6 +181,11 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + slope * alibi_distance(j0 + j, pos);
         scale = 1.0f;
       }
+      if (p.rel_bias != nullptr) {  // T5: the bias of this head and offset
+        const float* bias = p.rel_bias + (j0 - pos) * p.n_head + (hk * plan.group + r % plan.group);
+        for (int64_t j = a; j < b; ++j) sc[j] = sc[j] * scale + bias[j * p.n_head];
+        scale = 1.0f;
+      }
       // Weights e^(score - max) of the visible positions (masked ones weigh 0), the running maximum
       // updated; what was summed under an older, smaller maximum is scaled down to the new one.
       const float old_max = s.max[r];
@@ -233,6 +238,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
     dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
     s += slope * alibi_distance(j, pos);
+    if (p.rel_bias != nullptr) s += p.rel_bias[(j - pos) * p.n_head + h];
     float w = 1.0f;  // weight of v_j relative to the running maximum
     float rescale = 1.0f;
     if (s > max_s) {

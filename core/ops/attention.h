@@ -37,6 +37,10 @@ struct AttentionParams {
   // false: every query sees every key of its sequence held so far (encoders: bert), not only those
   // at or before its own position. The whole sequence is then evaluated in one call.
   bool causal = true;
+  // T5 (relative_bias.h): head h's score of key position j from the query at pos gains
+  // rel_bias[(j - pos) * n_head + h]; the table holds every offset of the keys visible (points at
+  // offset 0's row). Added unscaled, after the scale and before the softmax, as llama.cpp's kq_b.
+  const float* rel_bias = nullptr;
 };
 
 // One layer of the cache as attention reads it: position j's keys (every KV head, in type_k) at

@@ -55,9 +55,10 @@ Result<std::unique_ptr<Embedder>> Embedder::create(std::shared_ptr<const LoadedM
   e->pooling_ = pooling;
   e->n_ctx_ = n_ctx;
   // Keys and values in f16: llama.cpp's cache type, and what its flash attention casts an encoder's
-  // uncached f32 keys and values to (llm_graph_context::build_attn_mha).
-  OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, DType::F16,
-                                             DType::F16, 1));
+  // uncached f32 keys and values to (llm_graph_context::build_attn_mha). T5's score bias keeps
+  // llama.cpp off flash attention: its keys and values stay f32 there.
+  const DType kv_type = m.spec().rel_buckets > 0 ? DType::F32 : DType::F16;
+  OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, kv_type, kv_type, 1));
   e->state_->numerics = options.numerics;
   e->hidden_.resize(static_cast<size_t>(n_ctx) * static_cast<size_t>(m.hparams().n_embd));
   return e;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "core/gguf/gguf.h"
@@ -61,8 +62,9 @@ void fill_gaussian_row(uint64_t seed, uint64_t tensor, uint64_t row, float std_d
 }
 
 // How a tensor's values are drawn: matrices N(0, weight_std^2); norm weights 1 (or 1 + N(0, 0.1^2) with
-// every feature on, so a missing norm multiply shows); biases N(0, 0.05^2); rope_freqs in [1, 8).
-enum class Fill { kMatrix, kNorm, kBias, kRopeFreqs };
+// every feature on, so a missing norm multiply shows); biases N(0, 0.05^2); rope_freqs in [1, 8);
+// T5's relative position bias N(0, 1), the size of the scores it joins (a wrong bucket shows).
+enum class Fill { kMatrix, kNorm, kBias, kRopeFreqs, kRelBias };
 
 struct SynthTensor {
   std::string name;
@@ -81,6 +83,7 @@ std::vector<SynthTensor> tensor_list(const ArchSpec& spec, const HParams& hp, bo
     const Fill fill = p.bias ? Fill::kBias
                       : p.role == Tn::kRopeFreqs ? Fill::kRopeFreqs
                       : p.role == Tn::kFfnGateInpShexp ? Fill::kMatrix  // a 1-D dot product, not a norm
+                      : p.role == Tn::kEncAttnRelB ? Fill::kRelBias
                       : p.vector() || p.role == Tn::kSsmNorm ? Fill::kNorm : Fill::kMatrix;
     t.push_back({p.name(), std::move(dims), fill});
   }
@@ -101,6 +104,7 @@ void generate_tensor(const SynthTensor& t, uint64_t seed, float std_dev, float n
       switch (t.fill) {
         case Fill::kMatrix: fill_gaussian_row(seed, index, static_cast<uint64_t>(r), std_dev, row.data(), n_per_row); break;
         case Fill::kBias: fill_gaussian_row(seed, index, static_cast<uint64_t>(r), 0.05f, row.data(), n_per_row); break;
+        case Fill::kRelBias: fill_gaussian_row(seed, index, static_cast<uint64_t>(r), 1.0f, row.data(), n_per_row); break;
         case Fill::kNorm:
           fill_gaussian_row(seed, index, static_cast<uint64_t>(r), norm_std, row.data(), n_per_row);
           for (float& v : row) v += 1.0f;
@@ -205,6 +209,28 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
   return hp;
 }
 
+// A tokenizer key of a vocabulary of n_source tokens cut to its first n_vocab: the per-token arrays
+// cut, a special token id past the cut left out (nullopt; an id the source had as "none", past its
+// own end, stays), anything else as it is.
+std::optional<gguf::Value> cut_vocab_key(std::string_view key, const gguf::Value& value, uint64_t n_source,
+                                         uint64_t n_vocab) {
+  gguf::Value v = value;
+  if (n_vocab == n_source) return v;
+  const bool per_token = key == "tokenizer.ggml.tokens" || key == "tokenizer.ggml.scores" ||
+                         key == "tokenizer.ggml.token_type";
+  if (per_token && v.type == gguf::ValueType::ARRAY && v.count > n_vocab) {
+    v.count = n_vocab;
+    if (!v.strings.empty()) v.strings.resize(static_cast<size_t>(n_vocab));
+  }
+  constexpr std::string_view kIdSuffix = "_token_id";
+  const bool token_id = key.size() > kIdSuffix.size() && key.substr(key.size() - kIdSuffix.size()) == kIdSuffix;
+  // An id is held in u (unsigned types) or i (signed ones); the other field stays 0.
+  const uint64_t id = v.i > 0 ? static_cast<uint64_t>(v.i) : v.u;
+  const bool past_cut = id >= n_vocab && id < n_source;
+  if (token_id && v.is_integer() && past_cut) return std::nullopt;
+  return v;
+}
+
 bool has_synth_key(const ArchDef& arch, std::string_view key) {
   for (const SynthKey& k : arch.synth_keys) {
     if (k.key != nullptr && key == k.key) return true;
@@ -298,8 +324,20 @@ Status synth_gguf(const SynthOptions& o) {
   const std::string vocab_path = o.vocab_path.empty() ? default_synth_vocab_path() : o.vocab_path;
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> vocab, gguf::GgufFile::open(vocab_path));
   OX_ASSIGN_OR_RETURN(const std::vector<std::string_view>* tokens, vocab->get_string_array("tokenizer.ggml.tokens"));
-  const uint64_t n_vocab = tokens->size();
+  const uint64_t n_source = tokens->size();
+  uint64_t n_vocab = n_source;
   if (n_vocab == 0) return error(ErrorCode::kInvalidFile, strfmt("%s: empty tokenizer.ggml.tokens", vocab_path.c_str()));
+  if (o.vocab_size > 0) {
+    if (o.vocab_size > n_vocab) {
+      return error(ErrorCode::kInvalidArgument, strfmt("synth: --vocab-size %u: %s has only %llu tokens", o.vocab_size,
+                                                       vocab_path.c_str(), static_cast<unsigned long long>(n_vocab)));
+    }
+    if (vocab->find("tokenizer.ggml.merges") != nullptr) {
+      return error(ErrorCode::kInvalidArgument, strfmt("synth: --vocab-size cannot cut %s: a BPE vocabulary's merges "
+                                                       "name its tokens", vocab_path.c_str()));
+    }
+    n_vocab = o.vocab_size;
+  }
 
   // No --arch: the llama models of the benchmarks (no optional tensors, norms exactly 1). With one:
   // a parity model with every optional feature of the architecture switched on.
@@ -324,7 +362,9 @@ Status synth_gguf(const SynthOptions& o) {
   gguf::GgufWriter w;
   OX_TRY(add_header(w, *shape, *arch, hp, *preset));
   for (const auto& [key, value] : vocab->metadata()) {
-    if (key.rfind("tokenizer.", 0) == 0) OX_TRY(w.add(key, gguf::encode_value(value)).with_context(vocab_path));
+    if (key.rfind("tokenizer.", 0) != 0) continue;
+    const std::optional<gguf::Value> kept = cut_vocab_key(key, value, n_source, n_vocab);
+    if (kept.has_value()) OX_TRY(w.add(key, gguf::encode_value(*kept)).with_context(vocab_path));
   }
 
   std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);

@@ -18,6 +18,9 @@ struct SynthOptions {
   // architecture's name (all_archs()): its parity model, every optional tensor and synth key on.
   std::string arch;
   std::string vocab_path;          // GGUF whose tokenizer.* keys are copied; empty: default_synth_vocab_path()
+  // > 0: only the vocabulary's first vocab_size tokens (a small model from a large Unigram or
+  // WordPiece vocabulary); special token ids past the cut are left out. Refused for BPE (merges).
+  uint32_t vocab_size = 0;
   std::string type = "F32";        // F32 / F16 / BF16 or a quantization preset (Q4_K_M, Q8_0, ...)
   uint64_t seed = 1;               // same seed, same bytes (whatever n_threads)
   int n_threads = 1;               // <= 0: every core

@@ -28,7 +28,7 @@ constexpr double kMinCosine = 0.99999;
 constexpr double kMaxAbs = 1e-4;
 
 struct Reference {
-  std::string synth;  // --arch A --seed S --vocab PATH --weight-std W
+  std::string synth;  // --arch A --seed S --vocab PATH [--vocab-size N] --weight-std W
   Pooling pooling = Pooling::kNone;
   int normalize = 2;
   std::vector<std::vector<float>> vectors;
@@ -71,6 +71,7 @@ std::shared_ptr<const LoadedModel> parity_model(const std::string& name, const R
   o.seed = std::strtoull(option(r.synth, "--seed").c_str(), nullptr, 10);
   o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
   o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
+  o.vocab_size = static_cast<uint32_t>(std::strtoul(option(r.synth, "--vocab-size").c_str(), nullptr, 10));
   o.out_path = testing::TempDir() + "oxidize_embed_" + name + ".gguf";
   const Status st = synth_gguf(o);
   EXPECT_TRUE(st.is_ok()) << st.message();
@@ -168,7 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
                                          "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean", "jina-bert-v2-rank",
                                          "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls", "eurobert-mean",
                                          "gemma-embedding-mean", "modern-bert-mean",
-                                         "modern-bert-rank"),
+                                         "modern-bert-rank", "t5encoder-mean"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            std::replace(s.begin(), s.end(), '-', '_');

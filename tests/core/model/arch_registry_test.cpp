@@ -94,6 +94,10 @@ TEST(ArchRegistry, ArchitectureLlamaCppRunsButWeDoNotIsNamed) {
   EXPECT_NE(m.status().message().find("'t5' is not supported by oxidize yet (llama.cpp runs it)"), std::string::npos)
       << m.status().message();
   EXPECT_NE(m.status().message().find("llama"), std::string::npos) << "lists what is supported";
+  // Its decoder is out of scope, and the message says where its encoder runs.
+  EXPECT_NE(m.status().message().find("T5's decoder (text generation with an encoder-decoder) is out of scope"),
+            std::string::npos) << m.status().message();
+  EXPECT_NE(m.status().message().find("t5encoder"), std::string::npos) << m.status().message();
 }
 
 TEST(ArchRegistry, ArchitectureLlamaCppOnlyNamesIsNotClaimedToRun) {

@@ -194,6 +194,57 @@ TEST(Synth, Errors) {
 namespace ox {
 namespace {
 
+// vocab_size: the first N tokens of a large Unigram vocabulary (XLM-R's 250k), scores and types
+// cut alike, special ids past the cut left out; a BPE vocabulary (merges) is refused.
+TEST(Synth, VocabularyCutToItsFirstTokens) {
+  SynthOptions o = small_options(temp("oxidize_synth_vocab_cut.gguf"));
+  o.vocab_path = test::shared_path("vocab/ggml-vocab-nomic-bert-moe.gguf");
+  if (!test::file_exists(o.vocab_path)) GTEST_SKIP() << "missing " << o.vocab_path;
+  o.vocab_size = 1000;
+  const Status st = synth_gguf(o);
+  ASSERT_TRUE(st.is_ok()) << st.message();
+  auto f = open_or_die(o.out_path);
+  ASSERT_NE(f, nullptr);
+  auto source = open_or_die(o.vocab_path);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(f->get_u32("llama.vocab_size").value(), 1000u);
+  const std::vector<std::string_view>& tokens = *f->get_string_array("tokenizer.ggml.tokens").value();
+  const std::vector<std::string_view>& all = *source->get_string_array("tokenizer.ggml.tokens").value();
+  ASSERT_EQ(tokens.size(), 1000u);
+  for (size_t i = 0; i < tokens.size(); ++i) EXPECT_EQ(tokens[i], all[i]) << i;
+  EXPECT_EQ(f->get_array("tokenizer.ggml.scores").value()->count, 1000u);
+  EXPECT_EQ(f->get_array("tokenizer.ggml.token_type").value()->count, 1000u);
+  EXPECT_EQ(f->get_array("tokenizer.ggml.scores").value()->f32_at(999),
+            source->get_array("tokenizer.ggml.scores").value()->f32_at(999));
+  EXPECT_EQ(f->get_u32("tokenizer.ggml.eos_token_id").value(), 2u);
+  EXPECT_EQ(f->find_tensor("token_embd.weight")->dims[1], 1000u);
+  EXPECT_NE(f->find("tokenizer.ggml.precompiled_charsmap"), nullptr);
+  for (const auto& [key, value] : f->metadata()) {
+    if (key.size() > 9 && key.substr(key.size() - 9) == "_token_id") EXPECT_LT(value.u, 1000u) << key;
+  }
+  Result<std::shared_ptr<const Model>> m = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(f)));
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  std::remove(o.out_path.c_str());
+
+  // stories260K's separator id is "none" (past its 512 tokens): kept as it was, not left out.
+  o.vocab_path = test::shared_path("models/stories260K.gguf");
+  o.vocab_size = 100;
+  ASSERT_TRUE(synth_gguf(o).is_ok());
+  auto small = open_or_die(o.out_path);
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(small->get_u32("tokenizer.ggml.seperator_token_id").value(), 4294967295u);
+  EXPECT_EQ(small->get_u32("tokenizer.ggml.eos_token_id").value(), 2u);
+  EXPECT_EQ(small->get_string_array("tokenizer.ggml.tokens").value()->size(), 100u);
+  small.reset();
+  std::remove(o.out_path.c_str());
+
+  o.vocab_path = test::shared_path("vocab/ggml-vocab-gpt-2.gguf");
+  if (!test::file_exists(o.vocab_path)) return;
+  const Status bpe = synth_gguf(o);
+  ASSERT_FALSE(bpe.is_ok());
+  EXPECT_NE(bpe.message().find("merges"), std::string::npos) << bpe.message();
+}
+
 // `--arch A`: every registered architecture's parity model loads, and holds every tensor of its
 // plan, optional ones included (so the parity tests exercise every optional feature).
 TEST(Synth, EveryArchitectureWithEveryOptionalTensor) {

@@ -37,6 +37,8 @@ declare -A cases=(
   [gemma-embedding-mean]="--arch gemma-embedding --seed 1 --vocab models/stories260K.gguf|mean|2"
   [modern-bert-mean]="--arch modern-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
   [modern-bert-rank]="--arch modern-bert --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
+  # T5's Unigram tokenizer ("t5"): XLM-R's SentencePiece vocabulary, cut to its 4096 likeliest pieces
+  [t5encoder-mean]="--arch t5encoder --seed 1 --vocab vocab/ggml-vocab-nomic-bert-moe.gguf --vocab-size 4096|mean|2"
 )
 names=("$@")
 [ ${#names[@]} -eq 0 ] && names=("${!cases[@]}")
