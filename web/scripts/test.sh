@@ -16,4 +16,4 @@ if [ "${OXIDIZE_WEB_SKIP_BUILD:-0}" != 1 ]; then
   fi
 fi
 cd web
-exec node --test --test-concurrency=1 "$@" test/browser.test.mjs
+exec node --test --test-concurrency=1 "$@" test/*.test.mjs
