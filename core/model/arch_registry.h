@@ -41,7 +41,10 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-  SynthKey synth_keys[12] = {};
+  SynthKey synth_keys[24] = {};
+  // Where llama.cpp reads a key differently by shape (deepseek2 ignores q_lora_rank at its "lite"
+  // layer counts): run on what read_hparams read, and on what `oxidize synth` will declare.
+  void (*fix_hparams)(HParams& hp) = nullptr;
 };
 
 // Every registered architecture, sorted by name.

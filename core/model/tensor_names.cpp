@@ -85,6 +85,14 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kClsOut, "cls.output", false, false, G::kNone},
     {Tn::kEncOutputNorm, "enc.output_norm", false, true, G::kNone},
     {Tn::kClsNorm, "cls.norm", false, true, G::kNone},
+    {Tn::kAttnQA, "attn_q_a", true, false, G::kNone},
+    {Tn::kAttnQB, "attn_q_b", true, false, G::kNone},
+    {Tn::kAttnQANorm, "attn_q_a_norm", true, true, G::kNone},
+    {Tn::kAttnKvAMqa, "attn_kv_a_mqa", true, false, G::kNone},
+    {Tn::kAttnKvANorm, "attn_kv_a_norm", true, true, G::kNone},
+    {Tn::kAttnKvB, "attn_kv_b", true, false, G::kAttnV},  // llama.cpp's quantize rules: attn_v's
+    {Tn::kAttnKB, "attn_k_b", true, false, G::kNone},
+    {Tn::kAttnVB, "attn_v_b", true, false, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

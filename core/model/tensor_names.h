@@ -36,6 +36,10 @@ enum class Tn : uint8_t {
   kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
   kEncOutputNorm,  // neo-bert's final norm ("enc.output_norm")
   kClsNorm,        // modern-bert's reranker head: a LayerNorm after cls
+  // deepseek2's multi-head latent attention: q's low-rank pair and its norm, the compressed k/v row
+  // (with the rotated part of k) and its norm, its expansion to every head (attn_kv_b, or split into
+  // attn_k_b / attn_v_b)
+  kAttnQA, kAttnQB, kAttnQANorm, kAttnKvAMqa, kAttnKvANorm, kAttnKvB, kAttnKB, kAttnVB,
   kCount
 };
 

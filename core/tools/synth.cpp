@@ -189,6 +189,10 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "attention.iclr_lora_rank") hp.n_lora_iclr = v;
     if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
     if (key == "attention.gate_lora_rank") hp.n_lora_gate = v;
+    if (key == "attention.q_lora_rank") hp.n_lora_q = v;  // multi-head latent attention (deepseek2)
+    if (key == "attention.kv_lora_rank") hp.n_lora_kv = v;
+    if (key == "attention.key_length_mla") hp.head_dim_k_mla = v;
+    if (key == "attention.value_length_mla") hp.head_dim_v_mla = v;
     if (key == "attention.head_count_kv" && k.type == SynthKey::kU32) hp.n_head_kv = v;
     if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
     // Mixture-of-experts shapes (moe.h)
@@ -202,6 +206,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "moe_every_n_layers") hp.n_moe_every = v;
     if (key == "classifier.output_labels") hp.n_cls_out = static_cast<int>(comma_list(k.text).size());
   }
+  if (arch.fix_hparams != nullptr) arch.fix_hparams(hp);  // as the loader will read the file
   return hp;
 }
 
