@@ -128,14 +128,19 @@ extern const ArchDef deepseek2{
     .forward = forward_deepseek2,
     // Every feature on: q through its low-rank pair, the split attn_k_b / attn_v_b, a dense first
     // layer, sigmoid routing with a choice bias in 2 groups of 2, a shared expert, YaRN with DeepSeek's
-    // mscale. (deepseek2@lite: 27 layers, where llama.cpp takes attn_q instead of the pair.)
-    .synth_keys = {{"attention.head_count_kv", SynthKey::kU32, 1},
+    // mscale. (deepseek2@lite: 27 layers, where llama.cpp takes attn_q instead of the pair;
+    // deepseek2@kv_b: --variant kv_b, the attn_kv_b layout of files converted before the split.)
+    .synth_keys = {{.key = "attention.head_count_kv", .value = 1, .variant = "!kv_b"},
                    {"attention.q_lora_rank", SynthKey::kU32, 128},
                    {"attention.kv_lora_rank", SynthKey::kU32, 128},
-                   {"attention.key_length", SynthKey::kU32, 160},
-                   {"attention.value_length", SynthKey::kU32, 128},
-                   {"attention.key_length_mla", SynthKey::kU32, 64},
-                   {"attention.value_length_mla", SynthKey::kU32, 64},
+                   {.key = "attention.key_length", .value = 160, .variant = "!kv_b"},
+                   {.key = "attention.value_length", .value = 128, .variant = "!kv_b"},
+                   {.key = "attention.key_length_mla", .value = 64, .variant = "!kv_b"},
+                   {.key = "attention.value_length_mla", .value = 64, .variant = "!kv_b"},
+                   // deepseek2@kv_b: the older layout, attn_kv_b expanding c for every head
+                   {.key = "attention.head_count_kv", .value = 4, .variant = "kv_b"},
+                   {.key = "attention.key_length", .value = 64, .variant = "kv_b"},
+                   {.key = "attention.value_length", .value = 64, .variant = "kv_b"},
                    {"rope.dimension_count", SynthKey::kU32, 32},
                    {"rope.scaling.type", SynthKey::kStr, 0, "yarn"},
                    {"rope.scaling.factor", SynthKey::kF32, 4},
