@@ -1,0 +1,147 @@
+// deepseek2 beyond the parity references (arch_parity_test.cpp): a context shift rotates only the
+// rotary part of its cached keys (the last n_rot values of the latent row [c | k_rot], or of each
+// head of the attn_kv_b layout), and what llama.cpp runs but oxidize does not is refused by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/gguf/writer.h"
+#include "core/model/model.h"
+#include "core/quant/traits.h"
+#include "core/tools/synth.h"
+#include "kernels/kernels.h"
+#include "tests/support/shared_data.h"
+
+namespace ox {
+namespace {
+
+// The parity model of deepseek2 (or of its variant), loaded from `path` after synth wrote it.
+std::shared_ptr<const Model> synth_model(const std::string& variant) {
+  SynthOptions o;
+  o.arch = "deepseek2";
+  o.shape = "tiny-arch";
+  o.variant = variant;
+  o.weight_std = 0.08f;
+  o.vocab_path = test::shared_path("models/stories260K.gguf");
+  o.out_path = testing::TempDir() + "oxidize_deepseek2_" + variant + ".gguf";
+  const Status st = synth_gguf(o);
+  EXPECT_TRUE(st.is_ok()) << st.message();
+  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(o.out_path);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return nullptr;
+  Result<std::shared_ptr<const Model>> model = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  return model.ok() ? model.value() : nullptr;
+}
+
+// The synth model's file with `extra` u32 / f32 keys added and `drop` left out, loaded.
+Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std::string, double>>& extra_u32,
+                                                 const std::vector<std::pair<std::string, double>>& extra_f32,
+                                                 const std::string& drop) {
+  const std::string path = testing::TempDir() + "oxidize_deepseek2_.gguf";
+  EXPECT_NE(synth_model(""), nullptr);
+  Result<std::unique_ptr<gguf::GgufFile>> src = gguf::GgufFile::open(path);
+  EXPECT_TRUE(src.ok());
+  gguf::GgufWriter w;
+  for (const auto& [key, value] : src.value()->metadata()) {
+    if (key != drop) EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+  }
+  for (const auto& [key, v] : extra_u32) EXPECT_TRUE(w.add_u32(key, static_cast<uint32_t>(v)).is_ok());
+  for (const auto& [key, v] : extra_f32) EXPECT_TRUE(w.add_f32(key, static_cast<float>(v)).is_ok());
+  for (const gguf::TensorInfo& t : src.value()->tensors()) {
+    EXPECT_TRUE(w.add_tensor(t.name, t.dims, t.type, std::vector<uint8_t>(t.data, t.data + t.n_bytes)).is_ok());
+  }
+  Result<std::vector<uint8_t>> bytes = w.to_bytes();
+  EXPECT_TRUE(bytes.ok());
+  auto owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes).value());
+  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::parse(*owned, "edited.gguf", owned);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  return Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
+}
+
+// Layer 0's cached keys after dropping [keep, keep + drop) of n tokens and shifting, against the keys
+// a fresh cache computes for the kept tokens: the largest difference (values: *value_error).
+double shifted_key_error(const Model& model, DType type, int n, int keep, int drop, double* value_error) {
+  ThreadPool pool(2);
+  const kernels::KernelTable* table = &kernels::best_kernels();
+  auto shifted = model.new_state(n, n, table, &pool, type, type);
+  auto fresh = model.new_state(n, n, table, &pool, type, type);
+  EXPECT_TRUE(shifted.ok() && fresh.ok());
+  std::vector<int32_t> tokens(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) tokens[static_cast<size_t>(i)] = 1 + (i * 37 + 11) % (model.hparams().n_vocab - 1);
+  std::vector<float> logits(static_cast<size_t>(model.hparams().n_vocab));
+  model.forward(*shifted.value(), tokens, 0, false, logits.data());
+  EXPECT_TRUE(model.shift(*shifted.value(), keep, drop, n).is_ok());
+  std::vector<int32_t> kept(tokens.begin(), tokens.begin() + keep);
+  kept.insert(kept.end(), tokens.begin() + keep + drop, tokens.end());
+  model.forward(*fresh.value(), kept, 0, false, logits.data());
+  auto row = [](const ForwardState& st, bool key, int64_t pos) {
+    const KvCache& kv = st.kv;
+    const int64_t width = key ? kv.k_dim() : kv.v_dim();
+    std::vector<float> out(static_cast<size_t>(width));
+    quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, 0, pos) : kv.v(0, 0, pos), out.data(), width);
+    return out;
+  };
+  double k_err = 0, v_err = 0;
+  for (int64_t pos = 0; pos < static_cast<int64_t>(kept.size()); ++pos) {
+    const std::vector<float> ks = row(*shifted.value(), true, pos), kf = row(*fresh.value(), true, pos);
+    const std::vector<float> vs = row(*shifted.value(), false, pos), vf = row(*fresh.value(), false, pos);
+    for (size_t i = 0; i < ks.size(); ++i) k_err = std::max(k_err, std::fabs(double{ks[i]} - kf[i]));
+    for (size_t i = 0; i < vs.size(); ++i) v_err = std::max(v_err, std::fabs(double{vs[i]} - vf[i]));
+  }
+  *value_error = v_err;
+  return k_err;
+}
+
+// Both layouts, an f32 cache: rotation by theta(p) then theta(-d) against theta(p - d), in float.
+// Rotating the wrong values (the first n_rot, as for other architectures) moves c, which does not
+// depend on the position, by far more.
+TEST(Deepseek2, ContextShiftRotatesOnlyTheRotaryPartOfTheKeys) {
+  for (const std::string variant : {"", "kv_b"}) {
+    std::shared_ptr<const Model> model = synth_model(variant);
+    ASSERT_NE(model, nullptr);
+    ASSERT_TRUE(model->can_shift());
+    double v_err = 0;
+    EXPECT_LT(shifted_key_error(*model, DType::F32, 40, 3, 17, &v_err), 2e-5) << variant;
+    EXPECT_EQ(v_err, 0.0) << variant << ": values move unchanged";
+  }
+}
+
+// The latent cache keeps no value rows: a position's value is the start of its key row.
+TEST(Deepseek2, LatentCacheHasNoValueRows) {
+  std::shared_ptr<const Model> model = synth_model("");
+  ASSERT_NE(model, nullptr);
+  const KvCacheShape s = model->kv_shape(64, DType::F16, DType::Q8_0);
+  EXPECT_EQ(s.k_dim, model->hparams().n_lora_kv + model->hparams().n_rot);
+  EXPECT_EQ(s.v_dim, 0);
+  std::shared_ptr<const Model> kv_b = synth_model("kv_b");
+  ASSERT_NE(kv_b, nullptr);
+  EXPECT_EQ(kv_b->kv_shape(64, DType::F16, DType::F16).v_dim, kv_b->hparams().n_head * kv_b->hparams().head_dim_v);
+}
+
+TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
+  struct Case {
+    std::vector<std::pair<std::string, double>> u32, f32;
+    std::string drop, message;
+  };
+  const Case cases[] = {
+      {{{"deepseek2.nextn_predict_layers", 1}}, {}, "", "multi-token-prediction layers ('deepseek2.nextn_predict_layers'"},
+      {{}, {{"deepseek2.attention.temperature_scale", 0.1}}, "", "'deepseek2.attention.temperature_scale'"},
+      {{}, {}, "deepseek2.attention.q_lora_rank", "missing metadata key 'deepseek2.attention.q_lora_rank'"},
+      {{}, {}, "deepseek2.attention.value_length_mla", "'deepseek2.attention.key_length_mla' and 'value_length_mla'"},
+      {{}, {}, "deepseek2.expert_shared_count", "missing metadata key 'deepseek2.expert_shared_count'"},
+  };
+  for (const Case& c : cases) {
+    Result<std::shared_ptr<const Model>> m = load_edited(c.u32, c.f32, c.drop);
+    ASSERT_FALSE(m.ok()) << c.message;
+    EXPECT_NE(m.status().message().find(c.message), std::string::npos) << m.status().message();
+  }
+  // A zero count or temperature is no feature: the file loads.
+  EXPECT_TRUE(load_edited({{"deepseek2.nextn_predict_layers", 0}}, {{"deepseek2.attention.temperature_scale", 0}}, "").ok());
+}
+
+}  // namespace
+}  // namespace ox
