@@ -1,6 +1,7 @@
 // deepseek2 beyond the parity references (arch_parity_test.cpp): a context shift rotates only the
 // rotary part of its cached keys (the last n_rot values of the latent row [c | k_rot], or of each
-// head of the attn_kv_b layout), and what llama.cpp runs but oxidize does not is refused by name.
+// head of the attn_kv_b layout), the latent cache has no value rows, a decoded token's weight bytes
+// count every head's attn_k_b, and what llama.cpp runs but oxidize does not is refused by name.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "core/gguf/writer.h"
 #include "core/model/model.h"
+#include "core/model/moe.h"
 #include "core/quant/traits.h"
 #include "core/tools/synth.h"
 #include "kernels/kernels.h"
@@ -120,6 +122,20 @@ TEST(Deepseek2, LatentCacheHasNoValueRows) {
   std::shared_ptr<const Model> kv_b = synth_model("kv_b");
   ASSERT_NE(kv_b, nullptr);
   EXPECT_EQ(kv_b->kv_shape(64, DType::F16, DType::F16).v_dim, kv_b->hparams().n_head * kv_b->hparams().head_dim_v);
+}
+
+// attn_k_b and attn_v_b are 3-D (one matrix per head) but no experts: a decoded token reads all of
+// them (here n_head = n_expert = 4, which a shape test alone mistook for experts).
+TEST(Deepseek2, WeightBytesPerTokenReadsEveryHeadOfAttnKB) {
+  std::shared_ptr<const Model> model = synth_model("");
+  ASSERT_NE(model, nullptr);
+  uint64_t dense = 0, experts = 0;
+  for (const gguf::TensorInfo& t : model->file().tensors()) {
+    (t.name.find("_exps") != std::string::npos ? experts : dense) += t.n_bytes;
+  }
+  const Tensor& embd = model->weights().token_embd;
+  if (model->weights().output.data != embd.data) dense -= embd.row_bytes * (embd.rows - 1);
+  EXPECT_EQ(decode_weight_bytes(*model), dense + experts / 2);  // 2 of 4 experts
 }
 
 TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
