@@ -37,7 +37,9 @@ MlaDims dims_of(const HParams& hp) {
 // dst[t, 0..width) = src[t * src_stride + 0..width) for n rows: one head's slice of every token,
 // contiguous, as matmul reads its input.
 void gather(const float* src, int64_t src_stride, int64_t width, int64_t n, float* dst) {
-  for (int64_t t = 0; t < n; ++t) std::memcpy(dst + t * width, src + t * src_stride, sizeof(float) * static_cast<size_t>(width));
+  for (int64_t t = 0; t < n; ++t) {
+    std::memcpy(dst + t * width, src + t * src_stride, sizeof(float) * static_cast<size_t>(width));
+  }
 }
 
 // The working memory of one call, carved from st.mixer (mla_scratch_floats per token).
@@ -69,9 +71,10 @@ void attend(const Model& m, ForwardState& st, int l, std::span<const SeqRun> run
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   for (const SeqRun& r : runs) {
     const uint8_t* k = st.kv.k(l, r.seq, 0);
-    const KvLayerView view = latent ? KvLayerView{k, k, st.kv.k_row_bytes(), st.kv.k_row_bytes(), st.kv.type_k(), st.kv.type_k()}
-                                    : KvLayerView{k, st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(),
-                                                  st.kv.type_k(), st.kv.type_v()};
+    const KvLayerView view =
+        latent ? KvLayerView{k, k, st.kv.k_row_bytes(), st.kv.k_row_bytes(), st.kv.type_k(), st.kv.type_k()}
+               : KvLayerView{k, st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(), st.kv.type_k(),
+                             st.kv.type_v()};
     attention(st.ops, q + r.t0 * q_row, r.n, r.pos0, view, p, st.att.data() + r.t0 * att_row);
   }
 }

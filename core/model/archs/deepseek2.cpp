@@ -38,14 +38,17 @@ Status refuse(const gguf::GgufFile& f, const std::string& key, bool is_float, co
                                                key.c_str(), static_cast<double>(v)));
 }
 
+Status missing_key(const gguf::GgufFile& f, const std::string& key) {
+  return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%s'", f.name().c_str(), key.c_str()));
+}
+
 // The latent attention's shapes, as llama.cpp's loader needs them.
 Status check_mla(const gguf::GgufFile& f, const HParams& hp) {
   const std::string p = hp.arch + ".";
   const char* file = f.name().c_str();
-  if (hp.n_lora_kv <= 0) return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%sattention.kv_lora_rank'", file, p.c_str()));
-  if (!lite_shape(hp) && f.find(p + "attention.q_lora_rank") == nullptr) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%sattention.q_lora_rank'", file, p.c_str()));
-  }
+  if (hp.n_lora_kv <= 0) return missing_key(f, p + "attention.kv_lora_rank");
+  const std::string q_lora = p + "attention.q_lora_rank";
+  if (!lite_shape(hp) && f.find(q_lora) == nullptr) return missing_key(f, q_lora);
   if ((hp.head_dim_k_mla > 0) != (hp.head_dim_v_mla > 0)) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.key_length_mla' and 'value_length_mla' go together",
                                                  file, p.c_str()));
@@ -76,7 +79,9 @@ Status scales(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
   const std::string key = hp.arch + ".rope.scaling.yarn_log_multiplier";
   OX_ASSIGN_OR_RETURN(float log_mul, f.get_f32_or(key, 0.0f));
   log_mul /= 0.1f;  // the converter wrote 0.1 * mscale_all_dim
-  if (!std::isfinite(log_mul)) return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' is not finite", f.name().c_str(), key.c_str()));
+  if (!std::isfinite(log_mul)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' is not finite", f.name().c_str(), key.c_str()));
+  }
   const float freq_scale = hp.rope_freq_scale;
   float attn_factor = 1.0f;  // llama_context's yarn_attn_factor
   if (hp.rope_scaling == RopeScalingType::kYarn) {
@@ -101,9 +106,7 @@ Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
     return error(ErrorCode::kUnsupported, strfmt("%s: fused expert tensors (ffn_gate_up_exps) are not supported",
                                                  f.name().c_str()));
   }
-  if (f.find(p + "expert_shared_count") == nullptr) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%sexpert_shared_count'", f.name().c_str(), p.c_str()));
-  }
+  if (f.find(p + "expert_shared_count") == nullptr) return missing_key(f, p + "expert_shared_count");
   OX_TRY(check_mla(f, hp));
   // No expert_gating_func (DeepSeek V2 / V2.5 files): softmax, except GLM-4.7-Flash's shape, as llama.cpp.
   OX_ASSIGN_OR_RETURN(const uint32_t gating, f.get_u32_or(p + "expert_gating_func", 0));
