@@ -4,17 +4,14 @@
 // count every head's attn_k_b, and what llama.cpp runs but oxidize does not is refused by name.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/gguf/writer.h"
 #include "core/model/model.h"
 #include "core/model/moe.h"
-#include "core/quant/traits.h"
 #include "core/tools/synth.h"
-#include "kernels/kernels.h"
+#include "tests/core/model/shift_check.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -64,40 +61,6 @@ Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std
   return Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
 }
 
-// Layer 0's cached keys after dropping [keep, keep + drop) of n tokens and shifting, against the keys
-// a fresh cache computes for the kept tokens: the largest difference (values: *value_error).
-double shifted_key_error(const Model& model, DType type, int n, int keep, int drop, double* value_error) {
-  ThreadPool pool(2);
-  const kernels::KernelTable* table = &kernels::best_kernels();
-  auto shifted = model.new_state(n, n, table, &pool, type, type);
-  auto fresh = model.new_state(n, n, table, &pool, type, type);
-  EXPECT_TRUE(shifted.ok() && fresh.ok());
-  std::vector<int32_t> tokens(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) tokens[static_cast<size_t>(i)] = 1 + (i * 37 + 11) % (model.hparams().n_vocab - 1);
-  std::vector<float> logits(static_cast<size_t>(model.hparams().n_vocab));
-  model.forward(*shifted.value(), tokens, 0, false, logits.data());
-  EXPECT_TRUE(model.shift(*shifted.value(), keep, drop, n).is_ok());
-  std::vector<int32_t> kept(tokens.begin(), tokens.begin() + keep);
-  kept.insert(kept.end(), tokens.begin() + keep + drop, tokens.end());
-  model.forward(*fresh.value(), kept, 0, false, logits.data());
-  auto row = [](const ForwardState& st, bool key, int64_t pos) {
-    const KvCache& kv = st.kv;
-    const int64_t width = key ? kv.k_dim() : kv.v_dim();
-    std::vector<float> out(static_cast<size_t>(width));
-    quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, 0, pos) : kv.v(0, 0, pos), out.data(), width);
-    return out;
-  };
-  double k_err = 0, v_err = 0;
-  for (int64_t pos = 0; pos < static_cast<int64_t>(kept.size()); ++pos) {
-    const std::vector<float> ks = row(*shifted.value(), true, pos), kf = row(*fresh.value(), true, pos);
-    const std::vector<float> vs = row(*shifted.value(), false, pos), vf = row(*fresh.value(), false, pos);
-    for (size_t i = 0; i < ks.size(); ++i) k_err = std::max(k_err, std::fabs(double{ks[i]} - kf[i]));
-    for (size_t i = 0; i < vs.size(); ++i) v_err = std::max(v_err, std::fabs(double{vs[i]} - vf[i]));
-  }
-  *value_error = v_err;
-  return k_err;
-}
-
 // Both layouts, an f32 cache: rotation by theta(p) then theta(-d) against theta(p - d), in float.
 // Rotating the wrong values (the first n_rot, as for other architectures) moves c, which does not
 // depend on the position, by far more.
@@ -107,7 +70,7 @@ TEST(Deepseek2, ContextShiftRotatesOnlyTheRotaryPartOfTheKeys) {
     ASSERT_NE(model, nullptr);
     ASSERT_TRUE(model->can_shift());
     double v_err = 0;
-    EXPECT_LT(shifted_key_error(*model, DType::F32, 40, 3, 17, &v_err), 2e-5) << variant;
+    EXPECT_LT(test::shifted_key_error(*model, DType::F32, 40, 3, 17, &v_err), 2e-5) << variant;
     EXPECT_EQ(v_err, 0.0) << variant << ": values move unchanged";
   }
 }
