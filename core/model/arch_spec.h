@@ -209,6 +209,8 @@ struct ArchSpec {
   // Llama 4 attention temperature (attention.temperature_scale, read by configure; 0: off): q at
   // position p is multiplied by 1 + t * ln(floor(p / rope.scaling.original_context_length) + 1).
   float attn_temp_scale = 0.0f;
+  // deepseek2 (Mistral Large 3): the divisor of p in that temperature is attention.temperature_length.
+  int attn_temp_length = 0;
 
   // Granite / MiniCPM multipliers (set by configure from the file; 0: off): token embeddings times
   // embd_mult, each sub-block's output times residual_mult before its residual add, logits times

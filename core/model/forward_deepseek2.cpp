@@ -2,6 +2,7 @@
 // then the generic decoder's feed-forward (the leading dense layers, then routed and shared experts).
 // Each layer: x += attention(rmsnorm(x)); x += ffn(rmsnorm(x)).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/model/decoder_load.h"
@@ -39,6 +40,19 @@ MlaDims dims_of(const HParams& hp) {
 void gather(const float* src, int64_t src_stride, int64_t width, int64_t n, float* dst) {
   for (int64_t t = 0; t < n; ++t) {
     std::memcpy(dst + t * width, src + t * src_stride, sizeof(float) * static_cast<size_t>(width));
+  }
+}
+
+// Mistral Large 3's attention temperature: the queries of position p times
+// 1 + t ln(floor(p / length) + 1), computed as llama.cpp's llm_graph_input_attn_temp.
+void scale_by_temperature(const ArchSpec& s, std::span<const SeqRun> runs, float* q, int64_t q_row) {
+  if (s.attn_temp_scale == 0.0f) return;
+  for (const SeqRun& r : runs) {
+    for (int64_t t = r.t0; t < r.t0 + r.n; ++t) {
+      const float pos = static_cast<float>(r.pos0 + (t - r.t0));
+      const double f = std::log(std::floor(pos / static_cast<float>(s.attn_temp_length)) + 1.0) * s.attn_temp_scale + 1.0;
+      scale(q + t * q_row, static_cast<float>(f), q_row);
+    }
   }
 }
 
@@ -107,6 +121,7 @@ void latent_attention(const Model& m, ForwardState& st, const LayerWeights& L, i
                   sizeof(float) * static_cast<size_t>(d.n_rot));
     }
   }
+  scale_by_temperature(m.spec(), runs, q_lat, q_lat_row);
   store(st, l, runs, b.kv_pe, d.kv_row, false);
   AttentionParams p;
   p.n_head = static_cast<int>(d.n_head);
@@ -140,6 +155,7 @@ void expanded_attention(const Model& m, ForwardState& st, const LayerWeights& L,
       std::memcpy(v + (t * d.n_head + h) * d.head_v, kv_h + d.nope, sizeof(float) * static_cast<size_t>(d.head_v));
     }
   }
+  scale_by_temperature(m.spec(), runs, b.q, d.n_head * d.head_k);
   store(st, l, runs, k, d.n_head * d.head_k, false);
   store(st, l, runs, v, d.n_head * d.head_v, true);
   AttentionParams p;

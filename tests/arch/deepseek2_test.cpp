@@ -108,7 +108,7 @@ TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
   };
   const Case cases[] = {
       {{{"deepseek2.nextn_predict_layers", 1}}, {}, "", "multi-token-prediction layers ('deepseek2.nextn_predict_layers'"},
-      {{}, {{"deepseek2.attention.temperature_scale", 0.1}}, "", "'deepseek2.attention.temperature_scale'"},
+      {{}, {}, "deepseek2.attention.temperature_length", "needs a positive 'deepseek2.attention.temperature_length'"},
       {{}, {}, "deepseek2.attention.q_lora_rank", "missing metadata key 'deepseek2.attention.q_lora_rank'"},
       {{}, {}, "deepseek2.attention.value_length_mla", "'deepseek2.attention.key_length_mla' and 'value_length_mla'"},
       {{}, {}, "deepseek2.expert_shared_count", "missing metadata key 'deepseek2.expert_shared_count'"},
@@ -118,8 +118,8 @@ TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
     ASSERT_FALSE(m.ok()) << c.message;
     EXPECT_NE(m.status().message().find(c.message), std::string::npos) << m.status().message();
   }
-  // A zero count or temperature is no feature: the file loads.
-  EXPECT_TRUE(load_edited({{"deepseek2.nextn_predict_layers", 0}}, {{"deepseek2.attention.temperature_scale", 0}}, "").ok());
+  // A zero count is no feature: the file loads.
+  EXPECT_TRUE(load_edited({{"deepseek2.nextn_predict_layers", 0}}, {}, "").ok());
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // with DeepSeek's mscale folded into the attention scale; the first leading_dense_block_count layers
 // dense, the others with routed experts (softmax or sigmoid scores, optional choice bias exp_probs_b,
 // group-limited routing, renormalisation and scale from the expert_* keys) plus expert_shared_count
-// shared experts. Not supported: multi-token-prediction layers, fused ffn_gate_up_exps, Mistral
-// Large 3's attention temperature.
+// shared experts; Mistral Large 3's attention temperature. Not supported: multi-token-prediction
+// layers, fused ffn_gate_up_exps.
 #include <cmath>
 
 #include "core/model/arch_registry.h"
@@ -72,6 +72,23 @@ Status check_mla(const gguf::GgufFile& f, const HParams& hp) {
   return Status::ok();
 }
 
+// Mistral Large 3's attention temperature (llama.cpp's f_attn_temp_scale, n_attn_temp_floor_scale).
+Status read_temperature(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
+  const std::string p = hp.arch + ".";
+  OX_ASSIGN_OR_RETURN(spec.attn_temp_scale, f.get_f32_or(p + "attention.temperature_scale", 0.0f));
+  OX_ASSIGN_OR_RETURN(const uint32_t length, f.get_u32_or(p + "attention.temperature_length", 0));
+  if (!std::isfinite(spec.attn_temp_scale)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.temperature_scale' is not finite", f.name().c_str(),
+                                                 p.c_str()));
+  }
+  if (spec.attn_temp_scale != 0.0f && (length == 0 || length > (1u << 30))) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.temperature_scale' needs a positive "
+                                                 "'%sattention.temperature_length'", f.name().c_str(), p.c_str(), p.c_str()));
+  }
+  spec.attn_temp_length = static_cast<int>(length);
+  return Status::ok();
+}
+
 // kq_scale and the rotary magnitude of llama.cpp's deepseek2 graph and context: YaRN's
 // mscale(factor, mscale_all_dim) squared goes into the attention scale, and the rotation keeps magnitude 1
 // (llama.cpp's special case mscale = mscale_all_dim, which ArchSpec's yarn_log_mul 1 gives).
@@ -101,13 +118,13 @@ Status scales(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
 Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
   const std::string p = hp.arch + ".";
   OX_TRY(refuse(f, p + "nextn_predict_layers", false, "multi-token-prediction layers"));
-  OX_TRY(refuse(f, p + "attention.temperature_scale", true, "attention temperatures (Mistral Large 3)"));
   if (f.find_tensor(strfmt("blk.%d.ffn_gate_up_exps.weight", hp.n_layer - 1)) != nullptr) {
     return error(ErrorCode::kUnsupported, strfmt("%s: fused expert tensors (ffn_gate_up_exps) are not supported",
                                                  f.name().c_str()));
   }
   if (f.find(p + "expert_shared_count") == nullptr) return missing_key(f, p + "expert_shared_count");
   OX_TRY(check_mla(f, hp));
+  OX_TRY(read_temperature(f, hp, spec));
   // No expert_gating_func (DeepSeek V2 / V2.5 files): softmax, except GLM-4.7-Flash's shape, as llama.cpp.
   OX_ASSIGN_OR_RETURN(const uint32_t gating, f.get_u32_or(p + "expert_gating_func", 0));
   const bool glm47_flash = (hp.n_layer == 47 || hp.n_layer == 48) && hp.n_vocab == 154880;
@@ -131,7 +148,7 @@ extern const ArchDef deepseek2{
     .forward = forward_deepseek2,
     // Every feature on: q through its low-rank pair, the split attn_k_b / attn_v_b, a dense first
     // layer, sigmoid routing with a choice bias in 2 groups of 2, a shared expert, YaRN with DeepSeek's
-    // mscale. (deepseek2@lite: 27 layers, where llama.cpp takes attn_q instead of the pair;
+    // mscale, the attention temperature (from position 4 on). (deepseek2@lite: 27 layers, where llama.cpp takes attn_q instead of the pair;
     // deepseek2@kv_b: --variant kv_b, the attn_kv_b layout of files converted before the split.)
     .synth_keys = {{.key = "attention.head_count_kv", .value = 1, .variant = "!kv_b"},
                    {"attention.q_lora_rank", SynthKey::kU32, 128},
@@ -158,7 +175,9 @@ extern const ArchDef deepseek2{
                    {"expert_weights_scale", SynthKey::kF32, 2.5},
                    {"expert_gating_func", SynthKey::kU32, 2},
                    {"expert_group_count", SynthKey::kU32, 2},
-                   {"expert_group_used_count", SynthKey::kU32, 1}},
+                   {"expert_group_used_count", SynthKey::kU32, 1},
+                   {"attention.temperature_scale", SynthKey::kF32, 0.5},
+                   {"attention.temperature_length", SynthKey::kU32, 4}},
     .fix_hparams = fix_hparams,
 };
 
