@@ -15,6 +15,7 @@ std::string features(const ArchSpec& s) {
     if (on) f += (f.empty() ? "" : ", ") + std::string(what);
   };
   add(s.bias.qkv != Has::kNo, s.bias.qkv == Has::kYes ? "qkv bias" : "optional qkv bias");
+  add(s.mla, "latent attention (MLA)");
   add(s.fused_qkv, "fused qkv");
   add(s.fused_gate_up, "fused gate/up");
   add(s.qk_norm, "q/k norm");

@@ -100,6 +100,7 @@ Status cmd_synth(Args& args) {
   OX_ASSIGN_OR_RETURN(options.type, args.string({"--type"}, options.type));
   OX_ASSIGN_OR_RETURN(options.out_path, args.string({"-o", "--output"}, ""));
   OX_ASSIGN_OR_RETURN(options.vocab_path, args.string({"--vocab"}, ""));
+  OX_ASSIGN_OR_RETURN(options.variant, args.string({"--variant"}, ""));
   OX_ASSIGN_OR_RETURN(int64_t seed, args.integer({"-s", "--seed"}, 1, 0, INT64_MAX));
   OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 0, 0, 256));
   OX_ASSIGN_OR_RETURN(int64_t n_layer, args.integer({"--layers"}, 0, 0, 1024));

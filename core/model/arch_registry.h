@@ -31,6 +31,9 @@ struct SynthKey {
   // kStr's value, or kU32Layers / kU32List / kStrList's comma-separated values.
   const char* text = nullptr;
   bool global = false;        // written as `key`, without the "<arch>." prefix (apertus' xielu.*)
+  // nullptr: written by every variant of the parity model; "NAME": only by `synth --variant NAME`;
+  // "!NAME": by every variant but NAME (a second layout, e.g. deepseek2's older attn_kv_b files).
+  const char* variant = nullptr;
 };
 
 struct ArchDef {
@@ -41,7 +44,10 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-  SynthKey synth_keys[12] = {};
+  SynthKey synth_keys[28] = {};
+  // Where llama.cpp reads a key differently by shape (deepseek2 ignores q_lora_rank at its "lite"
+  // layer counts): run on what read_hparams read, and on what `oxidize synth` will declare.
+  void (*fix_hparams)(HParams& hp) = nullptr;
 };
 
 // Every registered architecture, sorted by name.

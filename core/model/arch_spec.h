@@ -144,6 +144,10 @@ struct ArchSpec {
   bool qk_norm_after_rope = false;  // qk_norm applied after rotation instead of before (hunyuan-moe)
   bool post_norms = false;          // post_attention_norm / post_ffw_norm on sub-block outputs (gemma2/3)
   bool attn_sinks = false;          // attn_sinks [n_head]: a logit per head in the softmax's denominator (gpt-oss)
+  // deepseek2's multi-head latent attention (forward_deepseek2.cpp): q through a low-rank pair
+  // (attn_q_a, attn_q_a_norm, attn_q_b) or attn_q; keys and values from one compressed row
+  // (attn_kv_a_mqa, attn_kv_a_norm) expanded by attn_kv_b, or by attn_k_b / attn_v_b (HParams' MLA fields).
+  bool mla = false;
   bool moe = false;                 // experts when <arch>.expert_count > 0 (ffn_gate_inp + ffn_*_exps)
   MoeSpec experts;                  // how the experts route and compute (defaults: mixtral's)
 
@@ -205,6 +209,8 @@ struct ArchSpec {
   // Llama 4 attention temperature (attention.temperature_scale, read by configure; 0: off): q at
   // position p is multiplied by 1 + t * ln(floor(p / rope.scaling.original_context_length) + 1).
   float attn_temp_scale = 0.0f;
+  // deepseek2 (Mistral Large 3): the divisor of p in that temperature is attention.temperature_length.
+  int attn_temp_length = 0;
 
   // Granite / MiniCPM multipliers (set by configure from the file; 0: off): token embeddings times
   // embd_mult, each sub-block's output times residual_mult before its residual add, logits times

@@ -117,6 +117,15 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kAttnGate: return &L.attn_gate;
     case Tn::kSsmBeta: return &L.ssm_beta;
     case Tn::kSsmAlpha: return &L.ssm_alpha;
+    // deepseek2's latent attention
+    case Tn::kAttnQA: return &L.wq_a;
+    case Tn::kAttnQB: return &L.wq_b;
+    case Tn::kAttnQANorm: return &L.q_a_norm;
+    case Tn::kAttnKvAMqa: return &L.wkv_a_mqa;
+    case Tn::kAttnKvANorm: return &L.kv_a_norm;
+    case Tn::kAttnKvB: return &L.wkv_b;
+    case Tn::kAttnKB: return &L.wk_b;
+    case Tn::kAttnVB: return &L.wv_b;
     default: return nullptr;
   }
 }

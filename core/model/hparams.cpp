@@ -45,7 +45,7 @@ Result<int> read_head_count_kv(const gguf::GgufFile& f, const std::string& key, 
   return largest > 0 ? largest : hp.n_head;  // no attention layer: the count sizes nothing that is used
 }
 
-// <arch>.ssm.*, shortconv.* and RWKV's keys: optional here, checked by the architectures that use them.
+// <arch>.ssm.*, shortconv.*, RWKV's and MLA's keys: optional here, checked by the architectures that use them.
 Status read_ssm(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
   OX_ASSIGN_OR_RETURN(hp.ssm_d_conv, read_count(f, p + "ssm.conv_kernel", false, 0));
   OX_ASSIGN_OR_RETURN(hp.ssm_d_inner, read_count(f, p + "ssm.inner_size", false, 0));
@@ -60,6 +60,10 @@ Status read_ssm(const gguf::GgufFile& f, const std::string& p, HParams& hp) {
   OX_ASSIGN_OR_RETURN(hp.n_lora_gate, read_count(f, p + "attention.gate_lora_rank", false, 0));
   OX_ASSIGN_OR_RETURN(hp.token_shift_count, read_count(f, p + "token_shift_count", false, 0));
   OX_ASSIGN_OR_RETURN(hp.full_attention_interval, read_count(f, p + "full_attention_interval", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_q, read_count(f, p + "attention.q_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_lora_kv, read_count(f, p + "attention.kv_lora_rank", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.head_dim_k_mla, read_count(f, p + "attention.key_length_mla", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.head_dim_v_mla, read_count(f, p + "attention.value_length_mla", false, 0));
   return Status::ok();
 }
 

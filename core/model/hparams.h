@@ -69,6 +69,15 @@ struct HParams {
   int n_lora_decay = 0, n_lora_iclr = 0, n_lora_value_res_mix = 0, n_lora_gate = 0;
   int token_shift_count = 0;
   int full_attention_interval = 0;  // <arch>.full_attention_interval (qwen35; 0 if absent)
+  // Multi-head latent attention (deepseek2; 0 if absent): attention.q_lora_rank (0: a plain attn_q),
+  // attention.kv_lora_rank, and the heads' real sizes attention.key_length_mla / value_length_mla,
+  // which files with the split attn_k_b / attn_v_b have (head_dim_k / head_dim_v are then the
+  // latent cache's: kv_lora_rank + n_rot and kv_lora_rank); older files with attn_kv_b have neither.
+  int n_lora_q = 0, n_lora_kv = 0;
+  int head_dim_k_mla = 0, head_dim_v_mla = 0;
+  bool mla_absorbed() const { return head_dim_k_mla > 0 && head_dim_v_mla > 0; }
+  int mla_head_dim_k() const { return mla_absorbed() ? head_dim_k_mla : head_dim_k; }
+  int mla_head_dim_v() const { return mla_absorbed() ? head_dim_v_mla : head_dim_v; }
   // Hybrids (lfm2): attention.head_count_kv given per layer, 0 on the recurrent layers; n_head_kv is
   // then the largest. Empty when the key is a single count.
   std::vector<bool> kv_free_layer;

@@ -6,6 +6,7 @@
 #include "core/base/memory.h"
 #include "core/model/arch_registry.h"
 #include "core/model/decoder_load.h"
+#include "core/model/mla.h"
 #include "core/model/recurrent.h"
 #include "core/model/moe.h"
 #include "core/quant/traits.h"
@@ -149,6 +150,7 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
                                                  arch_names().c_str()));
   }
   OX_ASSIGN_OR_RETURN(model->hparams_, read_hparams(*model->file_));
+  if (def->fix_hparams != nullptr) def->fix_hparams(model->hparams_);
   model->spec_ = def->spec;
   if (def->configure != nullptr) OX_TRY(def->configure(*model->file_, model->hparams_, model->spec_));
   if (model->spec_.softcaps) {
@@ -177,6 +179,12 @@ KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, 
   s.type_k = cache_type_k;
   s.type_v = cache_type_v;
   s.n_seq = n_seq;
+  // The latent cache of deepseek2 files with attn_k_b / attn_v_b: a position's value is the start of
+  // its key row (llama.cpp's K-only cache, which ignores the V type), so no V rows.
+  if (spec_.mla && hp.mla_absorbed()) {
+    s.v_dim = 0;
+    s.type_v = cache_type_k;
+  }
   // Recurrent layers: their state instead of K/V rows (a pure state-space model attends nowhere).
   if (spec_.recurrent != Recurrent::kNone) {
     const RecurrentDims r = recurrent_dims(spec_, hp);
@@ -211,7 +219,7 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   if (hp.n_expert > 0) {
     scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd + 2 * moe_ff) + hp.n_expert;
   }
-  const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch);
+  const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch + mla_scratch_floats(spec_, hp));
   scratch += mixer;
   scratch *= sizeof(float);
   scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
@@ -285,6 +293,8 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   const kernels::KernelTable& k = *st.ops.kernels;
   const ToFloatFn load = k.to_float[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store = k.quantize_row[static_cast<uint32_t>(st.kv.type_k())];
+  // Latent attention rotates the last n_rot values of each key head (of the compressed row).
+  const int64_t rot_offset = spec_.mla ? hp.head_dim_k - hp.n_rot : 0;
   for (int l = 0; l < hp.n_layer; ++l) {
     // A pure rotation: the keys already carry rope's magnitude (YaRN, attn_factor) once. (llama.cpp's
     // shift applies it again; its keys grow by that factor at every shift.)
@@ -293,7 +303,7 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
     for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
       const int64_t n = std::min(kRows, n_moved - r0);
       for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);
-      rope(rows.data(), 1, static_cast<int>(n * hp.n_head_kv), hp.head_dim_k, -n_discard, rope_params);
+      rope(rows.data() + rot_offset, 1, static_cast<int>(n * hp.n_head_kv), hp.head_dim_k, -n_discard, rope_params);
       for (int64_t r = 0; r < n; ++r) store(rows.data() + r * k_dim, st.kv.k(l, seq, n_keep + r0 + r), k_dim);
     }
   }

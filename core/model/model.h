@@ -74,6 +74,10 @@ struct LayerWeights {
   Tensor ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // F32, one row per expert (gpt-oss)
   Tensor attn_sinks;                                   // [n_head] (gpt-oss)
   Tensor attn_rel_b;  // F32 [n_buckets][n_head] T5's relative position bias (ArchSpec::rel_buckets)
+  // Multi-head latent attention (deepseek2): q = attn_q_b(rmsnorm(attn_q_a h)) (or wq); the
+  // compressed row [c | k_rot] = attn_kv_a_mqa h, c normalised by kv_a_norm; per-head k_nope and v
+  // from c by wkv_b (rows per head [k_nope | v]), or by wk_b [n_head][kv_lora x nope] / wv_b [n_head][v x kv_lora].
+  Tensor wq_a, wq_b, q_a_norm, wkv_a_mqa, kv_a_norm, wkv_b, wk_b, wv_b;
 };
 
 struct ModelWeights {

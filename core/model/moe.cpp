@@ -263,7 +263,9 @@ uint64_t decode_weight_bytes(const Model& m) {
   const bool tied = w.output.data == w.token_embd.data;
   uint64_t total = 0;
   for (const gguf::TensorInfo& t : m.file().tensors()) {
-    if (t.dims.size() == 3 && t.dims[2] > 1 && hp.n_expert > 0 && t.dims[2] == static_cast<uint64_t>(hp.n_expert)) {
+    // Expert tensors by name as well as shape: deepseek2's attn_k_b / attn_v_b are 3-D per head.
+    const bool experts = t.name.find("_exps") != std::string::npos;
+    if (experts && t.dims.size() == 3 && t.dims[2] > 1 && hp.n_expert > 0 && t.dims[2] == static_cast<uint64_t>(hp.n_expert)) {
       total += t.n_bytes / static_cast<uint64_t>(hp.n_expert) * static_cast<uint64_t>(hp.n_expert_used);
     } else if (t.name == "token_embd.weight" && !tied) {
       total += w.token_embd.row_bytes;

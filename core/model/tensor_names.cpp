@@ -95,6 +95,14 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kEncFfnGate, "ffn_gate", true, false, G::kFfnGate, false, "enc.blk"},
     {Tn::kEncFfnUp, "ffn_up", true, false, G::kFfnUp, false, "enc.blk"},
     {Tn::kEncFfnDown, "ffn_down", true, false, G::kFfnDown, false, "enc.blk"},
+    {Tn::kAttnQA, "attn_q_a", true, false, G::kNone},
+    {Tn::kAttnQB, "attn_q_b", true, false, G::kNone},
+    {Tn::kAttnQANorm, "attn_q_a_norm", true, true, G::kNone},
+    {Tn::kAttnKvAMqa, "attn_kv_a_mqa", true, false, G::kNone},
+    {Tn::kAttnKvANorm, "attn_kv_a_norm", true, true, G::kNone},
+    {Tn::kAttnKvB, "attn_kv_b", true, false, G::kAttnV},  // llama.cpp's quantize rules: attn_v's
+    {Tn::kAttnKB, "attn_k_b", true, false, G::kNone},
+    {Tn::kAttnVB, "attn_v_b", true, false, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -39,6 +39,10 @@ enum class Tn : uint8_t {
   // T5's encoder (t5encoder): its layers, named enc.blk.N.*, and the relative position bias table
   kEncAttnNorm, kEncAttnQ, kEncAttnK, kEncAttnV, kEncAttnOut, kEncAttnRelB, kEncFfnNorm, kEncFfnGate, kEncFfnUp,
   kEncFfnDown,
+  // deepseek2's multi-head latent attention: q's low-rank pair and its norm, the compressed k/v row
+  // (with the rotated part of k) and its norm, its expansion to every head (attn_kv_b, or split into
+  // attn_k_b / attn_v_b)
+  kAttnQA, kAttnQB, kAttnQANorm, kAttnKvAMqa, kAttnKvANorm, kAttnKvB, kAttnKB, kAttnVB,
   kCount
 };
 

@@ -64,6 +64,27 @@ struct Planner {
     matrix(role, layer, cols, rows);
     bias(role, layer, rows, has_bias);
   }
+  // deepseek2's latent attention (ArchSpec::mla), in llama.cpp's order: q through its low-rank pair
+  // (or attn_q), the compressed k/v row [kv_lora_rank | n_rot], its expansion to n_head heads.
+  void mla(int l) {
+    const int64_t d = hp.n_embd, kv_lora = hp.n_lora_kv, q_lora = hp.n_lora_q;
+    const int64_t head_k = hp.mla_head_dim_k(), head_v = hp.mla_head_dim_v(), nope = head_k - hp.n_rot;
+    if (q_lora > 0) vector(Tn::kAttnQANorm, l, q_lora);
+    vector(Tn::kAttnKvANorm, l, kv_lora);
+    if (q_lora > 0) {
+      matrix(Tn::kAttnQA, l, d, q_lora);
+      matrix(Tn::kAttnQB, l, q_lora, hp.n_head * head_k);
+    } else {
+      matrix(Tn::kAttnQ, l, d, hp.n_head * head_k);
+    }
+    matrix(Tn::kAttnKvAMqa, l, d, kv_lora + hp.n_rot);
+    if (hp.mla_absorbed()) {  // per head: k_b [kv_lora rows of nope], v_b [head_v rows of kv_lora]
+      out.push_back({Tn::kAttnKB, l, false, Has::kYes, {nope, kv_lora, hp.n_head}});
+      out.push_back({Tn::kAttnVB, l, false, Has::kYes, {kv_lora, head_v, hp.n_head}});
+    } else {  // rows per head [k_nope | v]
+      matrix(Tn::kAttnKvB, l, kv_lora, hp.n_head * (nope + head_v));
+    }
+  }
 };
 
 }  // namespace
@@ -94,14 +115,17 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
     }
     const size_t layer_first = out.size();
     if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
-    if (s.fused_qkv) {
+    if (s.mla) {
+      p.mla(l);
+    } else if (s.fused_qkv) {
       p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
     } else {
       p.linear(Tn::kAttnQ, l, d, q_dim, s.bias.qkv);
       p.linear(Tn::kAttnK, l, d, k_dim, s.bias.qkv);
       p.linear(Tn::kAttnV, l, d, v_dim, s.bias.qkv);
     }
-    p.linear(Tn::kAttnOutput, l, int64_t{hp.n_head} * hp.head_dim_v, d, s.bias.attn_out);
+    const int64_t head_v = s.mla ? hp.mla_head_dim_v() : hp.head_dim_v;
+    p.linear(Tn::kAttnOutput, l, int64_t{hp.n_head} * head_v, d, s.bias.attn_out);
     if (s.qk_norm) {
       p.vector(Tn::kAttnQNorm, l, hp.head_dim_k);
       p.vector(Tn::kAttnKNorm, l, hp.head_dim_k);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "core/gguf/gguf.h"
@@ -153,7 +154,8 @@ std::vector<uint32_t> layer_values(const SynthKey& k, uint32_t n_layer) {
 }
 
 // The hyperparameters the file will declare: the shape's, then the architecture's synth keys.
-HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uint64_t n_vocab, uint32_t n_ctx) {
+HParams synth_hparams(const Shape& s, const ArchDef& arch, std::span<const SynthKey> keys, uint32_t n_layer,
+                      uint64_t n_vocab, uint32_t n_ctx) {
   HParams hp;
   hp.arch = arch.name;
   hp.n_vocab = static_cast<int>(n_vocab);
@@ -164,8 +166,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
   hp.n_head = static_cast<int>(s.n_head);
   hp.n_head_kv = static_cast<int>(s.n_head_kv);
   hp.head_dim_k = hp.head_dim_v = hp.n_rot = hp.n_embd / hp.n_head;
-  for (const SynthKey& k : arch.synth_keys) {
-    if (k.key == nullptr) break;
+  for (const SynthKey& k : keys) {
     const std::string_view key = k.key;
     const int v = static_cast<int>(k.value);
     if (k.type == SynthKey::kU32Layers && key == "attention.head_count_kv") {  // a hybrid's layer pattern
@@ -193,6 +194,10 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "attention.iclr_lora_rank") hp.n_lora_iclr = v;
     if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
     if (key == "attention.gate_lora_rank") hp.n_lora_gate = v;
+    if (key == "attention.q_lora_rank") hp.n_lora_q = v;  // multi-head latent attention (deepseek2)
+    if (key == "attention.kv_lora_rank") hp.n_lora_kv = v;
+    if (key == "attention.key_length_mla") hp.head_dim_k_mla = v;
+    if (key == "attention.value_length_mla") hp.head_dim_v_mla = v;
     if (key == "attention.head_count_kv" && k.type == SynthKey::kU32) hp.n_head_kv = v;
     if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
     // Mixture-of-experts shapes (moe.h)
@@ -206,6 +211,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "moe_every_n_layers") hp.n_moe_every = v;
     if (key == "classifier.output_labels") hp.n_cls_out = static_cast<int>(comma_list(k.text).size());
   }
+  if (arch.fix_hparams != nullptr) arch.fix_hparams(hp);  // as the loader will read the file
   return hp;
 }
 
@@ -231,14 +237,35 @@ std::optional<gguf::Value> cut_vocab_key(std::string_view key, const gguf::Value
   return v;
 }
 
-bool has_synth_key(const ArchDef& arch, std::string_view key) {
-  for (const SynthKey& k : arch.synth_keys) {
-    if (k.key != nullptr && key == k.key) return true;
+bool has_synth_key(std::span<const SynthKey> keys, std::string_view key) {
+  for (const SynthKey& k : keys) {
+    if (key == k.key) return true;
   }
   return false;
 }
 
-Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, const HParams& hp, const QuantPreset& preset) {
+// The architecture's synth keys under `variant` ("": the default), as SynthKey::variant selects them;
+// an error naming the variant if no key mentions it.
+Result<std::vector<SynthKey>> variant_keys(const ArchDef& arch, const std::string& variant) {
+  std::vector<SynthKey> keys;
+  bool known = variant.empty();
+  for (const SynthKey& k : arch.synth_keys) {
+    if (k.key == nullptr) break;
+    const std::string_view v = k.variant != nullptr ? k.variant : "";
+    const bool negated = !v.empty() && v[0] == '!';
+    const std::string_view name = negated ? v.substr(1) : v;
+    known = known || (!name.empty() && name == variant);
+    if (v.empty() || (negated ? name != variant : name == variant)) keys.push_back(k);
+  }
+  if (!known) {
+    return error(ErrorCode::kInvalidArgument, strfmt("synth: architecture '%s' has no variant '%s'", arch.name,
+                                                     variant.c_str()));
+  }
+  return keys;
+}
+
+Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std::span<const SynthKey> keys,
+                  const HParams& hp, const QuantPreset& preset) {
   const std::string p = std::string(arch.name) + ".";
   OX_TRY(w.add_string("general.architecture", arch.name));
   OX_TRY(w.add_string("general.name", std::string("oxidize synthetic ") + s.name));
@@ -247,16 +274,15 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, cons
   OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
   OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
-  if (!has_synth_key(arch, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
-  if (!has_synth_key(arch, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));
+  if (!has_synth_key(keys, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
+  if (!has_synth_key(keys, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));
   if (arch.spec.norm == NormKind::kRms) {
     OX_TRY(w.add_f32(p + "attention.layer_norm_rms_epsilon", s.rms_eps));
   } else {
     OX_TRY(w.add_f32(p + "attention.layer_norm_epsilon", s.rms_eps));
   }
-  if (!has_synth_key(arch, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
-  for (const SynthKey& k : arch.synth_keys) {
-    if (k.key == nullptr) break;
+  if (!has_synth_key(keys, "rope.freq_base")) OX_TRY(w.add_f32(p + "rope.freq_base", s.rope_base));
+  for (const SynthKey& k : keys) {
     if (std::string_view(k.key) == "block_count") continue;  // written above, from hp
     const std::string key = (k.global ? "" : p) + k.key;
     switch (k.type) {
@@ -349,18 +375,19 @@ Status synth_gguf(const SynthOptions& o) {
   }
   // Layers: --layers, else the architecture's block_count synth key (a layer pattern that needs more
   // than the shape's two: smollm3's NoPE layer is every fourth), else the shape's.
+  OX_ASSIGN_OR_RETURN(const std::vector<SynthKey> keys, variant_keys(*arch, o.variant));
   uint32_t n_layer = shape->n_layer;
-  for (const SynthKey& k : arch->synth_keys) {
-    if (k.key != nullptr && std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);
+  for (const SynthKey& k : keys) {
+    if (std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);
   }
   if (o.n_layer != 0) n_layer = o.n_layer;
-  HParams hp = synth_hparams(*shape, *arch, n_layer, n_vocab, o.n_ctx);
+  HParams hp = synth_hparams(*shape, *arch, keys, n_layer, n_vocab, o.n_ctx);
   if (arch->spec.token_types != Has::kNo) {  // the vocabulary's token types (bert's: 2), each with a row
     OX_ASSIGN_OR_RETURN(const uint32_t n_types, vocab->get_u32_or("tokenizer.ggml.token_type_count", 0));
     hp.n_token_types = static_cast<int>(n_types);
   }
   gguf::GgufWriter w;
-  OX_TRY(add_header(w, *shape, *arch, hp, *preset));
+  OX_TRY(add_header(w, *shape, *arch, keys, hp, *preset));
   for (const auto& [key, value] : vocab->metadata()) {
     if (key.rfind("tokenizer.", 0) != 0) continue;
     const std::optional<gguf::Value> kept = cut_vocab_key(key, value, n_source, n_vocab);

@@ -27,6 +27,9 @@ struct SynthOptions {
   uint32_t n_ctx = 4096;           // llama.context_length
   uint32_t n_layer = 0;            // 0: the shape's layer count; else this many (quick tests)
   float weight_std = 0.02f;        // standard deviation of the matrices' Gaussian weights
+  // With arch: the synth keys of this variant of the architecture (SynthKey::variant; "": the default),
+  // where one file cannot switch on two layouts llama.cpp tells apart by its keys.
+  std::string variant;
 };
 
 // "tiny-15M" (dim 288, ffn 768, 6 layers, 6 heads), "0.5B" (896, 4864, 24 layers, 14 heads / 2 KV),

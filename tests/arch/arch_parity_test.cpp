@@ -4,7 +4,7 @@
 // be llama.cpp's and the first position's top-5 logits within 1e-3; then the same model quantized
 // by oxidize to Q4_K_M (the bytes llama-quantize writes) must give llama.cpp's first 8 ids.
 // Variants (ARCH@VARIANT.txt, kVariants): the same architecture under further synth flags
-// (--layers N), where llama.cpp decides by shape.
+// (--layers N, --variant NAME), where llama.cpp decides by shape or by the file's keys.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +52,13 @@ constexpr Variant kVariants[] = {
     // far more (ALiBi off: 0.72), so 1e-2 still tells the two apart. Q4_K_M's Q8_K activations
     // drift apart after 3 ids on AVX2.
     {"baichuan@13b", 1e-2, 3},
+    // 27 layers (attn_q instead of q's low-rank pair, as llama.cpp at that depth): first-position
+    // logits measured within 2.0e-3 of llama.cpp's on scalar, 8.5e-4 on AVX2 and AVX-512, 9.4e-4 on
+    // SIMD128 (node), all 16 F32 ids equal. No Q4_K_M ids: 26 layers of expert routing make this model chaotic under any rounding of
+    // its weights (llama.cpp's own F16 copy of it already picks another first token than its F32 one).
+    {"deepseek2@lite", 1e-2, 0},
+    // The attn_kv_b layout (synth --variant kv_b): the parity models' depth, their bounds.
+    {"deepseek2@kv_b", kTolerance, kQuantizedGenerated},
 };
 
 const Variant* find_variant(const std::string& name) {
@@ -104,6 +111,7 @@ std::shared_ptr<const Model> parity_model(const std::string& name, const ArchRef
   o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
   o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
   o.n_layer = static_cast<uint32_t>(std::strtoul(option(r.synth, "--layers").c_str(), nullptr, 10));  // 0: the shape's
+  o.variant = option(r.synth, "--variant");  // "": the default
   o.out_path = testing::TempDir() + "oxidize_arch_" + name + ".gguf";
   EXPECT_EQ(option(r.synth, "--arch"), arch);
   EXPECT_GT(o.weight_std, 0.0f) << r.synth;
@@ -172,6 +180,9 @@ TEST_P(ArchParity, QuantizedQ4KMGreedyIdsMatchLlamaCpp) {
   const auto& [arch, table] = GetParam();
   const ArchReference r = read_arch_reference(arch);
   ASSERT_EQ(r.q4_gen.size(), static_cast<size_t>(kQuantizedGenerated)) << arch;
+  if (find_variant(arch) != nullptr && find_variant(arch)->quantized_generated == 0) {
+    GTEST_SKIP() << arch << ": no Q4_K_M ids compared (kVariants)";
+  }
   std::shared_ptr<const Model> model = parity_model(arch, r, true);
   ASSERT_NE(model, nullptr);
   ThreadPool pool(2);

@@ -51,6 +51,8 @@ TEST(ArchRegistry, PlansNameEveryTensorOnce) {
     hp.wkv_head_size = 8;
     hp.n_lora_decay = hp.n_lora_iclr = hp.n_lora_value_res_mix = hp.n_lora_gate = 4;
     hp.full_attention_interval = 2;
+    hp.n_lora_q = hp.n_lora_kv = 4;  // latent attention (deepseek2): its ranks, and rotary dimensions
+    hp.n_rot = 4;                    // below the head size (the rest of each head is not rotated)
     hp.kv_free_layer.assign(2, false);
     std::set<std::string> names;
     for (const PlannedTensor& t : plan_tensors(a->spec, hp)) {

@@ -12,6 +12,7 @@
 #include "core/model/model.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
+#include "tests/core/model/shift_check.h"
 #include "tests/core/model/zoo_support.h"
 
 namespace ox {
@@ -19,45 +20,7 @@ namespace {
 
 std::shared_ptr<const Model> load(const std::string& rel) { return test::load_shared_model(rel); }
 
-// Row `pos` of layer 0 (K or V) as floats.
-std::vector<float> row(const ForwardState& st, bool key, int64_t pos) {
-  const KvCache& kv = st.kv;
-  const int64_t n = key ? kv.k_dim() : kv.v_dim();
-  std::vector<float> out(static_cast<size_t>(n));
-  quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, 0, pos) : kv.v(0, 0, pos), out.data(), n);
-  return out;
-}
-
-std::vector<int32_t> some_tokens(int n, int n_vocab) {
-  std::vector<int32_t> t(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) t[static_cast<size_t>(i)] = 1 + (i * 37 + 11) % (n_vocab - 1);
-  return t;
-}
-
-// Largest |shifted - fresh| over layer 0's keys, after dropping [keep, keep + drop) of n tokens.
-double shifted_key_error(const Model& model, DType type, int n, int keep, int drop, double* value_error) {
-  ThreadPool pool(2);
-  const kernels::KernelTable* table = &kernels::best_kernels();
-  auto shifted = model.new_state(n, n, table, &pool, type, type);
-  auto fresh = model.new_state(n, n, table, &pool, type, type);
-  EXPECT_TRUE(shifted.ok() && fresh.ok());
-  const std::vector<int32_t> tokens = some_tokens(n, model.hparams().n_vocab);
-  std::vector<float> logits(static_cast<size_t>(model.hparams().n_vocab));
-  model.forward(*shifted.value(), tokens, 0, false, logits.data());
-  EXPECT_TRUE(model.shift(*shifted.value(), keep, drop, n).is_ok());
-  std::vector<int32_t> kept(tokens.begin(), tokens.begin() + keep);
-  kept.insert(kept.end(), tokens.begin() + keep + drop, tokens.end());
-  model.forward(*fresh.value(), kept, 0, false, logits.data());
-  double k_err = 0, v_err = 0;
-  for (int64_t pos = 0; pos < static_cast<int64_t>(kept.size()); ++pos) {
-    const std::vector<float> ks = row(*shifted.value(), true, pos), kf = row(*fresh.value(), true, pos);
-    const std::vector<float> vs = row(*shifted.value(), false, pos), vf = row(*fresh.value(), false, pos);
-    for (size_t i = 0; i < ks.size(); ++i) k_err = std::max(k_err, std::fabs(double{ks[i]} - kf[i]));
-    for (size_t i = 0; i < vs.size(); ++i) v_err = std::max(v_err, std::fabs(double{vs[i]} - vf[i]));
-  }
-  *value_error = v_err;
-  return k_err;
-}
+using test::shifted_key_error;
 
 // f32 cache: rotation by theta(p) then theta(-d) against theta(p - d) directly, in float: ~1e-5 of
 // keys of size ~1 at positions up to 100. f16: both sides are rounded to f16 (one extra rounding

@@ -11,7 +11,8 @@
 # tests/data/format_parity).
 # tests/arch/arch_parity_test.cpp regenerates each model from the seed recorded in A.txt.
 # Variants: where llama.cpp runs one architecture differently by shape (baichuan: rope at 32
-# layers, ALiBi at 40, neither otherwise), a second reference named A@VARIANT.txt under the extra
+# layers, ALiBi at 40, neither otherwise; deepseek2: attn_q instead of q's low-rank pair at 26 or 27
+# layers), or by its keys (synth --variant: deepseek2's older attn_kv_b layout), a second reference named A@VARIANT.txt under the extra
 # synth flags of variant_flags below; the test lists the same names (kVariants there).
 # Usage: tests/data/arch_parity/make_reference.sh [ARCH | ARCH@VARIANT ...]
 #   needs bench/build_llama_cpp.sh build/llama.cpp llama-quantize, and build/native/bin/oxidize
@@ -24,7 +25,7 @@ shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
 weight_std=0.08
 prompt="Once upon a time"
-declare -A variant_flags=([baichuan@13b]="--layers 40")
+declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b")
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then
   # encoders have no lm head: tests/data/embeddings/make_reference.sh records theirs
