@@ -10,6 +10,44 @@ import { isQuotaError, quotaMessage, storageEstimate, storeFailure } from './sto
 
 /** Reconnections within one load after the connection drops mid-file. */
 const RETRIES = 3;
+/** Bytes a response body is read in (into one reused buffer). */
+const READ_SIZE = 1 << 20;
+
+/**
+ * Reads a body into one reused buffer where the browser has byte streams (a BYOB reader), so a
+ * download leaves no garbage of chunks behind it (they would raise the page's peak memory by a good
+ * part of the model before the collector ran); chunks the browser allocates otherwise. A chunk is
+ * valid until the next read.
+ */
+function bodyReader(body: ReadableStream<Uint8Array>): { read(): Promise<Uint8Array | null>; cancel(): void } {
+  let byob: ReadableStreamBYOBReader | null = null;
+  try {
+    byob = body.getReader({ mode: 'byob' });
+  } catch {
+    byob = null;
+  }
+  if (byob !== null) {
+    const r = byob;
+    let buffer = new ArrayBuffer(READ_SIZE);
+    return {
+      async read() {
+        const c = await r.read(new Uint8Array(buffer, 0, READ_SIZE));
+        if (c.done || c.value === undefined) return null;
+        buffer = c.value.buffer as ArrayBuffer;  // the same memory, handed back
+        return c.value;
+      },
+      cancel: () => void r.cancel().catch(() => {}),
+    };
+  }
+  const r = body.getReader();
+  return {
+    async read() {
+      const c = await r.read();
+      return c.done ? null : c.value;
+    },
+    cancel: () => void r.cancel().catch(() => {}),
+  };
+}
 
 export interface SourceOptions {
   store: ModelStore | null;
@@ -177,19 +215,18 @@ function networkSource(url: string, response: Response, from: number, size: numb
         let retries = 0;
         for (;;) {
           if (body === null) throw new EngineError('io', `${url}: the response has no body`);
-          const reader = body.getReader();
+          const reader = bodyReader(body);
           let failure: unknown = null;
           for (;;) {
             if (o.signal.aborted) throw aborted(url, at);
-            let chunk: ReadableStreamReadResult<Uint8Array>;
+            let bytes: Uint8Array | null;
             try {
-              chunk = await reader.read();
+              bytes = await reader.read();
             } catch (e) {
               failure = e;
               break;
             }
-            if (chunk.done) break;
-            const bytes = chunk.value;
+            if (bytes === null) break;
             if (size >= 0 && at + bytes.length > size) throw new EngineError('io', `${url} sent more than the announced ${size} bytes`);
             hash.update(bytes);
             sink(bytes, at);
@@ -287,7 +324,9 @@ export async function openSource(url: string, o: SourceOptions): Promise<Source>
       o.log(`resuming ${url} from byte ${meta.stored} of ${meta.size}`);
       return networkSource(url, r, meta.stored, meta.size, meta, o);
     }
-    return fromNetwork(url, r, o);
+    if (r.status !== 206) return fromNetwork(url, r, o);
+    r.body?.cancel().catch(() => {});  // a range of something else: start over
+    return fromNetwork(url, await get(url, o), o);
   }
   return fromNetwork(url, await get(url, o), o);
 }

@@ -71,6 +71,7 @@ async function loadOne(url: string, o: SourceOptions, buffer: ModelBuffer, progr
     }
   }
   let chunks: Uint8Array[] | null = null;  // a length the server did not give: gathered, then copied in
+  let loaded = 0;
   const used = await pumpWithRetry(url, o, src, async (s) => {
     if (s.size >= 0) {
       try {
@@ -97,9 +98,10 @@ async function loadOne(url: string, o: SourceOptions, buffer: ModelBuffer, progr
       at += c.length;
     }
     chunks = null;
+    loaded = n;
     return sha;
   });
-  const size = used.size;
+  const size = used.size >= 0 ? used.size : loaded;
   progress(size, size, used.origin, true);
   return { name, source: used.origin, urls: [url] };
 }

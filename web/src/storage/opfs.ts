@@ -7,15 +7,30 @@ import { entryKey } from './store.js';
 
 const DIR = 'oxidize-models-v2';
 const READ_CHUNK = 8 << 20;
+/** Sync reads go through one buffer of this size (small: it adds to the page's peak memory). */
+const SYNC_READ_CHUNK = 1 << 20;
 
 interface SyncHandle {
+  read(buffer: Uint8Array, options: { at: number }): number;
   write(buffer: Uint8Array, options: { at: number }): number;
   truncate(size: number): void;
   getSize(): number;
   flush(): void;
   close(): void;
 }
-type SyncCapableHandle = FileSystemFileHandle & { createSyncAccessHandle?: () => Promise<SyncHandle> };
+type SyncCapableHandle = FileSystemFileHandle & {
+  createSyncAccessHandle?: (options?: { mode: 'read-only' | 'readwrite' }) => Promise<SyncHandle>;
+};
+
+// A sync handle for reading: shared ('read-only', Chromium 121+) where the browser knows the mode.
+async function openForReading(handle: SyncCapableHandle): Promise<SyncHandle | null> {
+  if (handle.createSyncAccessHandle === undefined) return null;
+  try {
+    return await handle.createSyncAccessHandle({ mode: 'read-only' });
+  } catch {
+    return handle.createSyncAccessHandle().catch(() => null);  // another reader or a writer holds it
+  }
+}
 
 async function readMeta(dir: FileSystemDirectoryHandle, key: string): Promise<EntryMeta | null> {
   try {
@@ -105,10 +120,29 @@ export async function openOpfsStore(): Promise<ModelStore> {
       return { ...meta, stored: Math.min(stored, meta.stored) };
     },
     async *read(url, from, to) {
-      const file = await (await dir.getFileHandle(`${entryKey(url)}.bin`)).getFile();
-      if (file.size < to) throw new Error(`it holds ${file.size} bytes, ${to} expected`);
-      for (let at = from; at < to; at += READ_CHUNK) {
-        yield new Uint8Array(await file.slice(at, Math.min(to, at + READ_CHUNK)).arrayBuffer());
+      const handle = (await dir.getFileHandle(`${entryKey(url)}.bin`)) as SyncCapableHandle;
+      const sync = await openForReading(handle);
+      if (sync === null) {
+        // Without a sync handle: a new buffer per chunk.
+        const file = await handle.getFile();
+        if (file.size < to) throw new Error(`it holds ${file.size} bytes, ${to} expected`);
+        for (let at = from; at < to; at += READ_CHUNK) {
+          yield new Uint8Array(await file.slice(at, Math.min(to, at + READ_CHUNK)).arrayBuffer());
+        }
+        return;
+      }
+      // One buffer, reused: reading a model leaves no garbage the size of the model.
+      try {
+        if (sync.getSize() < to) throw new Error(`it holds ${sync.getSize()} bytes, ${to} expected`);
+        const buffer = new Uint8Array(Math.min(SYNC_READ_CHUNK, to - from));
+        for (let at = from; at < to;) {
+          const n = sync.read(buffer.subarray(0, Math.min(buffer.length, to - at)), { at });
+          if (n <= 0) throw new Error(`reading at ${at} returned ${n}`);
+          yield buffer.subarray(0, n);
+          at += n;
+        }
+      } finally {
+        sync.close();
       }
     },
     async write(url, keep, meta) {

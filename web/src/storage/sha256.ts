@@ -1,7 +1,8 @@
 // Incremental SHA-256 (FIPS 180-4) for the bytes of a download as they stream past: crypto.subtle
 // only hashes a whole buffer, and a model must never be held twice to be hashed.
 
-const K = new Uint32Array([
+// Int32Array throughout: values stay small integers to the JIT (a Uint32Array read above 2^31 is a double).
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
   0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -13,10 +14,10 @@ const K = new Uint32Array([
 ]);
 
 export class Sha256 {
-  private readonly h = new Uint32Array([
+  private readonly h = new Int32Array([
     0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
   ]);
-  private readonly w = new Uint32Array(64);
+  private readonly w = new Int32Array(64);
   private readonly block = new Uint8Array(64);
   private blockLength = 0;
   private length = 0;  // bytes hashed so far
@@ -55,7 +56,7 @@ export class Sha256 {
     view.setUint32(tail.length - 8, Math.floor(bits / 2 ** 32));
     view.setUint32(tail.length - 4, bits >>> 0);
     for (let i = 0; i < tail.length; i += 64) this.compress(tail, i);
-    return Array.from(this.h, (x) => x.toString(16).padStart(8, '0')).join('');
+    return Array.from(this.h, (x) => (x >>> 0).toString(16).padStart(8, '0')).join('');
   }
 
   private compress(d: Uint8Array, at: number): void {
@@ -79,6 +80,7 @@ export class Sha256 {
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
       hh = g; g = f; f = e; e = (dd + t1) | 0; dd = c; c = b; b = a; a = (t1 + t2) | 0;
     }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += dd; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    h[0] = (h[0] + a) | 0; h[1] = (h[1] + b) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + dd) | 0;
+    h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + hh) | 0;
   }
 }
