@@ -175,6 +175,25 @@ function testRoute(req, res, urlPath, headers, state) {
     sendFile(req, res, file, headers, { limit: fs.statSync(file).size >> 1 });
     return true;
   }
+  m = urlPath.match(/^\/__test\/inflate\/(\d+)\/([\w.-]+)$/);
+  if (m && state.generatedDir) {
+    // A generated file announced as N GiB (its real bytes first): Range requests within the real
+    // bytes are answered 206 with that total, whole-file requests never finish.
+    const bytes = fs.readFileSync(path.join(state.generatedDir, m[2]));
+    const total = Number(m[1]) * 2 ** 30;
+    const r = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+    if (r) {
+      const end = Math.min(Number(r[1]), bytes.length - 1);
+      res.writeHead(206, { ...headers, 'content-type': 'application/octet-stream', 'content-length': end + 1,
+        'content-range': `bytes 0-${end}/${total}` });
+      res.end(bytes.subarray(0, end + 1));
+      return true;
+    }
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': total });
+    res.write(bytes);
+    req.on('close', () => res.destroy());
+    return true;
+  }
   if (urlPath === '/__test/huge.gguf') {
     // 5 GiB announced: the engine must refuse before downloading anything.
     res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': 5 * 2 ** 30 });

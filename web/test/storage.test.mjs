@@ -304,7 +304,7 @@ describe('storage', () => {
 });
 
 describe('Cache API backend', () => {
-  test('storage: "cache-api" stores, revalidates and resumes in the Cache API', T, async () => {
+  test('storage: "cache-api" keeps the file in the Cache API (parts and a record) and loads it from there', T, async () => {
     const page = await openPage({ storage: 'cache-api' });
     try {
       const url = `/models/${MODEL}`;
@@ -368,6 +368,21 @@ describe('split GGUF', () => {
     assert.deepEqual(r.stored, shards, 'each shard is stored as its own file');
     assert.equal(r.again, 'cache');
     assert.equal(r.textAgain, expectedText);
+  });
+
+  test('shards adding up to more than wasm32 memory are refused after their headers, before their data', T, async (t) => {
+    if (shards === undefined) {
+      t.skip('no shards (llama-gguf-split missing)');
+      return;
+    }
+    const urls = shards.map((s) => `/__test/inflate/2/${s}`);
+    const from = server.requests.length;
+    const r = await rejection(page, (engine, a) => engine.load(a.urls, { cache: false }), { urls });
+    assert.equal(r?.code, 'too_large', JSON.stringify(r));
+    assert.match(r.message, /split-00001-of-00003\.gguf \(3 shards\) is \d+\.\d\d GiB \(\d+ bytes\), larger than wasm memory/);
+    assert.match(r.message, /limited to \d+\.\d\d GiB/);
+    const seen = urls.map((u) => requestsFor(u, from).map((q) => q.range));
+    assert.deepEqual(seen, urls.map(() => ['bytes=0-1048575']), 'only each header was asked for');
   });
 
   test('a later shard, a missing shard or a list in the wrong order reject naming the problem', T, async (t) => {
