@@ -95,7 +95,7 @@ export interface LoadParams {
   /** KV cache element types (llama.cpp's -ctk / -ctv); 'f16' when absent. */
   cacheTypeK?: KvCacheType;
   cacheTypeV?: KvCacheType;
-  /** Expected SHA-256 (hex) of the file; checked before parsing, and on every cache hit. */
+  /** File / Blob / ArrayBuffer sources: expected SHA-256 (hex), checked before parsing (URL sources: UrlLoadParams.sha256). */
   sha256?: string;
   /**
    * Chat template used instead of the model's: a built-in name (llama.cpp's: 'chatml', 'llama3',

@@ -279,40 +279,6 @@ async function writeStream(
   }
 }
 
-/** For responses without a usable Content-Length: gather the chunks, then copy them in once. */
-async function writeUnknownLength(
-  eng: WasmEngine,
-  stream: ReadableStream<Uint8Array>,
-  what: string,
-  signal: AbortSignal,
-  progress: (loaded: number, total: number, force?: boolean) => void,
-): Promise<number> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (e) {
-      if (signal.aborted) throw new EngineError('aborted', `loading ${what} was aborted after ${size} bytes`);
-      throw new EngineError('io', `reading ${what} failed after ${size} bytes: ${toWireError(e).message}`);
-    }
-    if (chunk.done) break;
-    chunks.push(chunk.value);
-    size += chunk.value.length;
-    progress(size, 0);
-  }
-  call((e) => e.reserve(size));
-  let offset = 0;
-  for (const c of chunks) {
-    eng.bufferView(offset, c.length)!.set(c);
-    offset += c.length;
-  }
-  progress(size, size, true);
-  return size;
-}
-
 function checkSha256(eng: WasmEngine, expected: string | undefined, what: string): string | null {
   if (expected === undefined || expected === '') return null;
   const want = expected.trim().toLowerCase();
