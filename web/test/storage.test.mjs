@@ -330,6 +330,41 @@ describe('Cache API backend', () => {
   });
 });
 
+describe('Cache API resume', () => {
+  // The Cache API cannot append: a download cut short keeps its whole 16 MiB parts and resumes after them.
+  test('storage: "cache-api" resumes a download cut short after its last whole 16 MiB part', T, async () => {
+    const name = 'tiny-15M-F16.gguf';
+    const file = path.join(artifacts, name);
+    execFileSync(cli, ['synth', '--shape', 'tiny-15M', '--type', 'F16', '-o', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const size = fs.statSync(file).size;
+    assert.ok(size > 40_000_000 && size < 60_000_000, `${size} bytes`);
+    const page = await openPage({ storage: 'cache-api' });
+    try {
+      const url = `/__test/cut-after/10000000/generated/${name}`;
+      const from = server.requests.length;
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.cache.clear();
+        const out = {};
+        try { await engine.load(a.url); } catch (e) { out.error = e.code; }
+        out.partial = (await engine.cache.list())[0];
+        out.second = (await engine.load(a.url)).source;
+        out.done = (await engine.cache.list())[0];
+        out.third = (await engine.load(a.url)).source;
+        await engine.cache.clear();
+        return out;
+      }, { url });
+      assert.equal(r.error, 'io');
+      assert.deepEqual([r.partial.complete, r.partial.stored, r.partial.backend], [false, 2 * 16 * 2 ** 20, 'cache-api']);
+      assert.equal(requestsFor(url, from)[4]?.range, `bytes=${2 * 16 * 2 ** 20}-`, 'the second load resumes after the whole parts');
+      assert.equal(r.second, 'network');
+      assert.deepEqual([r.done.complete, r.done.stored, r.done.sha256], [true, size, sha256(file)]);
+      assert.equal(r.third, 'cache');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 describe('split GGUF', () => {
   let page;
   let shards;
