@@ -294,6 +294,30 @@ describe('storage', () => {
     assert.ok(r.firstText.length > 0);
   });
 
+  // The quota is lowered through the DevTools protocol: writes then fail (Chromium does not show the
+  // override to the worker's navigator.storage.estimate(), so the figures are the real quota's).
+  test('a quota too small for the file: the model loads unstored and onLog says the sizes', T, async () => {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.url, quotaSize: 600 * 1024 });
+    try {
+      const r = await inEngine(page, async (engine, a) => {
+        await engine.cache.clear();
+        window.logs.length = 0;
+        const info = await engine.load(`/models/${a.model}`);
+        return { source: info.source, logs: [...window.logs], list: await engine.cache.list(),
+          text: await (new Function(`return (${a.greedy})`)())(engine, a) };
+      }, { model: MODEL, greedy, prompt: PROMPT, n: N_PREDICT });
+      assert.equal(r.source, 'network');
+      assert.equal(r.text, expectedText);
+      const note = r.logs.find((l) => l.includes('not enough storage'));
+      assert.match(note ?? r.logs.join('\n'), /not enough storage to keep .*stories260K\.gguf: it needs 1\.1 MiB more, and this origin uses [\d.]+ MiB of its [\d.]+ MiB quota, [\d.]+ MiB free/);
+      assert.ok(r.list.every((e) => !e.complete), JSON.stringify(r.list));
+    } finally {
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: server.url });
+      await cdp.detach();
+    }
+  });
+
   test('a model larger than wasm32 memory is refused before its download, with its size and the limit', T, async () => {
     const r = await rejection(page, (engine) => engine.load('/__test/huge.gguf'));
     assert.equal(r?.code, 'too_large', JSON.stringify(r));

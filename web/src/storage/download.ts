@@ -208,7 +208,8 @@ function networkSource(url: string, response: Response, from: number, size: numb
         try {
           keeper = new Keeper(await o.store.write(url, from, meta), o, url, meta);
         } catch (e) {
-          o.log(`could not store ${url}: ${toWireError(e).message}`);
+          o.log(isQuotaError(e) ? await quotaMessage(url, size - from) : `could not store ${url}: ${toWireError(e).message}`);
+          await o.store.delete(url).catch(() => {});
         }
       }
       try {

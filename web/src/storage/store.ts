@@ -44,7 +44,7 @@ export function mib(bytes: number): string {
 }
 
 export function isQuotaError(e: unknown): boolean {
-  return e instanceof DOMException && (e.name === 'QuotaExceededError' || e.code === 22);
+  return e instanceof DOMException && (e.name === 'QuotaExceededError' || e.code === 22 || /no space|quota/i.test(e.message));
 }
 
 /** The origin's storage figures (navigator.storage.estimate()), or null where there are none. */
