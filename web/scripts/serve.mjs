@@ -37,19 +37,112 @@ function resolveUnder(root, urlPath) {
   return file === root || file.startsWith(root + path.sep) ? file : null;
 }
 
-function sendFile(res, file, headers) {
+// Validators of a file as it is now: a strong ETag from its size and mtime, and its Last-Modified.
+function validators(st) {
+  return { etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, lastModified: st.mtime.toUTCString() };
+}
+
+// Whether a conditional GET (If-None-Match, else If-Modified-Since) may be answered 304.
+function notModified(req, v) {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) return inm.split(',').some((t) => t.trim() === v.etag || t.trim() === '*');
+  const ims = Date.parse(req.headers['if-modified-since'] ?? '');
+  return Number.isFinite(ims) && Math.floor(Date.parse(v.lastModified) / 1000) <= Math.floor(ims / 1000);
+}
+
+// The byte range a request asks for ("bytes=A-", "bytes=A-B", "bytes=-N"), honoured only when its
+// If-Range (if any) names the current ETag or Last-Modified: null for the whole file, 'bad' for
+// a range past the end (416).
+function requestedRange(req, size, v) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+  if (m === null || (m[1] === '' && m[2] === '')) return null;
+  const ifRange = req.headers['if-range'];
+  if (ifRange !== undefined && ifRange !== v.etag && ifRange !== v.lastModified) return null;
+  let start, end;
+  if (m[1] === '') {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  return start > end || start >= size ? 'bad' : { start, end };
+}
+
+/**
+ * Answers a GET of `bytes` (a Buffer, or {file, size} to stream from disk) with validators, 304s and
+ * Range: 206 with Content-Range. `limit` (tests) sends only the first `limit` bytes of this answer
+ * and then cuts the connection; `trickle` sends 16 KiB pieces every 20 ms.
+ */
+function sendBytes(req, res, body, headers, v, { contentType = 'application/octet-stream', limit = Infinity, trickle = false } = {}) {
+  const size = Buffer.isBuffer(body) ? body.length : body.size;
+  const common = { ...headers, 'accept-ranges': 'bytes', etag: v.etag, 'last-modified': v.lastModified };
+  if (notModified(req, v)) {
+    res.writeHead(304, common).end();
+    return;
+  }
+  const range = requestedRange(req, size, v);
+  if (range === 'bad') {
+    res.writeHead(416, { ...common, 'content-range': `bytes */${size}` }).end();
+    return;
+  }
+  const start = range?.start ?? 0, end = range?.end ?? size - 1;
+  const length = end - start + 1;
+  res.writeHead(range ? 206 : 200, {
+    ...common,
+    'content-type': contentType,
+    'content-length': length,
+    ...(range ? { 'content-range': `bytes ${start}-${end}/${size}` } : {}),
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const send = Math.min(length, limit);
+  if (!trickle && send === length && !Buffer.isBuffer(body)) {
+    fs.createReadStream(body.file, { start, end }).pipe(res);
+    return;
+  }
+  const bytes = Buffer.isBuffer(body) ? body.subarray(start, start + send) : readRange(body.file, start, send);
+  if (!trickle) {
+    if (send === length) res.end(bytes);
+    else res.write(bytes, () => setTimeout(() => res.socket?.destroy(), 50));
+    return;
+  }
+  let off = 0;
+  const timer = setInterval(() => {
+    if (off >= bytes.length) {
+      clearInterval(timer);
+      if (send === length) res.end();
+      else res.socket?.destroy();
+      return;
+    }
+    res.write(bytes.subarray(off, off + 16384));
+    off += 16384;
+  }, 20);
+  req.on('close', () => clearInterval(timer));
+}
+
+function readRange(file, start, length) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const b = Buffer.alloc(length);
+    fs.readSync(fd, b, 0, length, start);
+    return b;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function sendFile(req, res, file, headers, options = {}) {
   fs.stat(file, (err, st) => {
     if (err || !st.isFile()) {
       res.writeHead(404, { ...headers, 'content-type': 'text/plain' });
       res.end('not found\n');
       return;
     }
-    res.writeHead(200, {
-      ...headers,
-      'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-      'content-length': st.size,
-    });
-    fs.createReadStream(file).pipe(res);
+    sendBytes(req, res, { file, size: st.size }, headers, validators(st),
+      { contentType: MIME[path.extname(file)] || 'application/octet-stream', ...options });
   });
 }
 
@@ -59,7 +152,15 @@ function testRoute(req, res, urlPath, headers, state) {
   const models = path.join(sharedDir(), 'models');
   let m = urlPath.match(/^\/__test\/generated\/([\w.-]+)$/);
   if (m && state.generatedDir) {
-    sendFile(res, path.join(state.generatedDir, m[1]), headers);
+    sendFile(req, res, path.join(state.generatedDir, m[1]), headers);
+    return true;
+  }
+  m = urlPath.match(/^\/__test\/cut-after\/(\d+)\/(generated|models)\/([\w.-]+)$/);
+  if (m) {
+    // Every answer (200 or 206) stops after N bytes and the connection is cut, with validators and
+    // Range support: a download only completes by resuming, N bytes at a time.
+    const dir = m[2] === 'models' ? models : state.generatedDir;
+    sendFile(req, res, path.join(dir, m[3]), headers, { limit: Number(m[1]) });
     return true;
   }
   m = urlPath.match(/^\/__test\/truncate-once\/([\w.-]+)$/);
@@ -67,13 +168,30 @@ function testRoute(req, res, urlPath, headers, state) {
     // First request for a name: announce the full length, send half, then cut the connection.
     const file = path.join(models, m[1]);
     if (state.truncated.has(m[1]) || !fs.existsSync(file)) {
-      sendFile(res, file, headers);
+      sendFile(req, res, file, headers);
       return true;
     }
     state.truncated.add(m[1]);
-    const bytes = fs.readFileSync(file);
-    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    res.write(bytes.subarray(0, bytes.length >> 1), () => setTimeout(() => res.socket?.destroy(), 50));
+    sendFile(req, res, file, headers, { limit: fs.statSync(file).size >> 1 });
+    return true;
+  }
+  m = urlPath.match(/^\/__test\/inflate\/(\d+)\/([\w.-]+)$/);
+  if (m && state.generatedDir) {
+    // A generated file announced as N GiB (its real bytes first): Range requests within the real
+    // bytes are answered 206 with that total, whole-file requests never finish.
+    const bytes = fs.readFileSync(path.join(state.generatedDir, m[2]));
+    const total = Number(m[1]) * 2 ** 30;
+    const r = /^bytes=0-(\d+)$/.exec(req.headers.range ?? '');
+    if (r) {
+      const end = Math.min(Number(r[1]), bytes.length - 1);
+      res.writeHead(206, { ...headers, 'content-type': 'application/octet-stream', 'content-length': end + 1,
+        'content-range': `bytes 0-${end}/${total}` });
+      res.end(bytes.subarray(0, end + 1));
+      return true;
+    }
+    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': total });
+    res.write(bytes);
+    req.on('close', () => res.destroy());
     return true;
   }
   if (urlPath === '/__test/huge.gguf') {
@@ -94,19 +212,7 @@ function testRoute(req, res, urlPath, headers, state) {
   m = urlPath.match(/^\/__test\/slow\/([\w.-]+)$/);
   if (m) {
     // Trickles the file out in 16 KiB pieces (for aborting a download half-way).
-    const bytes = fs.readFileSync(path.join(models, m[1]));
-    res.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': bytes.length });
-    let off = 0;
-    const timer = setInterval(() => {
-      if (off >= bytes.length) {
-        clearInterval(timer);
-        res.end();
-        return;
-      }
-      res.write(bytes.subarray(off, off + 16384));
-      off += 16384;
-    }, 20);
-    req.on('close', () => clearInterval(timer));
+    sendFile(req, res, path.join(models, m[1]), headers, { trickle: true });
     return true;
   }
   return false;
@@ -123,6 +229,7 @@ export function startServer({
     headers['cross-origin-resource-policy'] = 'same-origin';
   }
   const state = { truncated: new Set(), generatedDir };
+  const requests = [];  // every request's method, path and conditional / range headers (for tests)
   const server = http.createServer((req, res) => {
     let urlPath;
     try {
@@ -132,6 +239,10 @@ export function startServer({
       return;
     }
     if (!quiet) console.log(`${req.method} ${urlPath}`);
+    requests.push({
+      method: req.method, path: urlPath, range: req.headers.range ?? null, ifRange: req.headers['if-range'] ?? null,
+      ifNoneMatch: req.headers['if-none-match'] ?? null, ifModifiedSince: req.headers['if-modified-since'] ?? null,
+    });
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, headers).end();
       return;
@@ -149,7 +260,7 @@ export function startServer({
       res.writeHead(403, headers).end();
       return;
     }
-    sendFile(res, file, headers);
+    sendFile(req, res, file, headers);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -158,6 +269,7 @@ export function startServer({
       resolve({
         port: actual,
         url: `http://${host}:${actual}`,
+        requests,
         close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
       });
     });

@@ -29,9 +29,12 @@ import type {
   ResultMap,
   RuntimeInfo,
   SamplingParams,
+  StorageBackend,
+  StoredModel,
   TokenEvent,
   ToolParams,
 } from './protocol.js';
+import { requestPersistence } from './storage/persist.js';
 
 export { EngineError } from './errors.js';
 export type {
@@ -58,6 +61,8 @@ export type {
   RerankResponse,
   RuntimeInfo,
   SamplingParams,
+  StorageBackend,
+  StoredModel,
   TokenAlternative,
   TokenEvent,
 } from './protocol.js';
@@ -84,6 +89,11 @@ export interface EngineOptions {
    * keeps the SIMD128 module. `engine.runtime.kernels` says which runs ("simd128+relaxed" / "simd128").
    */
   relaxedSimd?: boolean;
+  /**
+   * Where downloaded models are stored: 'auto' (default) is the Origin Private File System where the
+   * browser has it, the Cache API otherwise; 'opfs' or 'cache-api' use that one only.
+   */
+  storage?: StorageBackend | 'auto';
   /** Where the worker's notes go (which build and why, cache problems); default: console. */
   onLog?: (level: 'info' | 'warn', message: string) => void;
 }
@@ -95,18 +105,37 @@ export interface LoadProgress {
   source: ModelInfo['source'];
 }
 
-export interface LoadOptions extends LoadParams {
+export interface LoadOptions extends Omit<LoadParams, 'sha256'> {
   onProgress?: (progress: LoadProgress) => void;
   signal?: AbortSignal;
-  /** URL sources: reuse and fill the model cache (default true). */
+  /**
+   * URL sources: keep the file in the browser's storage (OPFS, else the Cache API) and load it from
+   * there next time (default true). A stored copy is revalidated with a conditional request (ETag /
+   * Last-Modified; a changed file is downloaded again, an unreachable server keeps the stored copy)
+   * unless `version` is given; a download cut short resumes (HTTP Range) from the bytes stored.
+   * false: neither reads nor writes the store.
+   */
   cache?: boolean;
+  /**
+   * URL sources: your version of the file. A stored copy downloaded as this version is used without
+   * asking the server; one of another version (or none) is downloaded again.
+   */
+  version?: string;
+  /**
+   * Expected SHA-256 (hex) of the file, checked on the bytes as they arrive, before parsing; a split
+   * model given by URL takes one per shard. Independently of it, a stored copy is checked on every
+   * load against the SHA-256 recorded when it was downloaded (a damaged copy is downloaded again).
+   */
+  sha256?: string | string[];
   /** Blob / ArrayBuffer sources: the name used in messages (a File's own name otherwise). */
   name?: string;
 }
 
 /** A URL (relative ones resolve against the page), a File/Blob, or bytes. An ArrayBuffer is
- * transferred to the worker (it is detached here) so the model is never held twice. */
-export type ModelInput = string | URL | Blob | ArrayBuffer;
+ * transferred to the worker (it is detached here) so the model is never held twice. A split GGUF
+ * (NAME-00001-of-0000N.gguf, llama.cpp's gguf-split) loads from its first shard's URL (the others
+ * are found by name) or from the list of its shards' URLs, in order. */
+export type ModelInput = string | URL | (string | URL)[] | Blob | ArrayBuffer;
 
 interface RequestCommon extends SamplingParams {
   /** Stops the generation; a stream then ends with finish_reason "abort". */
@@ -541,11 +570,15 @@ export class Engine {
   readonly embeddings: {
     create(request: EmbeddingsParams): Promise<EmbeddingsResponse>;
   };
-  /** The model cache (Cache API) of this origin. */
+  /** The models this origin stored (OPFS or the Cache API; EngineOptions.storage). */
   readonly cache: {
-    list(): Promise<string[]>;
+    /** Every stored file, complete or cut short, with its size, validators and SHA-256. */
+    list(): Promise<StoredModel[]>;
+    /** Removes the stored copy of one file (each shard of a split model is a file). */
     delete(url: string | URL): Promise<void>;
     clear(): Promise<void>;
+    /** Asks the browser to keep this origin's storage under pressure (load() asks too); whether it does. */
+    persist(): Promise<boolean>;
   };
 
   /** Requests abort() stops: generations and benchmarks. */
@@ -568,6 +601,7 @@ export class Engine {
       clear: async () => {
         await this.transport.send({ type: 'cache', action: { op: 'clear' } }).promise;
       },
+      persist: requestPersistence,
     };
   }
 
@@ -595,14 +629,18 @@ export class Engine {
     if (options.n_batch !== undefined) params.n_batch = options.n_batch;
     if (options.cacheTypeK !== undefined) params.cacheTypeK = options.cacheTypeK;
     if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
-    if (options.sha256 !== undefined) params.sha256 = options.sha256;
+    if (typeof options.sha256 === 'string') params.sha256 = options.sha256;
+    else if (options.sha256 !== undefined && !(typeof input === 'string' || input instanceof URL || Array.isArray(input))) {
+      throw new EngineError('invalid_argument', 'sha256 for a File, Blob or ArrayBuffer is one string (a list is for the shards of a split model by URL)');
+    }
     if (options.chatTemplate !== undefined) params.chatTemplate = options.chatTemplate;
     if (options.embeddings !== undefined) params.embeddings = options.embeddings;
     if (options.pooling !== undefined) params.pooling = options.pooling;
     let source: ModelSource;
     const transfer: Transferable[] = [];
-    if (typeof input === 'string' || input instanceof URL) {
-      source = { kind: 'url', url: new URL(input, location.href).href, cache: options.cache ?? true };
+    if (typeof input === 'string' || input instanceof URL || Array.isArray(input)) {
+      source = urlSource(input, options);
+      if (source.cache) void requestPersistence();
     } else if (input instanceof Blob) {
       const name = options.name ?? (input instanceof File ? input.name : 'model.gguf');
       source = { kind: 'blob', blob: input, name };
@@ -892,6 +930,24 @@ export class Engine {
   }
 }
 
+// A URL load's source: the URLs resolved against the page, the store's options checked.
+function urlSource(input: string | URL | (string | URL)[], options: LoadOptions): Extract<ModelSource, { kind: 'url' }> {
+  const list = Array.isArray(input) ? input : [input];
+  const sha = options.sha256 === undefined ? [] : Array.isArray(options.sha256) ? options.sha256 : [options.sha256];
+  if (sha.some((h) => typeof h !== 'string' || !/^[0-9a-fA-F]{64}$/.test(h.trim()))) {
+    throw new EngineError('invalid_argument', 'sha256 must be 64 hex digits (or a list of them, one per file)');
+  }
+  if (options.version !== undefined && typeof options.version !== 'string') {
+    throw new EngineError('invalid_argument', 'version must be a string');
+  }
+  return {
+    kind: 'url',
+    urls: list.map((u) => new URL(u, location.href).href),
+    cache: options.cache ?? true,
+    store: { version: options.version ?? null, sha256: sha.map((h) => h.trim().toLowerCase()) },
+  };
+}
+
 /** Starts the worker and the wasm build this page can run (threads when cross-origin isolated). */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const threads = options.threads ?? 0;
@@ -912,6 +968,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
         threads,
         forceSingleThread: options.forceSingleThread ?? false,
         relaxedSimd: options.relaxedSimd ?? true,
+        storage: options.storage ?? 'auto',
       },
     }).promise;
     return new Engine(transport, worker, runtime);

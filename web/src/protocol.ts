@@ -20,11 +20,45 @@ export interface WireError {
 
 /** Where a model's bytes come from. Blobs are posted by reference, ArrayBuffers transferred. */
 export type ModelSource =
-  | { kind: 'url'; url: string; cache: boolean }
+  /** urls: the model's files (one, or every shard of a split GGUF, in order); see UrlLoadParams. */
+  | { kind: 'url'; urls: string[]; cache: boolean; store: UrlLoadParams }
   | { kind: 'blob'; blob: Blob; name: string }
   | { kind: 'buffer'; buffer: ArrayBuffer; name: string };
 
+/** Where downloaded models are kept: the Origin Private File System or the Cache API. */
+export type StorageBackend = 'opfs' | 'cache-api';
+
+/** How a URL load uses the store (LoadOptions' fields, filled in by the client). */
+export interface UrlLoadParams {
+  /** An app's version of the file: a stored copy of another version is downloaded again; the same
+   * version is used without asking the server. null: revalidate by ETag / Last-Modified. */
+  version: string | null;
+  /** Per file: the expected SHA-256 (hex) of each URL, or null. */
+  sha256: (string | null)[];
+}
+
+/** One stored file (engine.cache.list()). */
+export interface StoredModel {
+  url: string;
+  /** The file's size in bytes. */
+  size: number;
+  /** Bytes stored: `size` when complete, fewer for a download that was cut short (resumed next load). */
+  stored: number;
+  complete: boolean;
+  etag: string | null;
+  lastModified: string | null;
+  /** LoadOptions.version it was downloaded as, or null. */
+  version: string | null;
+  /** SHA-256 (hex) of the file, computed as it was downloaded; checked on every load from the store. */
+  sha256: string | null;
+  /** When the download completed (ms since 1970), or 0. */
+  storedAt: number;
+  backend: StorageBackend;
+}
+
 export interface InitOptions {
+  /** Where models are stored: 'auto' (OPFS, else the Cache API) unless the page asked for one. */
+  storage?: StorageBackend | 'auto';
   /** Absolute URL of the folder holding oxidize-mt.js / oxidize-st.js and their .wasm. */
   wasmBaseUrl: string;
   /** Threads asked for (the worker's own included); 0: from hardwareConcurrency. Clamped by the worker. */
@@ -61,7 +95,7 @@ export interface LoadParams {
   /** KV cache element types (llama.cpp's -ctk / -ctv); 'f16' when absent. */
   cacheTypeK?: KvCacheType;
   cacheTypeV?: KvCacheType;
-  /** Expected SHA-256 (hex) of the file; checked before parsing, and on every cache hit. */
+  /** File / Blob / ArrayBuffer sources: expected SHA-256 (hex), checked before parsing (URL sources: UrlLoadParams.sha256). */
   sha256?: string;
   /**
    * Chat template used instead of the model's: a built-in name (llama.cpp's: 'chatml', 'llama3',
@@ -433,7 +467,7 @@ export interface ResultMap {
   logits: Float32Array | null;
   save_state: Uint8Array;
   load_state: { n_past: number };
-  cache: string[];
+  cache: StoredModel[];
   bench: BenchReport;
   embeddings: EmbeddingsResponse;
   rerank: RerankResponse;

@@ -24,7 +24,8 @@ import type {
   MessageDelta,
   ToolParams,
 } from './protocol.js';
-import * as modelCache from './cache.js';
+import { fetchModel } from './storage/load_url.js';
+import { openStore } from './storage/store.js';
 import type { ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
 
 interface WorkerScope {
@@ -278,40 +279,6 @@ async function writeStream(
   }
 }
 
-/** For responses without a usable Content-Length: gather the chunks, then copy them in once. */
-async function writeUnknownLength(
-  eng: WasmEngine,
-  stream: ReadableStream<Uint8Array>,
-  what: string,
-  signal: AbortSignal,
-  progress: (loaded: number, total: number, force?: boolean) => void,
-): Promise<number> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (e) {
-      if (signal.aborted) throw new EngineError('aborted', `loading ${what} was aborted after ${size} bytes`);
-      throw new EngineError('io', `reading ${what} failed after ${size} bytes: ${toWireError(e).message}`);
-    }
-    if (chunk.done) break;
-    chunks.push(chunk.value);
-    size += chunk.value.length;
-    progress(size, 0);
-  }
-  call((e) => e.reserve(size));
-  let offset = 0;
-  for (const c of chunks) {
-    eng.bufferView(offset, c.length)!.set(c);
-    offset += c.length;
-  }
-  progress(size, size, true);
-  return size;
-}
-
 function checkSha256(eng: WasmEngine, expected: string | undefined, what: string): string | null {
   if (expected === undefined || expected === '') return null;
   const want = expected.trim().toLowerCase();
@@ -357,75 +324,34 @@ function checkThreadsRunning(eng: WasmEngine, sessionThreads: number): void {
   }
 }
 
-async function loadFromUrl(id: number, url: string, useCache: boolean, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
+// URL sources: storage/load_url.ts fetches into the wasm buffer (from the store or the network).
+async function loadFromUrl(id: number, source: Extract<ModelSource, { kind: 'url' }>, params: LoadParams,
+                           signal: AbortSignal): Promise<ModelInfo> {
   const eng = await ensureEngine();
-  const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
-  const cacheOn = useCache && modelCache.cacheAvailable();
-  if (useCache && !cacheOn) log('warn', 'oxidize: the Cache API is unavailable here (not a secure context?): models are not cached');
-  if (cacheOn) {
-    const hit = await modelCache.lookupModel(url, (m) => log('warn', `oxidize: ${m}`));
-    if (hit !== null) {
-      try {
-        await writeStream(eng, hit.length, hit.blob.stream(), `the cached copy of ${url}`, signal, reportProgress(id, 'cache'));
-        checkSha256(eng, params.sha256, `the cached copy of ${url}`);
-        return openModel(eng, name, params, 'cache');
-      } catch (e) {
-        // Only a damaged copy is worth downloading again; an abort or a too-large model is final.
-        const code = toWireError(e).code;
-        if (code === 'aborted' || code === 'too_large' || code === 'internal') throw e;
-        log('warn', `oxidize: the cached copy of ${url} is unusable (${toWireError(e).message}); downloading it again`);
-        await modelCache.deleteModel(url);
-      }
-    }
-  }
-  let response: globalThis.Response;
+  const store = source.cache ? await modelStore() : null;
+  if (source.cache && store === null) log('warn', 'oxidize: neither OPFS nor the Cache API is available here (not a secure context?): models are not stored');
+  const progress = { network: reportProgress(id, 'network'), cache: reportProgress(id, 'cache') };
+  const fetched = await fetchModel(source.urls, source.store, store, {
+    reserve: (size) => void call((e) => e.reserve(size)),
+    view: (offset, length) => {
+      const view = eng.bufferView(offset, length);
+      if (view === null) throw new EngineError('internal', 'the model buffer is gone');
+      return view;
+    },
+    release: () => eng.release(),
+    maxMemory: runtime?.maxMemory ?? 2 ** 32,
+  }, signal, (m) => log('warn', `oxidize: ${m}`), (loaded, total, from, force) => progress[from](loaded, total, force));
   try {
-    response = await fetch(url, { signal });
+    return openModel(eng, fetched.name, params, fetched.source);
   } catch (e) {
-    if (signal.aborted) throw new EngineError('aborted', `loading ${url} was aborted`);
-    throw new EngineError('io', `could not fetch ${url}: ${toWireError(e).message}`);
-  }
-  if (!response.ok || response.body === null) {
-    throw new EngineError('io', `could not fetch ${url}: HTTP ${response.status} ${response.statusText}`);
-  }
-  const encoding = response.headers.get('content-encoding');
-  const lengthHeader = response.headers.get('content-length');
-  const total = lengthHeader !== null && (encoding === null || encoding === 'identity') ? Number(lengthHeader) : NaN;
-  const progress = reportProgress(id, 'network');
-  let size = total;
-  if (Number.isSafeInteger(total) && total > 0) {
-    try {
-      await writeStream(eng, total, response.body, url, signal, progress);
-    } catch (e) {
-      response.body.cancel().catch(() => {});
-      throw e;
-    }
-  } else {
-    size = await writeUnknownLength(eng, response.body, url, signal, progress);
-  }
-  const sha = checkSha256(eng, params.sha256, url);
-  // Cached before loading, from the buffer as downloaded: loading may rewrite weights in place (the
-  // relaxed-SIMD module's interleaved Q4_K / Q6_K layouts), after which the loaded bytes are no
-  // longer the file's. A model that then fails to load is taken out of the cache again.
-  let cached = false;
-  if (cacheOn) {
-    try {
-      await modelCache.storeModel(url, size, sha, (offset, n) => {
-        const view = eng.bufferView(offset, n);
-        if (view === null) throw new Error('the model buffer was released while being cached');
-        return view.slice();
-      });
-      cached = true;
-    } catch (e) {
-      log('warn', `oxidize: could not cache ${url}: ${toWireError(e).message}`);
-    }
-  }
-  try {
-    return openModel(eng, name, params, 'network');
-  } catch (e) {
-    if (cached) await modelCache.deleteModel(url).catch(() => {});
+    // A model that does not load is not kept.
+    if (store !== null) for (const url of fetched.urls) await store.delete(url).catch(() => {});
     throw e;
   }
+}
+
+function modelStore() {
+  return openStore(initOptions?.storage ?? 'auto', (m) => log('info', `oxidize: ${m}`));
 }
 
 async function handleLoad(id: number, source: ModelSource, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
@@ -434,7 +360,7 @@ async function handleLoad(id: number, source: ModelSource, params: LoadParams, s
   currentModel = null;
   switch (source.kind) {
     case 'url':
-      return loadFromUrl(id, source.url, source.cache, params, signal);
+      return loadFromUrl(id, source, params, signal);
     case 'blob':
       await writeStream(eng, source.blob.size, source.blob.stream(), source.name, signal, reportProgress(id, 'blob'));
       checkSha256(eng, params.sha256, source.name);
@@ -670,9 +596,11 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
     }
     case 'cache': {
       const a = req.action;
-      if (a.op === 'delete') await modelCache.deleteModel(a.url);
-      if (a.op === 'clear') await modelCache.clearModels();
-      return [await modelCache.listModels(), []];
+      const store = await modelStore();
+      if (store === null) return [[], []];
+      if (a.op === 'delete') await store.delete(a.url);
+      if (a.op === 'clear') await store.clear();
+      return [await store.list(), []];
     }
     case 'abort':
       return [null, []];
