@@ -137,6 +137,7 @@ struct ArchSpec {
   Biases bias;
   Has output = Has::kOptional;      // output.weight; absent: tied to token_embd
   Has rope_freqs = Has::kNo;        // rope_freqs.weight: llama3's per-frequency divisors
+  bool rope_freqs_global_only = false;  // rope_freqs on the global layers only, not the window layers (gemma4)
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)

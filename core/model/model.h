@@ -26,6 +26,14 @@ struct LayerAttention {
   bool chunked = false;      // the window is a chunk: positions [pos / window * window, pos] (llama4)
   bool temp_tuning = false;  // q scaled by the attention temperature (llama4's layers without rope)
   RopeParams rope;
+  // This layer's heads (window layers may have their own size and KV head count: gemma4) and the
+  // cache layer holding its keys and values: its own, or an earlier layer's for the layers that
+  // reuse K/V (HParams::n_kv_shared_layers), which store none.
+  int n_head_kv = 0;
+  int head_dim_k = 0;
+  int head_dim_v = 0;
+  int kv_layer = 0;
+  bool stores_kv = true;
 };
 
 // RWKV-7's tensors of one block (rwkv7_mixer.cpp): the time mix's low-rank maps (w: decay, a: in-
@@ -73,6 +81,12 @@ struct LayerWeights {
   Tensor ffn_gate_inp_b;                               // [n_expert] router bias (gpt-oss)
   Tensor ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // F32, one row per expert (gpt-oss)
   Tensor attn_sinks;                                   // [n_head] (gpt-oss)
+  // gemma4: the per-layer input's gate [n_embd -> n_embd_per_layer], projection back and norm; the
+  // layer's output scalar [1]; the MoE block's norms (pre_ffw_norm_2 before the experts,
+  // post_ffw_norm_1 / _2 after the dense and the expert branch), the router input's scale
+  // [n_embd] and each expert's output scale [n_expert].
+  Tensor per_layer_inp_gate, per_layer_proj, per_layer_post_norm, out_scale;
+  Tensor ffn_pre_norm_2, ffn_post_norm_1, ffn_post_norm_2, ffn_gate_inp_s, ffn_down_exps_s;
 };
 
 struct ModelWeights {
@@ -88,6 +102,9 @@ struct ModelWeights {
   // + cls_out_b; any may be empty.
   Tensor cls, cls_b, cls_out, cls_out_b;
   Tensor cls_norm;  // [n_embd] modern-bert: LayerNorm weight after cls
+  // gemma4's per-layer inputs: a token table of n_layer * n_embd_per_layer per token, the
+  // projection of the embeddings to the same width, and its norm [n_embd_per_layer].
+  Tensor per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm;
   std::vector<LayerWeights> layers;
 };
 
@@ -131,6 +148,9 @@ struct ForwardState {
   std::vector<float> moe_gate;   // [n, max(n_ff_exp, n_ff_shexp)] an expert's gate activations
   std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
   std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
+  // gemma4's per-layer inputs [n, n_layer * n_embd_per_layer], then room for one token's table row
+  // or the batch's [n, n_embd_per_layer] gate (empty without per-layer inputs).
+  std::vector<float> per_layer;
   // Embedding passes (Model::forward_hidden): the output rows are the final hidden states (after
   // the output norm, before the lm head), and each run's keys and values are packed into sequence
   // 0 of the cache at the run's batch offset, so the cache holds max_batch positions in all.

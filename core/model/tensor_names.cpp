@@ -85,6 +85,18 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kClsOut, "cls.output", false, false, G::kNone},
     {Tn::kEncOutputNorm, "enc.output_norm", false, true, G::kNone},
     {Tn::kClsNorm, "cls.norm", false, true, G::kNone},
+    {Tn::kPerLayerTokenEmbd, "per_layer_token_embd", false, false, G::kTokenEmbd},
+    {Tn::kPerLayerModelProj, "per_layer_model_proj", false, false, G::kNone},
+    {Tn::kPerLayerProjNorm, "per_layer_proj_norm", false, true, G::kNone},
+    {Tn::kPerLayerInpGate, "inp_gate", true, false, G::kNone},
+    {Tn::kPerLayerProj, "proj", true, false, G::kNone},
+    {Tn::kPerLayerPostNorm, "post_norm", true, true, G::kNone},
+    {Tn::kLayerOutScale, "layer_output_scale", true, true, G::kNone},
+    {Tn::kFfnPreNorm2, "pre_ffw_norm_2", true, true, G::kNone},
+    {Tn::kFfnPostNorm1, "post_ffw_norm_1", true, true, G::kNone},
+    {Tn::kFfnPostNorm2, "post_ffw_norm_2", true, true, G::kNone},
+    {Tn::kFfnGateInpScale, "ffn_gate_inp.scale", true, true, G::kNone, true},  // [n_embd] router input scale
+    {Tn::kFfnDownExpsScale, "ffn_down_exps.scale", true, true, G::kNone, true},  // [n_expert]
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -36,6 +36,11 @@ enum class Tn : uint8_t {
   kTokenTypes, kAttnOutNorm, kLayerOutNorm, kCls, kClsOut,
   kEncOutputNorm,  // neo-bert's final norm ("enc.output_norm")
   kClsNorm,        // modern-bert's reranker head: a LayerNorm after cls
+  // gemma4: per-layer token inputs (a second embedding table, its projection from the embeddings,
+  // and each layer's gate, projection and norm), the layer's output scalar, the MoE block's extra
+  // norms, its router's input scale and the experts' output scales.
+  kPerLayerTokenEmbd, kPerLayerModelProj, kPerLayerProjNorm, kPerLayerInpGate, kPerLayerProj, kPerLayerPostNorm,
+  kLayerOutScale, kFfnPreNorm2, kFfnPostNorm1, kFfnPostNorm2, kFfnGateInpScale, kFfnDownExpsScale,
   kCount
 };
 
