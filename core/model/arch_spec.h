@@ -138,6 +138,11 @@ struct ArchSpec {
   Has output = Has::kOptional;      // output.weight; absent: tied to token_embd
   Has rope_freqs = Has::kNo;        // rope_freqs.weight: llama3's per-frequency divisors
   bool rope_freqs_global_only = false;  // rope_freqs on the global layers only, not the window layers (gemma4)
+  // The last attention.shared_kv_layers layers attend over earlier layers' K/V and store none
+  // (gemma4: its forward function); other architectures ignore the key, as llama.cpp.
+  bool shared_kv = false;
+  // > 0: the layers from this one on reuse K/V whatever the file says (gemma3n: 20, as llama.cpp).
+  int shared_kv_from = 0;
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)

@@ -3,8 +3,10 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
-#include "core/model/moe.h"
+#include <algorithm>
 #include <cmath>
+
+#include "core/model/moe.h"
 
 #include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
@@ -34,6 +36,8 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
       case Tn::kPerLayerTokenEmbd: return &w.per_layer_token_embd;
       case Tn::kPerLayerModelProj: return &w.per_layer_model_proj;
       case Tn::kPerLayerProjNorm: return &w.per_layer_proj_norm;
+      case Tn::kAltupProj: return &w.altup_proj;
+      case Tn::kAltupUnembdProj: return &w.altup_unembd_proj;
       default: return nullptr;
     }
   }
@@ -120,6 +124,15 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kFfnPostNorm2: return &L.ffn_post_norm_2;
     case Tn::kFfnGateInpScale: return &L.ffn_gate_inp_s;
     case Tn::kFfnDownExpsScale: return &L.ffn_down_exps_s;
+    // gemma3n
+    case Tn::kAltupCorrectCoef: return &L.altup_correct_coef;
+    case Tn::kAltupCorrectScale: return &L.altup_correct_scale;
+    case Tn::kAltupPredictCoef: return &L.altup_predict_coef;
+    case Tn::kAltupRouter: return &L.altup_router;
+    case Tn::kAltupRouterNorm: return &L.altup_router_norm;
+    case Tn::kLaurelL: return &L.laurel_l;
+    case Tn::kLaurelR: return &L.laurel_r;
+    case Tn::kLaurelPostNorm: return &L.laurel_post_norm;
     default: return nullptr;
   }
 }
@@ -190,6 +203,11 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
 
 }  // namespace
 
+int n_layer_kv_own(const ArchSpec& s, const HParams& hp) {
+  if (s.shared_kv_from > 0) return std::min(hp.n_layer, s.shared_kv_from);
+  return hp.n_layer - (s.shared_kv ? hp.n_kv_shared_layers : 0);
+}
+
 std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs) {
   const int pattern = hp.swa_pattern > 0 ? hp.swa_pattern : s.swa_pattern;
   float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
@@ -206,11 +224,12 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     const bool swa = n_swa > 0 && window_layer;
     const int n_head_kv = hp.n_head_kv_layer.empty() ? 0 : hp.n_head_kv_layer[static_cast<size_t>(l)];
     a.n_head_kv = n_head_kv > 0 ? n_head_kv : hp.n_head_kv;
-    a.head_dim_k = window_layer ? hp.head_dim_k_swa : hp.head_dim_k;
-    a.head_dim_v = window_layer ? hp.head_dim_v_swa : hp.head_dim_v;
-    // The last n_kv_shared_layers layers attend over the cache of the last earlier layer of their
+    // (0: HParams made by hand, not read: the global layers' sizes)
+    a.head_dim_k = window_layer && hp.head_dim_k_swa > 0 ? hp.head_dim_k_swa : hp.head_dim_k;
+    a.head_dim_v = window_layer && hp.head_dim_v_swa > 0 ? hp.head_dim_v_swa : hp.head_dim_v;
+    // The layers past n_layer_kv_own attend over the cache of the last earlier layer of their
     // kind (window or global), as llama.cpp's layer_reuse_cb: they store nothing.
-    const int n_kv_own = hp.n_layer - hp.n_kv_shared_layers;
+    const int n_kv_own = n_layer_kv_own(s, hp);
     a.stores_kv = l < n_kv_own;
     a.kv_layer = a.stores_kv ? l : n_kv_own - (window_layer ? 2 : 1);
     a.window = swa ? n_swa : 0;
@@ -218,7 +237,7 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     a.rope.style = s.rope_style;
     // rope_swa_only (cohere2, exaone4 64L): where there is a window, global layers do not rotate.
     const bool nope_global = s.rope_swa_only && n_swa > 0 && s.swa_pattern > 0 && !swa;
-    a.rope.n_rot = nope_global ? 0 : window_layer ? hp.n_rot_swa : hp.n_rot;  // n_rot 0: no rotation
+    a.rope.n_rot = nope_global ? 0 : window_layer && hp.n_rot_swa > 0 ? hp.n_rot_swa : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     if (s.rope_alpha_base && hp.rope_scaling_alpha > 0.0f) {  // hunyuan's NTK alpha, in float as llama.cpp

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/model/forward_gemma.h"
 #include "core/model/moe.h"
 #include "core/model/recurrent.h"
 #include "core/ops/attention.h"
@@ -13,7 +14,8 @@ namespace {
 
 const float* f32(const Tensor& t) { return t.empty() ? nullptr : reinterpret_cast<const float*>(t.data); }
 
-// x / sqrt(mean(x^2) + eps) over n_rows rows of n: ggml_rms_norm without a weight.
+}  // namespace
+
 void rms_normalise(float* x, int64_t n, int64_t n_rows, float eps) {
   for (int64_t r = 0; r < n_rows; ++r) {
     float* xr = x + r * n;
@@ -24,16 +26,11 @@ void rms_normalise(float* x, int64_t n, int64_t n_rows, float eps) {
   }
 }
 
-// GELU (tanh form), through llama.cpp's f16 table under Numerics::kLlamaCpp.
 void gelu_in_place(const ForwardState& st, float* x, int64_t n) {
   st.numerics == Numerics::kLlamaCpp ? gelu_f16(x, n) : gelu(x, n);
 }
 
-// The per-layer inputs of the batch (llama.cpp's build_inp_per_layer + project_per_layer_inputs):
-// for token t and layer l, (rmsnorm(x W_model_proj / sqrt(n_embd))[l] * proj_norm +
-// per_layer_token_embd[token][l] * sqrt(n_pl)) / sqrt(2). x: the scaled embeddings [n, n_embd];
-// out: [n, n_layer, n_pl].
-void per_layer_inputs(const Model& m, ForwardState& st, std::span<const BatchToken> batch, const float* x, float* out) {
+void gemma_per_layer_inputs(const Model& m, ForwardState& st, std::span<const BatchToken> batch, const float* x, float* out) {
   const HParams& hp = m.hparams();
   const ModelWeights& w = m.weights();
   const int64_t n = static_cast<int64_t>(batch.size()), n_pl = hp.n_embd_per_layer, width = n_pl * hp.n_layer;
@@ -49,12 +46,8 @@ void per_layer_inputs(const Model& m, ForwardState& st, std::span<const BatchTok
   scale(out, 1.0f / std::sqrt(2.0f), n * width);
 }
 
-// out = attention of layer l over h [n, n_embd]: q (and, in layers that store K/V, k and v)
-// projected and head-normalised (q, k by weight; v without), rotated, K/V stored in the layer's
-// own cache rows; the layer attends over its cache layer (its own or the one it reuses), unscaled
-// (spec attn_scale 1).
-void attend(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs, int64_t n,
-            float* out) {
+void gemma_attention(const Model& m, ForwardState& st, int l, const float* h, std::span<const SeqRun> runs, int64_t n,
+                     float* out) {
   const HParams& hp = m.hparams();
   const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
   const LayerAttention& la = m.layers()[static_cast<size_t>(l)];
@@ -101,6 +94,24 @@ void attend(const Model& m, ForwardState& st, int l, const float* h, std::span<c
   }
   matmul(ops, L.wo, att, n, out);
 }
+
+void gemma_per_layer_branch(const Model& m, ForwardState& st, int l, const float* in, int64_t n, float* out) {
+  const HParams& hp = m.hparams();
+  const LayerWeights& L = m.weights().layers[static_cast<size_t>(l)];
+  const int64_t n_pl = hp.n_embd_per_layer;
+  float* inp_pl = st.per_layer.data();          // [n, n_layer, n_pl]
+  float* g = inp_pl + n * hp.n_layer * n_pl;    // [n, n_pl] after the inputs
+  matmul(st.ops, L.per_layer_inp_gate, in, n, g);
+  gelu_in_place(st, g, n * n_pl);
+  for (int64_t t = 0; t < n; ++t) {
+    const float* layer_in = inp_pl + (t * hp.n_layer + l) * n_pl;
+    for (int64_t i = 0; i < n_pl; ++i) g[t * n_pl + i] *= layer_in[i];
+  }
+  matmul(st.ops, L.per_layer_proj, g, n, out);
+  rms_norm(out, f32(L.per_layer_post_norm), hp.n_embd, n, hp.rms_eps, out);
+}
+
+namespace {
 
 // out = (gelu(h Wgate) * h Wup) Wdown, the layer's own width (feed_forward_length per layer).
 void geglu(ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
@@ -160,26 +171,18 @@ void forward_gemma4(const Model& m, ForwardState& st, std::span<const BatchToken
   const std::span<const SeqRun> runs(st.runs.data(), split_runs(batch, st.runs));
   for (int64_t t = 0; t < n; ++t) get_row(w.token_embd, batch[static_cast<size_t>(t)].token, x + t * d);
   scale(x, std::sqrt(static_cast<float>(d)), n * d);
-  if (n_pl > 0) per_layer_inputs(m, st, batch, x, inp_pl);
+  if (n_pl > 0) gemma_per_layer_inputs(m, st, batch, x, inp_pl);
   for (int l = 0; l < hp.n_layer; ++l) {
     const LayerWeights& L = w.layers[static_cast<size_t>(l)];
     rms_norm(x, f32(L.attn_norm), d, n, hp.rms_eps, h);
-    attend(m, st, l, h, runs, n, att);
+    gemma_attention(m, st, l, h, runs, n, att);
     rms_norm(att, f32(L.attn_post_norm), d, n, hp.rms_eps, att);
     add(x, att, n * d);
     feed_forward(m, st, l, x, n, ffn);
     rms_norm(ffn, f32(L.ffn_post_norm), d, n, hp.rms_eps, ffn);
     add(x, ffn, n * d);
-    if (n_pl > 0) {  // x += post_norm(proj(gelu(x W_inp_gate) * per-layer input of l))
-      float* g = inp_pl + n * hp.n_layer * n_pl;  // [n, n_pl] after the inputs
-      matmul(st.ops, L.per_layer_inp_gate, x, n, g);
-      gelu_in_place(st, g, n * n_pl);
-      for (int64_t t = 0; t < n; ++t) {
-        const float* in = inp_pl + (t * hp.n_layer + l) * n_pl;
-        for (int64_t i = 0; i < n_pl; ++i) g[t * n_pl + i] *= in[i];
-      }
-      matmul(st.ops, L.per_layer_proj, g, n, att);
-      rms_norm(att, f32(L.per_layer_post_norm), d, n, hp.rms_eps, att);
+    if (n_pl > 0) {  // x += the per-layer input's branch
+      gemma_per_layer_branch(m, st, l, x, n, att);
       add(x, att, n * d);
     }
     if (!L.out_scale.empty()) scale(x, f32(L.out_scale)[0], n * d);

@@ -165,10 +165,10 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
 KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq) const {
   const HParams& hp = hparams_;
   KvCacheShape s;
-  // The layers that store keys and values (the last n_kv_shared_layers reuse earlier ones'), each
+  // The layers that store keys and values (the last ones may reuse earlier ones'), each
   // position's row as wide as the widest layer's; every layer's heads must be whole blocks of a
   // block type, so the head size checked is their greatest common divisor.
-  s.n_layer = hp.n_layer - hp.n_kv_shared_layers;
+  s.n_layer = n_layer_kv_own(spec_, hp);
   s.n_ctx = n_ctx;
   s.k_dim = hp.n_head_kv * hp.head_dim_k;
   s.v_dim = hp.n_head_kv * hp.head_dim_v;
@@ -224,6 +224,8 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   const uint64_t per_layer_width = static_cast<uint64_t>(hp.n_layer) * hp.n_embd_per_layer;
   const uint64_t per_layer = hp.n_embd_per_layer > 0 ? n * per_layer_width + std::max(per_layer_width, n * hp.n_embd_per_layer) : 0;
   scratch += per_layer;
+  const uint64_t altup = weights_.altup_proj.empty() ? 0 : 2 * n * hp.n_embd * static_cast<uint64_t>(weights_.altup_proj.n_mats + 1);
+  scratch += altup;
   scratch *= sizeof(float);
   scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
   OX_TRY(check_memory(kv_bytes + scratch,
@@ -252,6 +254,7 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   st->up.resize(n * hp.n_ff);
   st->mixer.resize(mixer);
   st->per_layer.resize(per_layer);
+  st->altup.resize(altup);
   if (hp.n_expert > 0) {
     st->router.resize(n * hp.n_expert);
     st->routed.resize(n * hp.n_expert_used);
@@ -290,7 +293,6 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   }
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
-  const HParams& hp = hparams_;
   const int64_t k_dim = st.kv.k_dim();
   constexpr int64_t kRows = 64;
   std::vector<float> rows(static_cast<size_t>(kRows * k_dim));

@@ -87,6 +87,11 @@ struct LayerWeights {
   // [n_embd] and each expert's output scale [n_expert].
   Tensor per_layer_inp_gate, per_layer_proj, per_layer_post_norm, out_scale;
   Tensor ffn_pre_norm_2, ffn_post_norm_1, ffn_post_norm_2, ffn_gate_inp_s, ffn_down_exps_s;
+  // gemma3n: AltUp's router [n_embd -> n_altup] and its norm, prediction [n_altup -> n_altup^2] and
+  // correction [n_altup -> n_altup] coefficients, the correction's scale [n_embd]; LAuReL's
+  // low-rank pair and norm.
+  Tensor altup_router, altup_router_norm, altup_predict_coef, altup_correct_coef, altup_correct_scale;
+  Tensor laurel_l, laurel_r, laurel_post_norm;
 };
 
 struct ModelWeights {
@@ -105,6 +110,8 @@ struct ModelWeights {
   // gemma4's per-layer inputs: a token table of n_layer * n_embd_per_layer per token, the
   // projection of the embeddings to the same width, and its norm [n_embd_per_layer].
   Tensor per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm;
+  // gemma3n: n_altup - 1 matrices [n_embd x n_embd] each, to the extra AltUp streams and back.
+  Tensor altup_proj, altup_unembd_proj;
   std::vector<LayerWeights> layers;
 };
 
@@ -151,6 +158,8 @@ struct ForwardState {
   // gemma4's per-layer inputs [n, n_layer * n_embd_per_layer], then room for one token's table row
   // or the batch's [n, n_embd_per_layer] gate (empty without per-layer inputs).
   std::vector<float> per_layer;
+  // gemma3n's AltUp streams and their predictions [2, n_altup, n, n_embd] (empty otherwise).
+  std::vector<float> altup;
   // Embedding passes (Model::forward_hidden): the output rows are the final hidden states (after
   // the output norm, before the lm head), and each run's keys and values are packed into sequence
   // 0 of the cache at the run's batch offset, so the cache holds max_batch positions in all.

@@ -97,6 +97,16 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kFfnPostNorm2, "post_ffw_norm_2", true, true, G::kNone},
     {Tn::kFfnGateInpScale, "ffn_gate_inp.scale", true, true, G::kNone, true},  // [n_embd] router input scale
     {Tn::kFfnDownExpsScale, "ffn_down_exps.scale", true, true, G::kNone, true},  // [n_expert]
+    {Tn::kAltupProj, "altup_proj", false, false, G::kNone},
+    {Tn::kAltupUnembdProj, "altup_unembd_proj", false, false, G::kNone},
+    {Tn::kAltupCorrectCoef, "altup_correct_coef", true, false, G::kNone},
+    {Tn::kAltupCorrectScale, "altup_correct_scale", true, true, G::kNone},
+    {Tn::kAltupPredictCoef, "altup_predict_coef", true, false, G::kNone},
+    {Tn::kAltupRouter, "altup_router", true, false, G::kNone},
+    {Tn::kAltupRouterNorm, "altup_router_norm", true, true, G::kNone},
+    {Tn::kLaurelL, "laurel_l", true, false, G::kNone},
+    {Tn::kLaurelR, "laurel_r", true, false, G::kNone},
+    {Tn::kLaurelPostNorm, "laurel_post_norm", true, true, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

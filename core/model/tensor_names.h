@@ -41,6 +41,10 @@ enum class Tn : uint8_t {
   // norms, its router's input scale and the experts' output scales.
   kPerLayerTokenEmbd, kPerLayerModelProj, kPerLayerProjNorm, kPerLayerInpGate, kPerLayerProj, kPerLayerPostNorm,
   kLayerOutScale, kFfnPreNorm2, kFfnPostNorm1, kFfnPostNorm2, kFfnGateInpScale, kFfnDownExpsScale,
+  // gemma3n: AltUp's projections to and from the extra streams, each layer's router, prediction and
+  // correction coefficients and correction scale; LAuReL's low-rank residual and its norm.
+  kAltupProj, kAltupUnembdProj, kAltupCorrectCoef, kAltupCorrectScale, kAltupPredictCoef, kAltupRouter,
+  kAltupRouterNorm, kLaurelL, kLaurelR, kLaurelPostNorm,
   kCount
 };
 

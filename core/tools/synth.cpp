@@ -204,7 +204,6 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, uint32_t n_layer, uin
     if (key == "attention.value_residual_mix_lora_rank") hp.n_lora_value_res_mix = v;
     if (key == "attention.gate_lora_rank") hp.n_lora_gate = v;
     if (key == "attention.head_count_kv" && k.type == SynthKey::kU32) hp.n_head_kv = v;
-    if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
     // Mixture-of-experts shapes (moe.h)
     if (key == "expert_feed_forward_length") hp.n_ff_exp = v;
     if (key == "expert_shared_feed_forward_length") hp.n_ff_shexp = v;

@@ -4,17 +4,17 @@
 // last layers reusing earlier layers' K/V, per-layer feed-forward widths, an optional MoE branch
 // beside the dense one, a scalar per layer and a final soft-cap (forward_gemma4.cpp).
 #include "core/model/arch_registry.h"
+#include "core/model/forward_gemma.h"
 #include "core/model/moe.h"
 #include "core/model/tensor_plan.h"
-
-namespace ox {
-void forward_gemma4(const Model& m, ForwardState& st, std::span<const BatchToken> batch, float* logits);
-}
 
 namespace ox::archs {
 namespace {
 
-bool window_layer(const HParams& hp, int l) { return hp.swa_layers[static_cast<size_t>(l)]; }
+// (configure has checked the flags: the plan also serves HParams made by hand, without them)
+bool window_layer(const HParams& hp, int l) {
+  return static_cast<size_t>(l) < hp.swa_layers.size() && hp.swa_layers[static_cast<size_t>(l)];
+}
 int layer_n_head_kv(const HParams& hp, int l) {
   return hp.n_head_kv_layer.empty() ? hp.n_head_kv : hp.n_head_kv_layer[static_cast<size_t>(l)];
 }
@@ -93,7 +93,7 @@ void plan(const ArchSpec& s, const HParams& hp, std::vector<PlannedTensor>& out)
   if (has_global) add(Tn::kRopeFreqs, -1, {hp.head_dim_k / 2}, s.rope_freqs);
   const int n_own = hp.n_layer - hp.n_kv_shared_layers;
   for (int l = 0; l < n_layer; ++l) {
-    const int64_t hd = window_layer(hp, l) ? hp.head_dim_k_swa : hp.head_dim_k;
+    const int64_t hd = window_layer(hp, l) && hp.head_dim_k_swa > 0 ? hp.head_dim_k_swa : hp.head_dim_k;
     const int64_t kv_dim = hd * layer_n_head_kv(hp, l);
     const int64_t ff = hp.n_ff_layer.empty() ? hp.n_ff : hp.n_ff_layer[static_cast<size_t>(l)];
     add(Tn::kAttnNorm, l, {d});
@@ -142,6 +142,7 @@ extern const ArchDef gemma4{
              .ffn = FfnKind::kGeGlu,
              .rope_freqs = Has::kOptional,
              .rope_freqs_global_only = true,
+             .shared_kv = true,
              .qk_norm = true,
              .post_norms = true,
              .moe = true,
