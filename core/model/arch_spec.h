@@ -96,6 +96,9 @@ struct MoeSpec {
   // nomic-bert-moe: layer l has experts when the file's moe_every_n_layers n is > 0 and
   // l % n == 1, as llama.cpp tests it (HParams::n_moe_every; absent: no layer has).
   bool every_n_layers = false;
+  // Each expert's gate and up projections as one tensor, ffn_gate_up_exps (rows [gate | up]):
+  // gemma4's converted files; its configure hook reads the layout off the file.
+  bool fused_gate_up = false;
 };
 
 // The classification head of rerankers, which rank pooling runs on one token of each sequence

@@ -65,6 +65,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kFfnGateExps: return t.bias ? &L.ffn_gate_exps_b : &L.ffn_gate_exps;
     case Tn::kFfnUpExps: return t.bias ? &L.ffn_up_exps_b : &L.ffn_up_exps;
     case Tn::kFfnDownExps: return t.bias ? &L.ffn_down_exps_b : &L.ffn_down_exps;
+    case Tn::kFfnGateUpExps: return &L.ffn_up_exps;  // split per expert by moe_ffn
     case Tn::kAttnSinks: return &L.attn_sinks;
     case Tn::kAttnOutNorm: return t.bias ? &L.attn_out_norm_b : &L.attn_out_norm;
     case Tn::kLayerOutNorm: return t.bias ? &L.layer_out_norm_b : &L.layer_out_norm;

@@ -3,6 +3,8 @@
 // weights), and shared experts.
 #include "core/model/moe.h"
 
+#include "core/model/builder.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -245,8 +247,13 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
       b = {f32(L.ffn_gate_exps_b) + e * L.ffn_gate_exps_b.cols, f32(L.ffn_up_exps_b) + e * L.ffn_up_exps_b.cols,
            f32(L.ffn_down_exps_b) + e * L.ffn_down_exps_b.cols};
     }
-    expert_ffn(st, ms.act, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), b,
-               st.moe_in.data(), count, st.moe_out.data());
+    Tensor gate = ms.fused_gate_up ? Tensor{} : L.ffn_gate_exps.matrix(e), up = L.ffn_up_exps.matrix(e);
+    if (ms.fused_gate_up) {  // ffn_gate_up_exps: expert e's rows [gate | up]
+      const int64_t ff = up.rows / 2;
+      gate = row_slice(up, 0, ff);
+      up = row_slice(up, ff, ff);
+    }
+    expert_ffn(st, ms.act, gate, up, L.ffn_down_exps.matrix(e), b, st.moe_in.data(), count, st.moe_out.data());
     for (int64_t i = 0; i < count; ++i) {
       const int32_t slot = st.members[static_cast<size_t>(i)];
       float w = ms.weight_input ? 1.0f : weight[slot];

@@ -107,6 +107,7 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kLaurelL, "laurel_l", true, false, G::kNone},
     {Tn::kLaurelR, "laurel_r", true, false, G::kNone},
     {Tn::kLaurelPostNorm, "laurel_post_norm", true, true, G::kNone},
+    {Tn::kFfnGateUpExps, "ffn_gate_up_exps", true, false, G::kFfnGate},  // llama.cpp's quantize: ffn_gate
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

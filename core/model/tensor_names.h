@@ -45,6 +45,7 @@ enum class Tn : uint8_t {
   // correction coefficients and correction scale; LAuReL's low-rank residual and its norm.
   kAltupProj, kAltupUnembdProj, kAltupCorrectCoef, kAltupCorrectScale, kAltupPredictCoef, kAltupRouter,
   kAltupRouterNorm, kLaurelL, kLaurelR, kLaurelPostNorm,
+  kFfnGateUpExps,  // experts' gate and up projections in one tensor (MoeSpec::fused_gate_up)
   kCount
 };
 

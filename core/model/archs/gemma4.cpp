@@ -19,7 +19,7 @@ int layer_n_head_kv(const HParams& hp, int l) {
   return hp.n_head_kv_layer.empty() ? hp.n_head_kv : hp.n_head_kv_layer[static_cast<size_t>(l)];
 }
 
-Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
+Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) {
   const char* name = file.name().c_str();
   const std::string p = hp.arch + ".";
   // The keys llama.cpp requires of every gemma4 file.
@@ -66,11 +66,9 @@ Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
   if (hp.n_expert > 0 && hp.n_ff_exp <= 0) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: missing metadata key '%sexpert_feed_forward_length'", name, p.c_str()));
   }
-  // Experts whose gate and up projections are one tensor (ffn_gate_up_exps) are not loaded yet.
-  if (hp.n_expert > 0 && file.find_tensor("blk.0.ffn_gate_up_exps.weight") != nullptr) {
-    return error(ErrorCode::kUnsupported, strfmt("%s: fused expert gate/up tensors ('ffn_gate_up_exps') are not "
-                                                 "supported yet", name));
-  }
+  // The experts' layout, as llama.cpp takes either: converted files fuse each expert's gate and up
+  // projections (ffn_gate_up_exps); synth's parity models keep them apart (ffn_gate_exps, ffn_up_exps).
+  spec.experts.fused_gate_up = hp.n_expert > 0 && file.find_tensor("blk.0.ffn_gate_up_exps.weight") != nullptr;
   return Status::ok();
 }
 
@@ -119,8 +117,12 @@ void plan(const ArchSpec& s, const HParams& hp, std::vector<PlannedTensor>& out)
       add(Tn::kFfnPreNorm2, l, {d});
       add(Tn::kFfnPostNorm1, l, {d});
       add(Tn::kFfnPostNorm2, l, {d});
-      add(Tn::kFfnGateExps, l, {d, ff_exp, n_exp});
-      add(Tn::kFfnUpExps, l, {d, ff_exp, n_exp});
+      if (s.experts.fused_gate_up) {
+        add(Tn::kFfnGateUpExps, l, {d, 2 * ff_exp, n_exp});
+      } else {
+        add(Tn::kFfnGateExps, l, {d, ff_exp, n_exp});
+        add(Tn::kFfnUpExps, l, {d, ff_exp, n_exp});
+      }
       add(Tn::kFfnDownExps, l, {ff_exp, d, n_exp});
       add(Tn::kFfnDownExpsScale, l, {n_exp}, Has::kOptional);
     }

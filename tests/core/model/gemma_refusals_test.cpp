@@ -76,12 +76,11 @@ TEST(GemmaRefusals, Gemma4SharedKvNeedsAWindowThenAGlobalLayer) {
   expect_refused(load("gemma4", keys), ErrorCode::kInvalidFile, "'gemma4.attention.shared_kv_layers' = 1");
 }
 
-TEST(GemmaRefusals, Gemma4FusedExpertGateUpIsNamed) {
+TEST(GemmaRefusals, Gemma4ExpertsNeedTheirWidth) {
   std::vector<Key> keys = gemma4_keys();
   keys.push_back({"expert_count", {2}});
   keys.push_back({"expert_used_count", {1}});
-  keys.push_back({"expert_feed_forward_length", {8}});
-  expect_refused(load("gemma4", keys, {"blk.0.ffn_gate_up_exps.weight"}), ErrorCode::kUnsupported, "'ffn_gate_up_exps'");
+  expect_refused(load("gemma4", keys), ErrorCode::kInvalidFile, "'gemma4.expert_feed_forward_length'");
 }
 
 TEST(GemmaRefusals, Gemma3nValuesLlamaCppFixes) {
