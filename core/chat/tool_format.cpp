@@ -30,12 +30,14 @@ bool detect_lfm2(std::string_view s) {
   return (has(s, "List of tools: [") && !has(s, "<|tool_list_start|>")) ||
          (has(s, "<|tool_list_start|>") && has(s, "<|tool_call_start|>"));
 }
+bool detect_gemma4(std::string_view s) { return has(s, "'<|tool_call>call:'"); }  // as llama.cpp's chat.cpp
 bool detect_generic(std::string_view s) { return has(s, "tools") || has(s, "tool_calls"); }
 
 constexpr ReasoningTags kThink{"<think>", "</think>"};
 constexpr ReasoningTags kNoReasoning{};
 
 const std::vector<ChatFormatDef> kFormats = {
+    {ChatFormat::kGemma4, "gemma4", detect_gemma4, {"<|channel>thought", "<channel|>"}, true, {"<|tool_call>"}},
     {ChatFormat::kGptOss, "gpt-oss", detect_gpt_oss, kNoReasoning, true, {" to=functions."}},
     {ChatFormat::kFunctionaryV32, "functionary-v3.2", detect_functionary, kNoReasoning, false, {">>>"}},
     {ChatFormat::kKimiK2, "kimi-k2", detect_kimi, kThink, true, {"<|tool_calls_section_begin|>"}},

@@ -27,6 +27,7 @@ enum class ChatFormat {
   kGranite,         // <|tool_call|>[{"name", "arguments"}], <think>/<response>
   kKimiK2,          // <|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>ARGS...
   kLfm2,            // <|tool_call_start|>[NAME(key="value", n=1), ...]<|tool_call_end|>: LFM2 / LFM2.5
+  kGemma4,          // <|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|>, <|channel>thought...<channel|>
 };
 
 // Where reasoning sits in a reply (empty start: the format has none, or handles it itself).

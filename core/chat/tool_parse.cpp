@@ -239,6 +239,7 @@ constexpr FormatParser kParsers[] = {
     {ChatFormat::kDeepSeekR1, nullptr, deepseek_block, {}, {}},
     {ChatFormat::kKimiK2, nullptr, kimi_block, {}, {}},
     {ChatFormat::kLfm2, nullptr, lfm2_block, {}, {}},
+    {ChatFormat::kGemma4, nullptr, gemma4_block, {}, {}},
     {ChatFormat::kLlama3, parse_llama3, nullptr, {}, {}},
     {ChatFormat::kFunctionaryV32, parse_functionary, nullptr, {}, {}},
     {ChatFormat::kGptOss, parse_gpt_oss, nullptr, {}, {}},

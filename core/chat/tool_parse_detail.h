@@ -73,6 +73,7 @@ JsonScan command_r_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector
 JsonScan deepseek_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
 JsonScan kimi_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
 JsonScan lfm2_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
+JsonScan gemma4_block(const Ctx& ctx, size_t* pos, size_t marker, std::vector<ToolCall>* calls);
 
 // The formats with a framing of their own: the whole reply after reasoning, into *msg.
 using BodyParser = void (*)(const Ctx& ctx, ParsedMessage* msg);

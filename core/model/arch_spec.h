@@ -96,6 +96,9 @@ struct MoeSpec {
   // nomic-bert-moe: layer l has experts when the file's moe_every_n_layers n is > 0 and
   // l % n == 1, as llama.cpp tests it (HParams::n_moe_every; absent: no layer has).
   bool every_n_layers = false;
+  // Each expert's gate and up projections as one tensor, ffn_gate_up_exps (rows [gate | up]):
+  // gemma4's converted files; its configure hook reads the layout off the file.
+  bool fused_gate_up = false;
 };
 
 // The classification head of rerankers, which rank pooling runs on one token of each sequence
@@ -137,6 +140,12 @@ struct ArchSpec {
   Biases bias;
   Has output = Has::kOptional;      // output.weight; absent: tied to token_embd
   Has rope_freqs = Has::kNo;        // rope_freqs.weight: llama3's per-frequency divisors
+  bool rope_freqs_global_only = false;  // rope_freqs on the global layers only, not the window layers (gemma4)
+  // The last attention.shared_kv_layers layers attend over earlier layers' K/V and store none
+  // (gemma4: its forward function); other architectures ignore the key, as llama.cpp.
+  bool shared_kv = false;
+  // > 0: the layers from this one on reuse K/V whatever the file says (gemma3n: 20, as llama.cpp).
+  int shared_kv_from = 0;
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)

@@ -3,8 +3,10 @@
 // sees one layout; per-layer attention settings from the spec and the hyperparameters.
 #include "core/model/decoder_load.h"
 
-#include "core/model/moe.h"
+#include <algorithm>
 #include <cmath>
+
+#include "core/model/moe.h"
 
 #include "core/model/rope_scaling.h"
 #include "core/model/tensor_plan.h"
@@ -31,6 +33,11 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
       case Tn::kCls: return t.bias ? &w.cls_b : &w.cls;
       case Tn::kClsNorm: return &w.cls_norm;
       case Tn::kClsOut: return t.bias ? &w.cls_out_b : &w.cls_out;
+      case Tn::kPerLayerTokenEmbd: return &w.per_layer_token_embd;
+      case Tn::kPerLayerModelProj: return &w.per_layer_model_proj;
+      case Tn::kPerLayerProjNorm: return &w.per_layer_proj_norm;
+      case Tn::kAltupProj: return &w.altup_proj;
+      case Tn::kAltupUnembdProj: return &w.altup_unembd_proj;
       default: return nullptr;
     }
   }
@@ -68,6 +75,7 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kFfnGateExps: return t.bias ? &L.ffn_gate_exps_b : &L.ffn_gate_exps;
     case Tn::kFfnUpExps: return t.bias ? &L.ffn_up_exps_b : &L.ffn_up_exps;
     case Tn::kFfnDownExps: return t.bias ? &L.ffn_down_exps_b : &L.ffn_down_exps;
+    case Tn::kFfnGateUpExps: return &L.ffn_up_exps;  // split per expert by moe_ffn
     case Tn::kAttnSinks: return &L.attn_sinks;
     case Tn::kAttnOutNorm: return t.bias ? &L.attn_out_norm_b : &L.attn_out_norm;
     case Tn::kLayerOutNorm: return t.bias ? &L.layer_out_norm_b : &L.layer_out_norm;
@@ -126,6 +134,25 @@ Tensor* slot(ModelWeights& w, const PlannedTensor& t, const ArchSpec& s) {
     case Tn::kAttnKvB: return &L.wkv_b;
     case Tn::kAttnKB: return &L.wk_b;
     case Tn::kAttnVB: return &L.wv_b;
+    // gemma4
+    case Tn::kPerLayerInpGate: return &L.per_layer_inp_gate;
+    case Tn::kPerLayerProj: return &L.per_layer_proj;
+    case Tn::kPerLayerPostNorm: return &L.per_layer_post_norm;
+    case Tn::kLayerOutScale: return &L.out_scale;
+    case Tn::kFfnPreNorm2: return &L.ffn_pre_norm_2;
+    case Tn::kFfnPostNorm1: return &L.ffn_post_norm_1;
+    case Tn::kFfnPostNorm2: return &L.ffn_post_norm_2;
+    case Tn::kFfnGateInpScale: return &L.ffn_gate_inp_s;
+    case Tn::kFfnDownExpsScale: return &L.ffn_down_exps_s;
+    // gemma3n
+    case Tn::kAltupCorrectCoef: return &L.altup_correct_coef;
+    case Tn::kAltupCorrectScale: return &L.altup_correct_scale;
+    case Tn::kAltupPredictCoef: return &L.altup_predict_coef;
+    case Tn::kAltupRouter: return &L.altup_router;
+    case Tn::kAltupRouterNorm: return &L.altup_router_norm;
+    case Tn::kLaurelL: return &L.laurel_l;
+    case Tn::kLaurelR: return &L.laurel_r;
+    case Tn::kLaurelPostNorm: return &L.laurel_post_norm;
     default: return nullptr;
   }
 }
@@ -196,6 +223,11 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
 
 }  // namespace
 
+int n_layer_kv_own(const ArchSpec& s, const HParams& hp) {
+  if (s.shared_kv_from > 0) return std::min(hp.n_layer, s.shared_kv_from);
+  return hp.n_layer - (s.shared_kv ? hp.n_kv_shared_layers : 0);
+}
+
 std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs) {
   const int pattern = hp.swa_pattern > 0 ? hp.swa_pattern : s.swa_pattern;
   float base_swa = hp.rope_freq_base_swa > 0 ? hp.rope_freq_base_swa : s.rope_base_swa;
@@ -205,14 +237,27 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
     LayerAttention& a = layers[static_cast<size_t>(l)];
     const int n_swa = s.attn_chunk > 0 ? s.attn_chunk : hp.n_swa > 0 ? hp.n_swa : s.n_swa_default;
     // The window layers: all but the last of each pattern, or all but the first (modern-bert).
-    const bool swa = n_swa > 0 && s.swa_pattern > 0 &&
-                     (s.swa_dense_first ? l % pattern != 0 : l % pattern < pattern - 1);
+    // ... or the file's flag per layer (gemma4). Window layers may have heads of their own size.
+    const bool window_layer =
+        hp.swa_layers.empty() ? s.swa_pattern > 0 && (s.swa_dense_first ? l % pattern != 0 : l % pattern < pattern - 1)
+                              : hp.swa_layers[static_cast<size_t>(l)];
+    const bool swa = n_swa > 0 && window_layer;
+    const int n_head_kv = hp.n_head_kv_layer.empty() ? 0 : hp.n_head_kv_layer[static_cast<size_t>(l)];
+    a.n_head_kv = n_head_kv > 0 ? n_head_kv : hp.n_head_kv;
+    // (0: HParams made by hand, not read: the global layers' sizes)
+    a.head_dim_k = window_layer && hp.head_dim_k_swa > 0 ? hp.head_dim_k_swa : hp.head_dim_k;
+    a.head_dim_v = window_layer && hp.head_dim_v_swa > 0 ? hp.head_dim_v_swa : hp.head_dim_v;
+    // The layers past n_layer_kv_own attend over the cache of the last earlier layer of their
+    // kind (window or global), as llama.cpp's layer_reuse_cb: they store nothing.
+    const int n_kv_own = n_layer_kv_own(s, hp);
+    a.stores_kv = l < n_kv_own;
+    a.kv_layer = a.stores_kv ? l : n_kv_own - (window_layer ? 2 : 1);
     a.window = swa ? n_swa : 0;
     a.chunked = swa && s.attn_chunk > 0;
     a.rope.style = s.rope_style;
     // rope_swa_only (cohere2, exaone4 64L): where there is a window, global layers do not rotate.
     const bool nope_global = s.rope_swa_only && n_swa > 0 && s.swa_pattern > 0 && !swa;
-    a.rope.n_rot = nope_global ? 0 : hp.n_rot;  // n_rot 0: no rotation
+    a.rope.n_rot = nope_global ? 0 : window_layer && hp.n_rot_swa > 0 ? hp.n_rot_swa : hp.n_rot;  // n_rot 0: no rotation
     // Window layers may have their own base and scaling (gemma3: 10000, unscaled).
     a.rope.freq_base = swa && base_swa > 0 ? base_swa : hp.rope_freq_base;
     if (s.rope_alpha_base && hp.rope_scaling_alpha > 0.0f) {  // hunyuan's NTK alpha, in float as llama.cpp
@@ -220,7 +265,8 @@ std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp
       a.rope.freq_base = hp.rope_freq_base * std::pow(hp.rope_scaling_alpha, dim / (dim - 2.0f));
     }
     a.rope.freq_scale = swa && s.rope_scale_swa > 0 ? s.rope_scale_swa : hp.rope_freq_scale;
-    a.rope.freq_factors = rope_freqs;
+    // gemma4's rope_freqs shape the global layers' ("proportional") rotation only.
+    a.rope.freq_factors = s.rope_freqs_global_only && window_layer ? nullptr : rope_freqs;
     if (s.nope_step > 0 && (l + 1) % s.nope_step == 0) {  // llama4's layers without positions
       a.rope.n_rot = 0;
       a.temp_tuning = s.attn_temp;

@@ -9,6 +9,9 @@
 
 namespace ox {
 
+// How many layers (the first ones) store keys and values: the others reuse theirs
+// (ArchSpec::shared_kv, shared_kv_from).
+int n_layer_kv_own(const ArchSpec& s, const HParams& hp);
 // Per-layer attention settings: the sliding window on the spec's (or the file's) pattern of
 // layers, rope style, base and scaling; rope_freqs (llama3) or nullptr.
 std::vector<LayerAttention> layer_attention(const ArchSpec& s, const HParams& hp, const float* rope_freqs);

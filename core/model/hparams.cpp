@@ -32,6 +32,7 @@ Result<int> read_head_count_kv(const gguf::GgufFile& f, const std::string& key, 
   }
   int largest = 0;
   hp.kv_free_layer.assign(static_cast<size_t>(hp.n_layer), false);
+  hp.n_head_kv_layer.assign(static_cast<size_t>(hp.n_layer), 0);
   for (uint64_t l = 0; l < v->count; ++l) {
     const int64_t n = v->integer_at(l);
     if (n < 0 || n > (1 << 20)) {
@@ -40,9 +41,55 @@ Result<int> read_head_count_kv(const gguf::GgufFile& f, const std::string& key, 
                                                    static_cast<long long>(n)));
     }
     hp.kv_free_layer[static_cast<size_t>(l)] = n == 0;
+    hp.n_head_kv_layer[static_cast<size_t>(l)] = static_cast<int>(n);
     largest = std::max(largest, static_cast<int>(n));
   }
   return largest > 0 ? largest : hp.n_head;  // no attention layer: the count sizes nothing that is used
+}
+
+// A count given once or per layer (feed_forward_length of gemma4): the per-layer values into
+// `layers` (left empty for one count), the largest returned.
+Result<int> read_count_or_layers(const gguf::GgufFile& f, const std::string& key, bool required, int n_layer,
+                                 std::vector<int>& layers) {
+  const gguf::Value* v = f.find(key);
+  if (v == nullptr || v->type != gguf::ValueType::ARRAY) return read_count(f, key, required, 0);
+  gguf::Value elem;
+  elem.type = v->elem_type;
+  if (v->count != static_cast<uint64_t>(n_layer) || !elem.is_integer()) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' holds %llu values for %d layers (integers expected)",
+                                                 f.name().c_str(), key.c_str(), static_cast<unsigned long long>(v->count),
+                                                 n_layer));
+  }
+  int largest = 0;
+  for (uint64_t l = 0; l < v->count; ++l) {
+    const int64_t n = v->integer_at(l);
+    if (n <= 0 || n > (1 << 30)) {
+      return error(ErrorCode::kInvalidFile, strfmt("%s: '%s'[%llu] = %lld is out of range", f.name().c_str(), key.c_str(),
+                                                   static_cast<unsigned long long>(l), static_cast<long long>(n)));
+    }
+    layers.push_back(static_cast<int>(n));
+    largest = std::max(largest, static_cast<int>(n));
+  }
+  return largest;
+}
+
+// attention.sliding_window_pattern: a period (gemma3), or one flag per layer (gemma4: bools or
+// integers, as llama.cpp's get_arr takes them) into hp.swa_layers.
+Status read_swa_pattern(const gguf::GgufFile& f, const std::string& key, HParams& hp) {
+  const gguf::Value* v = f.find(key);
+  if (v == nullptr || v->type != gguf::ValueType::ARRAY) {
+    OX_ASSIGN_OR_RETURN(hp.swa_pattern, read_count(f, key, false, 0));
+    return Status::ok();
+  }
+  gguf::Value elem;
+  elem.type = v->elem_type;
+  if (v->count != static_cast<uint64_t>(hp.n_layer) || !(elem.is_integer() || elem.type == gguf::ValueType::BOOL)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' holds %llu values for %d layers (one flag per layer expected)",
+                                                 f.name().c_str(), key.c_str(), static_cast<unsigned long long>(v->count),
+                                                 hp.n_layer));
+  }
+  for (uint64_t l = 0; l < v->count; ++l) hp.swa_layers.push_back(v->integer_at(l) != 0);
+  return Status::ok();
 }
 
 // <arch>.ssm.*, shortconv.*, RWKV's and MLA's keys: optional here, checked by the architectures that use them.
@@ -128,7 +175,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   // An expert model may state only its experts' widths (Qwen3.5-MoE files have no
   // feed_forward_length, as llama.cpp allows): n_ff is 0 then, and dense layers are refused on load.
   const bool expert_widths = f.find(p + "expert_feed_forward_length") != nullptr;
-  OX_ASSIGN_OR_RETURN(hp.n_ff, read_count(f, p + "feed_forward_length", !expert_widths, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_ff, read_count_or_layers(f, p + "feed_forward_length", !expert_widths, hp.n_layer, hp.n_ff_layer));
   OX_ASSIGN_OR_RETURN(hp.n_head, read_count(f, p + "attention.head_count", true, 0));
   OX_ASSIGN_OR_RETURN(hp.n_head_kv, read_head_count_kv(f, p + "attention.head_count_kv", hp));
   OX_TRY(read_ssm(f, p, hp));
@@ -154,9 +201,21 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   OX_ASSIGN_OR_RETURN(hp.head_dim_k, read_count(f, p + "attention.key_length", false, hp.n_embd / hp.n_head));
   OX_ASSIGN_OR_RETURN(hp.head_dim_v, read_count(f, p + "attention.value_length", false, hp.head_dim_k));
   OX_ASSIGN_OR_RETURN(hp.n_rot, read_count(f, p + "rope.dimension_count", false, hp.head_dim_k));
-  if (hp.head_dim_k <= 0 || hp.head_dim_v <= 0 || hp.n_rot > hp.head_dim_k || hp.n_rot % 2 != 0) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: inconsistent head dimensions (key %d, value %d, rope %d)",
-                                                 f.name().c_str(), hp.head_dim_k, hp.head_dim_v, hp.n_rot));
+  OX_ASSIGN_OR_RETURN(hp.head_dim_k_swa, read_count(f, p + "attention.key_length_swa", false, hp.head_dim_k));
+  OX_ASSIGN_OR_RETURN(hp.head_dim_v_swa, read_count(f, p + "attention.value_length_swa", false, hp.head_dim_v));
+  OX_ASSIGN_OR_RETURN(hp.n_rot_swa, read_count(f, p + "rope.dimension_count_swa", false, hp.n_rot));
+  if (hp.head_dim_k <= 0 || hp.head_dim_v <= 0 || hp.n_rot > hp.head_dim_k || hp.n_rot % 2 != 0 ||
+      hp.head_dim_k_swa <= 0 || hp.head_dim_v_swa <= 0 || hp.n_rot_swa > hp.head_dim_k_swa || hp.n_rot_swa % 2 != 0) {
+    return error(ErrorCode::kInvalidFile,
+                 strfmt("%s: inconsistent head dimensions (key %d, value %d, rope %d; window layers: %d, %d, %d)",
+                        f.name().c_str(), hp.head_dim_k, hp.head_dim_v, hp.n_rot, hp.head_dim_k_swa, hp.head_dim_v_swa,
+                        hp.n_rot_swa));
+  }
+  OX_ASSIGN_OR_RETURN(hp.n_embd_per_layer, read_count(f, p + "embedding_length_per_layer_input", false, 0));
+  OX_ASSIGN_OR_RETURN(hp.n_kv_shared_layers, read_count(f, p + "attention.shared_kv_layers", false, 0));
+  if (hp.n_kv_shared_layers >= hp.n_layer) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.shared_kv_layers' (%d) must be below '%sblock_count' (%d)",
+                                                 f.name().c_str(), p.c_str(), hp.n_kv_shared_layers, p.c_str(), hp.n_layer));
   }
   OX_ASSIGN_OR_RETURN(hp.rope_freq_base, f.get_f32_or(p + "rope.freq_base", 10000.0f));
   OX_ASSIGN_OR_RETURN(float rope_scale, f.get_f32_or(p + "rope.scaling.factor", 0.0f));
@@ -187,7 +246,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
                         f.name().c_str(), p.c_str(), hp.n_expert_groups, hp.n_expert, p.c_str(), hp.n_group_used));
   }
   OX_ASSIGN_OR_RETURN(hp.n_swa, read_count(f, p + "attention.sliding_window", false, 0));
-  OX_ASSIGN_OR_RETURN(hp.swa_pattern, read_count(f, p + "attention.sliding_window_pattern", false, 0));
+  OX_TRY(read_swa_pattern(f, p + "attention.sliding_window_pattern", hp));
   OX_ASSIGN_OR_RETURN(hp.rope_freq_base_swa, f.get_f32_or(p + "rope.freq_base_swa", 0.0f));
   OX_ASSIGN_OR_RETURN(hp.attn_softcap, f.get_f32_or(p + "attn_logit_softcapping", 0.0f));
   OX_ASSIGN_OR_RETURN(hp.final_softcap, f.get_f32_or(p + "final_logit_softcapping", 0.0f));

@@ -81,6 +81,19 @@ struct HParams {
   // Hybrids (lfm2): attention.head_count_kv given per layer, 0 on the recurrent layers; n_head_kv is
   // then the largest. Empty when the key is a single count.
   std::vector<bool> kv_free_layer;
+  // Counts given per layer (gemma4; empty when the key is a single count): feed_forward_length and
+  // attention.head_count_kv of each layer (n_ff and n_head_kv are then the largest).
+  std::vector<int> n_ff_layer;
+  std::vector<int> n_head_kv_layer;
+  // attention.sliding_window_pattern given per layer (true: a window layer) instead of as a period.
+  std::vector<bool> swa_layers;
+  // The window layers' head sizes and rotated dimensions (attention.key_length_swa,
+  // attention.value_length_swa, rope.dimension_count_swa; the global layers' if absent).
+  int head_dim_k_swa = 0;
+  int head_dim_v_swa = 0;
+  int n_rot_swa = 0;
+  int n_embd_per_layer = 0;    // <arch>.embedding_length_per_layer_input: per-layer token inputs (0: none)
+  int n_kv_shared_layers = 0;  // <arch>.attention.shared_kv_layers: the last layers reuse earlier layers' K/V
   // Embedding models: <arch>.pooling_type (llama_pooling_type's numbers; -1 if absent),
   // <arch>.attention.causal (true if absent), the classifier's output count (the length of
   // <arch>.classifier.output_labels, 1 if absent) and tokenizer.ggml.token_type_count (0 if absent).

@@ -2,6 +2,7 @@
 // and the edits of a sequence's cached positions (context shift, seq_rm).
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "core/base/memory.h"
 #include "core/model/arch_registry.h"
@@ -170,12 +171,21 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
 KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq) const {
   const HParams& hp = hparams_;
   KvCacheShape s;
-  s.n_layer = hp.n_layer;
+  // The layers that store keys and values (the last ones may reuse earlier ones'), each
+  // position's row as wide as the widest layer's; every layer's heads must be whole blocks of a
+  // block type, so the head size checked is their greatest common divisor.
+  s.n_layer = n_layer_kv_own(spec_, hp);
   s.n_ctx = n_ctx;
   s.k_dim = hp.n_head_kv * hp.head_dim_k;
   s.v_dim = hp.n_head_kv * hp.head_dim_v;
   s.head_dim_k = hp.head_dim_k;
   s.head_dim_v = hp.head_dim_v;
+  for (const LayerAttention& a : layers_) {
+    s.k_dim = std::max(s.k_dim, a.n_head_kv * a.head_dim_k);
+    s.v_dim = std::max(s.v_dim, a.n_head_kv * a.head_dim_v);
+    s.head_dim_k = std::gcd(s.head_dim_k, a.head_dim_k);
+    s.head_dim_v = std::gcd(s.head_dim_v, a.head_dim_v);
+  }
   s.type_k = cache_type_k;
   s.type_v = cache_type_v;
   s.n_seq = n_seq;
@@ -213,7 +223,9 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   const uint64_t n = static_cast<uint64_t>(max_batch);
   const KvCacheShape kv_shape = this->kv_shape(n_ctx, cache_type_k, cache_type_v, n_seq);
   OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
-  const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (hp.head_dim_k + hp.head_dim_v);
+  // Head buffers as wide as the widest layer's (window layers may have heads of their own size).
+  const int head_dim_k = std::max(hp.head_dim_k, hp.head_dim_k_swa), head_dim_v = std::max(hp.head_dim_v, hp.head_dim_v_swa);
+  const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (head_dim_k + head_dim_v);
   uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
   const uint64_t moe_ff = static_cast<uint64_t>(std::max(expert_ff(spec_, hp), shared_ff(spec_, hp)));
   if (hp.n_expert > 0) {
@@ -221,6 +233,11 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   }
   const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch + mla_scratch_floats(spec_, hp));
   scratch += mixer;
+  const uint64_t per_layer_width = static_cast<uint64_t>(hp.n_layer) * hp.n_embd_per_layer;
+  const uint64_t per_layer = hp.n_embd_per_layer > 0 ? n * per_layer_width + std::max(per_layer_width, n * hp.n_embd_per_layer) : 0;
+  scratch += per_layer;
+  const uint64_t altup = weights_.altup_proj.empty() ? 0 : 2 * n * hp.n_embd * static_cast<uint64_t>(weights_.altup_proj.n_mats + 1);
+  scratch += altup;
   scratch *= sizeof(float);
   scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
   OX_TRY(check_memory(kv_bytes + scratch,
@@ -241,13 +258,15 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   st->h2.resize(n * hp.n_embd);
   st->proj.resize(n * hp.n_embd);
   st->ffn_out.resize(n * hp.n_embd);
-  st->q.resize(n * hp.n_head * hp.head_dim_k);
-  st->k.resize(n * hp.n_head_kv * hp.head_dim_k);
-  st->v.resize(n * hp.n_head_kv * hp.head_dim_v);
-  st->att.resize(n * hp.n_head * hp.head_dim_v);
+  st->q.resize(n * hp.n_head * head_dim_k);
+  st->k.resize(n * hp.n_head_kv * head_dim_k);
+  st->v.resize(n * hp.n_head_kv * head_dim_v);
+  st->att.resize(n * hp.n_head * head_dim_v);
   st->gate.resize(n * hp.n_ff);
   st->up.resize(n * hp.n_ff);
   st->mixer.resize(mixer);
+  st->per_layer.resize(per_layer);
+  st->altup.resize(altup);
   if (hp.n_expert > 0) {
     st->router.resize(n * hp.n_expert);
     st->routed.resize(n * hp.n_expert_used);
@@ -286,25 +305,26 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
   }
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
-  const HParams& hp = hparams_;
   const int64_t k_dim = st.kv.k_dim();
   constexpr int64_t kRows = 64;
   std::vector<float> rows(static_cast<size_t>(kRows * k_dim));
   const kernels::KernelTable& k = *st.ops.kernels;
   const ToFloatFn load = k.to_float[static_cast<uint32_t>(st.kv.type_k())];
   const FromFloatFn store = k.quantize_row[static_cast<uint32_t>(st.kv.type_k())];
-  // Latent attention rotates the last n_rot values of each key head (of the compressed row).
-  const int64_t rot_offset = spec_.mla ? hp.head_dim_k - hp.n_rot : 0;
-  for (int l = 0; l < hp.n_layer; ++l) {
+  for (int l = 0; l < st.kv.shape().n_layer; ++l) {  // the layers that store keys, with their own heads
+    const LayerAttention& la = layers_[static_cast<size_t>(l)];
+    // Latent attention rotates the last n_rot values of each key head (of the compressed row).
+    const int64_t rot_offset = spec_.mla ? la.head_dim_k - hparams_.n_rot : 0;
     // A pure rotation: the keys already carry rope's magnitude (YaRN, attn_factor) once. (llama.cpp's
     // shift applies it again; its keys grow by that factor at every shift.)
-    RopeParams rope_params = layers_[static_cast<size_t>(l)].rope;
+    RopeParams rope_params = la.rope;
     rope_params.attn_factor /= rope_mscale(rope_params);
+    const int64_t layer_k_dim = int64_t{la.n_head_kv} * la.head_dim_k;
     for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
       const int64_t n = std::min(kRows, n_moved - r0);
-      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * k_dim, k_dim);
-      rope(rows.data() + rot_offset, 1, static_cast<int>(n * hp.n_head_kv), hp.head_dim_k, -n_discard, rope_params);
-      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * k_dim, st.kv.k(l, seq, n_keep + r0 + r), k_dim);
+      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * layer_k_dim, layer_k_dim);
+      rope(rows.data() + rot_offset, 1, static_cast<int>(n * la.n_head_kv), la.head_dim_k, -n_discard, rope_params);
+      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * layer_k_dim, st.kv.k(l, seq, n_keep + r0 + r), layer_k_dim);
     }
   }
   st.kv.set_n_pos(seq, n_past - n_discard);

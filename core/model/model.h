@@ -26,6 +26,14 @@ struct LayerAttention {
   bool chunked = false;      // the window is a chunk: positions [pos / window * window, pos] (llama4)
   bool temp_tuning = false;  // q scaled by the attention temperature (llama4's layers without rope)
   RopeParams rope;
+  // This layer's heads (window layers may have their own size and KV head count: gemma4) and the
+  // cache layer holding its keys and values: its own, or an earlier layer's for the layers that
+  // reuse K/V (HParams::n_kv_shared_layers), which store none.
+  int n_head_kv = 0;
+  int head_dim_k = 0;
+  int head_dim_v = 0;
+  int kv_layer = 0;
+  bool stores_kv = true;
 };
 
 // RWKV-7's tensors of one block (rwkv7_mixer.cpp): the time mix's low-rank maps (w: decay, a: in-
@@ -78,6 +86,17 @@ struct LayerWeights {
   // compressed row [c | k_rot] = attn_kv_a_mqa h, c normalised by kv_a_norm; per-head k_nope and v
   // from c by wkv_b (rows per head [k_nope | v]), or by wk_b [n_head][kv_lora x nope] / wv_b [n_head][v x kv_lora].
   Tensor wq_a, wq_b, q_a_norm, wkv_a_mqa, kv_a_norm, wkv_b, wk_b, wv_b;
+  // gemma4: the per-layer input's gate [n_embd -> n_embd_per_layer], projection back and norm; the
+  // layer's output scalar [1]; the MoE block's norms (pre_ffw_norm_2 before the experts,
+  // post_ffw_norm_1 / _2 after the dense and the expert branch), the router input's scale
+  // [n_embd] and each expert's output scale [n_expert].
+  Tensor per_layer_inp_gate, per_layer_proj, per_layer_post_norm, out_scale;
+  Tensor ffn_pre_norm_2, ffn_post_norm_1, ffn_post_norm_2, ffn_gate_inp_s, ffn_down_exps_s;
+  // gemma3n: AltUp's router [n_embd -> n_altup] and its norm, prediction [n_altup -> n_altup^2] and
+  // correction [n_altup -> n_altup] coefficients, the correction's scale [n_embd]; LAuReL's
+  // low-rank pair and norm.
+  Tensor altup_router, altup_router_norm, altup_predict_coef, altup_correct_coef, altup_correct_scale;
+  Tensor laurel_l, laurel_r, laurel_post_norm;
 };
 
 struct ModelWeights {
@@ -93,6 +112,11 @@ struct ModelWeights {
   // + cls_out_b; any may be empty.
   Tensor cls, cls_b, cls_out, cls_out_b;
   Tensor cls_norm;  // [n_embd] modern-bert: LayerNorm weight after cls
+  // gemma4's per-layer inputs: a token table of n_layer * n_embd_per_layer per token, the
+  // projection of the embeddings to the same width, and its norm [n_embd_per_layer].
+  Tensor per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm;
+  // gemma3n: n_altup - 1 matrices [n_embd x n_embd] each, to the extra AltUp streams and back.
+  Tensor altup_proj, altup_unembd_proj;
   std::vector<LayerWeights> layers;
 };
 
@@ -137,6 +161,11 @@ struct ForwardState {
   std::vector<float> moe_up;     // [n, max(n_ff_exp, n_ff_shexp)] its up projection
   std::vector<float> moe_scores; // [n_expert] one token's scores for choosing
   std::vector<float> rel_bias;   // [2 * n_kv - 1, n_head] T5's bias per key - query distance (one layer's)
+  // gemma4's per-layer inputs [n, n_layer * n_embd_per_layer], then room for one token's table row
+  // or the batch's [n, n_embd_per_layer] gate (empty without per-layer inputs).
+  std::vector<float> per_layer;
+  // gemma3n's AltUp streams and their predictions [2, n_altup, n, n_embd] (empty otherwise).
+  std::vector<float> altup;
   // Embedding passes (Model::forward_hidden): the output rows are the final hidden states (after
   // the output norm, before the lm head), and each run's keys and values are packed into sequence
   // 0 of the cache at the run's batch offset, so the cache holds max_batch positions in all.

@@ -3,6 +3,8 @@
 // weights), and shared experts.
 #include "core/model/moe.h"
 
+#include "core/model/builder.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -209,7 +211,8 @@ Status read_moe_keys(const gguf::GgufFile& f, const HParams& hp, MoeKeys keys, M
   }
 }
 
-void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out) {
+void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out,
+             const float* router_in) {
   const HParams& hp = m.hparams();
   const MoeSpec& ms = m.spec().experts;
   const int n_exp = hp.n_expert, n_used = hp.n_expert_used;
@@ -217,7 +220,7 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
   float* logits = st.router.data();    // [n, n_expert]
   int32_t* chosen = st.routed.data();  // [n, n_used]
   float* weight = st.route_w.data();   // [n, n_used]
-  matmul(st.ops, L.ffn_gate_inp, h, n, logits);
+  matmul(st.ops, L.ffn_gate_inp, router_in != nullptr ? router_in : h, n, logits);
   if (ms.expert_biases) add_bias(logits, f32(L.ffn_gate_inp_b), n_exp, n);
   for (int64_t t = 0; t < n; ++t) {
     route(ms, hp, f32(L.exp_probs_b), logits + t * n_exp, st.moe_scores.data(), chosen + t * n_used,
@@ -244,11 +247,17 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
       b = {f32(L.ffn_gate_exps_b) + e * L.ffn_gate_exps_b.cols, f32(L.ffn_up_exps_b) + e * L.ffn_up_exps_b.cols,
            f32(L.ffn_down_exps_b) + e * L.ffn_down_exps_b.cols};
     }
-    expert_ffn(st, ms.act, L.ffn_gate_exps.matrix(e), L.ffn_up_exps.matrix(e), L.ffn_down_exps.matrix(e), b,
-               st.moe_in.data(), count, st.moe_out.data());
+    Tensor gate = ms.fused_gate_up ? Tensor{} : L.ffn_gate_exps.matrix(e), up = L.ffn_up_exps.matrix(e);
+    if (ms.fused_gate_up) {  // ffn_gate_up_exps: expert e's rows [gate | up]
+      const int64_t ff = up.rows / 2;
+      gate = row_slice(up, 0, ff);
+      up = row_slice(up, ff, ff);
+    }
+    expert_ffn(st, ms.act, gate, up, L.ffn_down_exps.matrix(e), b, st.moe_in.data(), count, st.moe_out.data());
     for (int64_t i = 0; i < count; ++i) {
       const int32_t slot = st.members[static_cast<size_t>(i)];
-      const float w = ms.weight_input ? 1.0f : weight[slot];
+      float w = ms.weight_input ? 1.0f : weight[slot];
+      if (!L.ffn_down_exps_s.empty()) w *= f32(L.ffn_down_exps_s)[e];
       float* o = out + (slot / n_used) * d;
       const float* y = st.moe_out.data() + i * d;
       for (int64_t j = 0; j < d; ++j) o[j] += w * y[j];

@@ -26,8 +26,11 @@ struct MoeKeys {
 };
 Status read_moe_keys(const gguf::GgufFile& f, const HParams& hp, MoeKeys keys, MoeSpec& ms);
 
-// out = the experts' weighted outputs (+ the shared expert's) for n rows of h.
-void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out);
+// out = the experts' weighted outputs (+ the shared expert's) for n rows of h. The router scores
+// router_in's rows where given (gemma4 routes on its own normalisation of the residual), else h's;
+// each expert's output is scaled by ffn_down_exps.scale[e] where the file has it.
+void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const float* h, int64_t n, float* out,
+             const float* router_in = nullptr);
 
 // The weight bytes one decoded token reads: every tensor but the expert matrices, plus
 // n_expert_used experts' share of each expert tensor (the embedding table counts as one row unless

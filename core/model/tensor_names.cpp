@@ -103,6 +103,29 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kAttnKvB, "attn_kv_b", true, false, G::kAttnV},  // llama.cpp's quantize rules: attn_v's
     {Tn::kAttnKB, "attn_k_b", true, false, G::kNone},
     {Tn::kAttnVB, "attn_v_b", true, false, G::kNone},
+    {Tn::kPerLayerTokenEmbd, "per_layer_token_embd", false, false, G::kTokenEmbd},
+    {Tn::kPerLayerModelProj, "per_layer_model_proj", false, false, G::kNone},
+    {Tn::kPerLayerProjNorm, "per_layer_proj_norm", false, true, G::kNone},
+    {Tn::kPerLayerInpGate, "inp_gate", true, false, G::kNone},
+    {Tn::kPerLayerProj, "proj", true, false, G::kNone},
+    {Tn::kPerLayerPostNorm, "post_norm", true, true, G::kNone},
+    {Tn::kLayerOutScale, "layer_output_scale", true, true, G::kNone},
+    {Tn::kFfnPreNorm2, "pre_ffw_norm_2", true, true, G::kNone},
+    {Tn::kFfnPostNorm1, "post_ffw_norm_1", true, true, G::kNone},
+    {Tn::kFfnPostNorm2, "post_ffw_norm_2", true, true, G::kNone},
+    {Tn::kFfnGateInpScale, "ffn_gate_inp.scale", true, true, G::kNone, true},  // [n_embd] router input scale
+    {Tn::kFfnDownExpsScale, "ffn_down_exps.scale", true, true, G::kNone, true},  // [n_expert]
+    {Tn::kAltupProj, "altup_proj", false, false, G::kNone},
+    {Tn::kAltupUnembdProj, "altup_unembd_proj", false, false, G::kNone},
+    {Tn::kAltupCorrectCoef, "altup_correct_coef", true, false, G::kNone},
+    {Tn::kAltupCorrectScale, "altup_correct_scale", true, true, G::kNone},
+    {Tn::kAltupPredictCoef, "altup_predict_coef", true, false, G::kNone},
+    {Tn::kAltupRouter, "altup_router", true, false, G::kNone},
+    {Tn::kAltupRouterNorm, "altup_router_norm", true, true, G::kNone},
+    {Tn::kLaurelL, "laurel_l", true, false, G::kNone},
+    {Tn::kLaurelR, "laurel_r", true, false, G::kNone},
+    {Tn::kLaurelPostNorm, "laurel_post_norm", true, true, G::kNone},
+    {Tn::kFfnGateUpExps, "ffn_gate_up_exps", true, false, G::kFfnGate},  // llama.cpp's quantize: ffn_gate
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -43,6 +43,16 @@ enum class Tn : uint8_t {
   // (with the rotated part of k) and its norm, its expansion to every head (attn_kv_b, or split into
   // attn_k_b / attn_v_b)
   kAttnQA, kAttnQB, kAttnQANorm, kAttnKvAMqa, kAttnKvANorm, kAttnKvB, kAttnKB, kAttnVB,
+  // gemma4: per-layer token inputs (a second embedding table, its projection from the embeddings,
+  // and each layer's gate, projection and norm), the layer's output scalar, the MoE block's extra
+  // norms, its router's input scale and the experts' output scales.
+  kPerLayerTokenEmbd, kPerLayerModelProj, kPerLayerProjNorm, kPerLayerInpGate, kPerLayerProj, kPerLayerPostNorm,
+  kLayerOutScale, kFfnPreNorm2, kFfnPostNorm1, kFfnPostNorm2, kFfnGateInpScale, kFfnDownExpsScale,
+  // gemma3n: AltUp's projections to and from the extra streams, each layer's router, prediction and
+  // correction coefficients and correction scale; LAuReL's low-rank residual and its norm.
+  kAltupProj, kAltupUnembdProj, kAltupCorrectCoef, kAltupCorrectScale, kAltupPredictCoef, kAltupRouter,
+  kAltupRouterNorm, kLaurelL, kLaurelR, kLaurelPostNorm,
+  kFfnGateUpExps,  // experts' gate and up projections in one tensor (MoeSpec::fused_gate_up)
   kCount
 };
 

@@ -1,6 +1,7 @@
 // plan_tensors: the ArchSpec's switches, turned into tensor names and GGUF shapes.
 #include "core/model/tensor_plan.h"
 
+#include "core/model/arch_registry.h"
 #include "core/model/moe.h"
 
 namespace ox {
@@ -95,6 +96,10 @@ void plan_moe_ffn(const ArchSpec& s, const HParams& hp, int l, std::vector<Plann
 
 std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   std::vector<PlannedTensor> out;
+  if (const ArchDef* arch = find_arch(hp.arch); arch != nullptr && arch->plan != nullptr) {
+    arch->plan(s, hp, out);
+    return out;
+  }
   Planner p{hp, out};
   const int64_t d = hp.n_embd, ff = hp.n_ff;
   const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;

@@ -110,6 +110,7 @@ Result<std::string> call_rule(const Builder& b, ChatFormat format, std::string_v
     case ChatFormat::kQwen3Coder:
     case ChatFormat::kGlm45:
     case ChatFormat::kLfm2:
+    case ChatFormat::kGemma4:
     case ChatFormat::kContentOnly:
       break;
   }

@@ -175,10 +175,24 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, std::span<const Synth
       if (hp.n_head_kv == 0) hp.n_head_kv = hp.n_head;  // as read_hparams: no layer attends
       hp.kv_free_layer.resize(n_layer);
       for (uint32_t l = 0; l < n_layer; ++l) hp.kv_free_layer[l] = kv[l] == 0;
+      hp.n_head_kv_layer.assign(kv.begin(), kv.end());
+    }
+    if (k.type == SynthKey::kU32Layers && key == "feed_forward_length") {  // per-layer widths (gemma4)
+      const std::vector<uint32_t> ff = layer_values(k, n_layer);
+      hp.n_ff_layer.assign(ff.begin(), ff.end());
+      hp.n_ff = static_cast<int>(*std::max_element(ff.begin(), ff.end()));
+    }
+    if (k.type == SynthKey::kU32Layers && key == "attention.sliding_window_pattern") {  // a flag per layer
+      for (uint32_t flag : layer_values(k, n_layer)) hp.swa_layers.push_back(flag != 0);
     }
     if (key == "attention.key_length") hp.head_dim_k = v;
     if (key == "attention.value_length") hp.head_dim_v = v;
     if (key == "rope.dimension_count") hp.n_rot = v;
+    if (key == "attention.key_length_swa") hp.head_dim_k_swa = v;
+    if (key == "attention.value_length_swa") hp.head_dim_v_swa = v;
+    if (key == "rope.dimension_count_swa") hp.n_rot_swa = v;
+    if (key == "embedding_length_per_layer_input") hp.n_embd_per_layer = v;
+    if (key == "attention.shared_kv_layers") hp.n_kv_shared_layers = v;
     if (key == "expert_count") hp.n_expert = v;
     if (key == "expert_used_count") hp.n_expert_used = v;
     // state-space layers
@@ -199,7 +213,6 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, std::span<const Synth
     if (key == "attention.key_length_mla") hp.head_dim_k_mla = v;
     if (key == "attention.value_length_mla") hp.head_dim_v_mla = v;
     if (key == "attention.head_count_kv" && k.type == SynthKey::kU32) hp.n_head_kv = v;
-    if (key == "block_count") hp.n_layer = v;  // more layers than the shape's (llama4's layer patterns)
     // Mixture-of-experts shapes (moe.h)
     if (key == "expert_feed_forward_length") hp.n_ff_exp = v;
     if (key == "expert_shared_feed_forward_length") hp.n_ff_shexp = v;
@@ -211,6 +224,10 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, std::span<const Synth
     if (key == "moe_every_n_layers") hp.n_moe_every = v;
     if (key == "classifier.output_labels") hp.n_cls_out = static_cast<int>(comma_list(k.text).size());
   }
+  // The window layers' heads: the global layers' unless a key says otherwise (as read_hparams).
+  if (hp.head_dim_k_swa == 0) hp.head_dim_k_swa = hp.head_dim_k;
+  if (hp.head_dim_v_swa == 0) hp.head_dim_v_swa = hp.head_dim_v;
+  if (hp.n_rot_swa == 0) hp.n_rot_swa = hp.n_rot;
   if (arch.fix_hparams != nullptr) arch.fix_hparams(hp);  // as the loader will read the file
   return hp;
 }
@@ -272,7 +289,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std:
   OX_TRY(w.add_u32(p + "context_length", static_cast<uint32_t>(hp.n_ctx_train)));
   OX_TRY(w.add_u32(p + "embedding_length", s.n_embd));
   OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
-  OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
+  if (!has_synth_key(arch, "feed_forward_length")) OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
   if (!has_synth_key(keys, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
   if (!has_synth_key(keys, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs libFuzzer targets for a fixed number of executions each, starting from the seed corpora in
 # tests/fuzz/corpus (new inputs go to a scratch folder, so the committed corpus never changes).
-# Usage: tests/fuzz/run.sh RUNS [TARGET...]     TARGET: gguf tokenizer jinja chat_json state imatrix grammar (default: all)
+# Usage: tests/fuzz/run.sh RUNS [TARGET...]     TARGET: gguf tokenizer jinja chat_json state imatrix grammar server_request tool_reply (default: all)
 # Env: OXIDIZE_FUZZ_BUILD (default build/asan), OXIDIZE_FUZZ_SEED (default 1: reproducible;
 # 0: a random seed), OXIDIZE_JOBS (targets run at once, default nproc), OXIDIZE_SHARED (the shared
 # data folder, default ../shared beside the repository).
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 runs=${1:?usage: tests/fuzz/run.sh RUNS [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(chat_json gguf jinja tokenizer state imatrix grammar)  # slowest first
+[ ${#targets[@]} -eq 0 ] && targets=(chat_json gguf jinja tokenizer state imatrix grammar server_request tool_reply)  # slowest first
 build=${OXIDIZE_FUZZ_BUILD:-build/asan}
 seed=${OXIDIZE_FUZZ_SEED:-1}
 jobs=${OXIDIZE_JOBS:-$(nproc)}

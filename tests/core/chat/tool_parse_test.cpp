@@ -166,6 +166,28 @@ const std::vector<Example>& examples() {
        {{"ns.f", R"({"a":1,"b":true,"c":null,"d":-2.5})"}}},
       {ChatFormat::kLfm2, "lfm2 malformed", "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>",
        "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>", "", {}, false, false},
+      // Gemma 4 (llama.cpp's test-chat.cpp cases for its gemma4 parser)
+      {ChatFormat::kGemma4, "gemma4 call", "<|tool_call>call:get_time{city:<|\"|>San Francisco<|\"|>}<tool_call|>", "", "",
+       {{"get_time", R"({"city":"San Francisco"})"}}},
+      {ChatFormat::kGemma4, "gemma4 content then call",
+       "Hello, world!\nWhat's up?<|tool_call>call:get_time{city:<|\"|>Paris<|\"|>}<tool_call|>", "Hello, world!\nWhat's up?",
+       "", {{"get_time", R"({"city":"Paris"})"}}},
+      {ChatFormat::kGemma4, "gemma4 reasoning then call",
+       "<|channel>thought\nI'm\nthinking<channel|><|tool_call>call:get_time{city:<|\"|>Paris<|\"|>}<tool_call|>", "",
+       "I'm\nthinking", {{"get_time", R"({"city":"Paris"})"}}},
+      {ChatFormat::kGemma4, "gemma4 parallel",
+       "<|tool_call>call:get_time{city:<|\"|>London<|\"|>}<tool_call|><|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}"
+       "<tool_call|>",
+       "", "", {{"get_time", R"({"city":"London"})"}, {"get_weather", R"({"city":"Paris"})"}}},
+      {ChatFormat::kGemma4, "gemma4 literals",
+       "<|tool_call>call:f{a:-7,b:3.14,c:true,d:false,e:null,todos:[<|\"|>buy milk<|\"|>,<|\"|>walk dog<|\"|>],"
+       "config:{theme:<|\"|>dark<|\"|>,count:3},none:[],empty:{}}<tool_call|>",
+       "", "",
+       {{"f", R"({"a":-7,"b":3.14,"c":true,"d":false,"e":null,"todos":["buy milk","walk dog"],"config":{"theme":"dark",)"
+              R"("count":3},"none":[],"empty":{}})"}}},
+      {ChatFormat::kGemma4, "gemma4 empty args", "<|tool_call>call:empty_args{}<tool_call|>", "", "", {{"empty_args", "{}"}}},
+      {ChatFormat::kGemma4, "gemma4 malformed", "<|tool_call>call:f{a:<tool_call|>", "<|tool_call>call:f{a:<tool_call|>", "", {},
+       false, false},
       // Generic JSON fallback
       {ChatFormat::kGeneric, "generic calls",
        "{\"tool_calls\": [{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Paris\"}}, {\"name\": \"get_time\", "

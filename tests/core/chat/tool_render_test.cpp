@@ -86,6 +86,10 @@ const std::vector<TemplateCase>& cases() {
        {"<|start_of_role|>available_tools<|end_of_role|>", "Current weather for a city", "<|tool_call|>"}, "", "", false},
       {"LFM2.5-Instruct.jinja", ChatFormat::kLfm2, {"List of tools: [{\"type\": \"function\"", "Current weather for a city"}, "", "",
        false},
+      {"google-gemma-4-31B-it.jinja", ChatFormat::kGemma4,
+       {"<|tool>declaration:get_weather{description:<|\"|>Current weather for a city<|\"|>",
+        "<|tool_call>call:get_weather{location:<|\"|>Paris<|\"|>}<tool_call|>", "<|tool_response>response:get_weather{value:"},
+       "<|tool_call>", "<|tool_response>"},
       {"moonshotai-Kimi-K2.jinja", ChatFormat::kKimiK2,
        {"Current weather for a city", "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>",
         "## Return of"},
@@ -172,7 +176,7 @@ TEST(ToolRender, OtherTemplatesDetect) {
     ChatFormat format;
   };
   for (const Row& r : {Row{"google-gemma-2-2b-it.jinja", ChatFormat::kContentOnly}, Row{"microsoft-Phi-3.5-mini-instruct.jinja", ChatFormat::kContentOnly},
-                       Row{"HuggingFaceTB-SmolLM3-3B.jinja", ChatFormat::kContentOnly}, Row{"google-gemma-4-31B-it.jinja", ChatFormat::kGeneric}}) {
+                       Row{"HuggingFaceTB-SmolLM3-3B.jinja", ChatFormat::kContentOnly}}) {
     const std::string path = ox::test::shared_path(std::string("templates/") + r.file);
     if (!ox::test::file_exists(path)) continue;
     EXPECT_EQ(chat_format_name(detect_chat_format(read_template(r.file))), chat_format_name(r.format)) << r.file;

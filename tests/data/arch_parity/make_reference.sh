@@ -25,7 +25,7 @@ shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
 weight_std=0.08
 prompt="Once upon a time"
-declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b")
+declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b" [gemma3n@22]="--layers 22")
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then
   # encoders have no lm head: tests/data/embeddings/make_reference.sh records theirs
