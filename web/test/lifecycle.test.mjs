@@ -9,8 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { sharedDir, startServer } from '../scripts/serve.mjs';
-import { inEngine, launchBrowser, openPage, rejection } from './page_helpers.mjs';
+import { sharedDir } from '../scripts/serve.mjs';
+import { inEngine, startBrowserAndServers, openPage, rejection } from './page_helpers.mjs';
 
 const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(webDir, '..');
@@ -26,6 +26,7 @@ const T = { timeout: 120_000 };
 
 let browser;
 let servers;
+let closeAll;
 const consoleLines = [];
 
 // A copy of the zoo's llama.gguf whose llama.context_length (a uint32) says `n`.
@@ -61,19 +62,10 @@ before(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   fs.copyFileSync(path.join(zoo, 'gemma3.gguf'), path.join(artifacts, 'gemma3.gguf'));
   withTrainedContext(path.join(zoo, 'llama.gguf'), LONG_CTX_TRAIN, path.join(artifacts, 'llama-long-ctx.gguf'));
-  servers = {
-    isolated: await startServer({ port: 0, isolated: true, testRoutes: true, generatedDir: artifacts }),
-    plain: await startServer({ port: 0, isolated: false, testRoutes: true, generatedDir: artifacts }),
-  };
-  browser = await launchBrowser();
+  ({ browser, servers, close: closeAll } = await startBrowserAndServers(artifacts, consoleLines));
 });
 
-after(async () => {
-  await browser?.close();
-  await servers?.isolated.close();
-  await servers?.plain.close();
-  fs.writeFileSync(path.join(artifacts, 'browser-console.log'), consoleLines.join('\n') + '\n');
-});
+after(async () => closeAll?.());
 
 for (const mode of ['isolated', 'plain']) {
   describe(`${mode === 'isolated' ? 'cross-origin isolated (threads)' : 'not isolated (single-thread)'}`, () => {
@@ -91,7 +83,10 @@ for (const mode of ['isolated', 'plain']) {
         out.before = await greedy();
         const attempts = [
           ['a URL typo', () => engine.load('/models/stories260K-typo.gguf')],
-          ['a corrupt file', () => engine.load(new TextEncoder().encode('GGUF not really a model').buffer, { name: 'corrupt.gguf' })],
+          ['a truncated file', async () => {
+            const head = (await (await fetch(a.stories)).arrayBuffer()).slice(0, 4096);
+            return engine.load(head, { name: 'truncated.gguf' });
+          }],
           ['an unknown chat template', () => engine.load(a.stories, { chatTemplate: 'no-such-template' })],
           ['an aborted signal', () => engine.load(a.stories, { signal: AbortSignal.abort() })],
         ];
@@ -107,7 +102,7 @@ for (const mode of ['isolated', 'plain']) {
       }, { prompt: PROMPT, stories: STORIES });
       assert.ok(r.before.length > 10, r.before);
       assert.deepEqual(r.failures.map((f) => [f.what, f.code]), [
-        ['a URL typo', 'io'], ['a corrupt file', 'invalid_file'], ['an unknown chat template', 'invalid_argument'],
+        ['a URL typo', 'io'], ['a truncated file', 'invalid_file'], ['an unknown chat template', 'invalid_argument'],
         ['an aborted signal', 'aborted'],
       ]);
       for (const f of r.failures) {

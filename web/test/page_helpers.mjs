@@ -7,6 +7,8 @@ import path from 'node:path';
 
 import { chromium } from 'playwright-core';
 
+import { startServer } from '../scripts/serve.mjs';
+
 const chromiumPath = process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium';
 
 /** A persistent context on a fresh profile (the Cache API needs one). */
@@ -55,4 +57,23 @@ export function rejection(page, fn, arg) {
     }`,
     arg,
   );
+}
+
+/**
+ * The browser and the two test servers (cross-origin isolated and not, with the test routes and
+ * /__test/generated/ from generatedDir); close() ends them and writes the console log there.
+ */
+export async function startBrowserAndServers(generatedDir, consoleLines) {
+  const servers = {
+    isolated: await startServer({ port: 0, isolated: true, testRoutes: true, generatedDir }),
+    plain: await startServer({ port: 0, isolated: false, testRoutes: true, generatedDir }),
+  };
+  const browser = await launchBrowser();
+  const close = async () => {
+    await browser.close();
+    await servers.isolated.close();
+    await servers.plain.close();
+    fs.writeFileSync(path.join(generatedDir, 'browser-console.log'), consoleLines.join('\n') + '\n');
+  };
+  return { browser, servers, close };
 }
