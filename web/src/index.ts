@@ -397,6 +397,11 @@ class Channel<T> implements AsyncIterator<T> {
     }
   }
 
+  /** Forgets the items not read yet (a stopped stream's content). */
+  discard(): void {
+    this.items.length = 0;
+  }
+
   next(): Promise<IteratorResult<T>> {
     if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
     if (this.closed) return this.error !== null ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
@@ -883,14 +888,16 @@ export class Engine {
     const n = choicesOf(req);
     const withUsage = req.stream_options?.include_usage !== false;
     let id = -1;
-    // Stopped (abort(), the signal, engine.abort(), leaving the loop): deltas the worker sent before
-    // it saw the abort are dropped, so no content follows it; only the finish chunk comes.
+    // Stopped (abort(), the signal, engine.abort(), leaving the loop): chunks not read yet and deltas
+    // the worker sent before it saw the abort are dropped, so no content follows it; only the
+    // finish chunk comes.
     let stopped = false;
     const stop = () => {
       stopped = true;
+      channel.discard();  // chunks received but not read yet: after the abort, they are not yielded
       this.transport.abort(id);
     };
-    const channel = new Channel<T>(stop);
+    const channel: Channel<T> = new Channel<T>(stop);
     req.signal?.addEventListener('abort', stop, { once: true });
     this.streamStops.add(stop);
     const results: GenerationResult[] = [];
