@@ -669,7 +669,7 @@ export class Engine {
     this.modelInfo = null;
   }
 
-  /** Token ids of `text`; add_special adds BOS as the vocabulary wants, parse_special reads "<s>" etc. as control tokens. */
+  /** Token ids of `text`; addSpecial adds BOS as the vocabulary wants, parseSpecial reads "<s>" etc. as control tokens. */
   async tokenize(text: string, options: { addSpecial?: boolean; parseSpecial?: boolean } = {}): Promise<number[]> {
     refuseRenamed(options, RENAMED_TOKENIZE_OPTIONS, 'tokenize()');
     return this.transport.send({
