@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/memory.h"
@@ -107,6 +108,53 @@ Result<BenchRequest> bench_request(const val& options) {
   return r;
 }
 
+// Text for JS as well-formed UTF-8: each maximal invalid subpart becomes U+FFFD, as TextDecoder
+// does. Model output can hold any bytes (byte tokens, a sequence cut by the end of generation), and
+// embind's own UTF-8 reader turns invalid ones into lone surrogates. Generation text arrives here
+// already cut at complete characters (tok::StreamDecoder holds back an unfinished one).
+std::string well_formed_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b0 = static_cast<uint8_t>(s[i]);
+    if (b0 < 0x80) {
+      out.push_back(static_cast<char>(b0));
+      ++i;
+      continue;
+    }
+    // Continuation bytes needed and the range of the first one (no overlongs, surrogates or
+    // values past U+10FFFF: the Unicode Standard's table 3-7).
+    size_t need = 0;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      need = 1;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      need = 2;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      need = 3;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    }
+    size_t k = 1;  // bytes of the (possibly partial) sequence consumed
+    for (; need > 0 && k <= need && i + k < s.size(); ++k) {
+      const auto b = static_cast<uint8_t>(s[i + k]);
+      if (b < lo || b > hi) break;
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    if (need > 0 && k == need + 1) {
+      out.append(s.substr(i, k));
+    } else {
+      out.append("\xEF\xBF\xBD");
+    }
+    i += k;
+  }
+  return out;
+}
+
 template <typename T>
 val copy_to_js(std::span<const T> values) {
   // slice() copies out of wasm memory (a SharedArrayBuffer in the threaded build) into a fresh buffer.
@@ -134,7 +182,7 @@ void set_piece(val& item, const tok::Tokenizer& tokenizer, int32_t id) {
   val array = val::array();
   for (char c : bytes) array.call<void>("push", static_cast<int>(static_cast<unsigned char>(c)));
   item.set("bytes", array);
-  item.set("piece", bytes.substr(0, tok::complete_utf8_prefix(bytes)));
+  item.set("piece", well_formed_utf8(std::string_view(bytes).substr(0, tok::complete_utf8_prefix(bytes))));
 }
 
 val events_array(const std::vector<StepEvent>& events, const tok::Tokenizer& tokenizer) {
@@ -142,7 +190,7 @@ val events_array(const std::vector<StepEvent>& events, const tok::Tokenizer& tok
   for (const StepEvent& e : events) {
     val item = val::object();
     item.set("token", e.token);
-    item.set("text", e.text);
+    item.set("text", well_formed_utf8(e.text));
     if (e.probs.token >= 0) {  // n_probs > 0: the chosen token's probability and the top ones
       val top = val::array();
       for (const TokenProb& t : e.probs.top) {
@@ -291,7 +339,7 @@ class JsEngine {
     Result<std::string> text = engine_.detokenize(ids, render_special);
     if (!text.ok()) return error_object(text.status());
     val out = ok_object();
-    out.set("text", text.value());
+    out.set("text", well_formed_utf8(text.value()));
     return out;
   }
 

@@ -84,7 +84,9 @@ Status Engine::load_embedder(std::shared_ptr<const LoadedModel> model, const Loa
   eo.n_ctx = options.n_ctx;
   eo.n_threads = options.n_threads;
   eo.pooling = options.pooling;
-  OX_ASSIGN_OR_RETURN(embedder_, Embedder::create(model, eo));
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, Embedder::create(model, eo));
+  unload();  // only now: a failed load leaves the previous model loaded
+  embedder_ = std::move(embedder);
   model_ = std::move(model);
   load_options_ = options;
   return Status::ok();

@@ -56,6 +56,12 @@ Result<uint8_t*> Engine::reserve_model_buffer(uint64_t size) {
                         static_cast<unsigned long long>(size), mib(size)));
   }
   void* p = std::malloc(static_cast<size_t>(size));
+  if (p == nullptr && (model_ != nullptr || bench_ != nullptr)) {
+    // The new file and the loaded model do not fit together: only now is the loaded one given up
+    // (a load that fails before this point, a bad URL say, leaves it loaded).
+    unload();
+    p = std::malloc(static_cast<size_t>(size));
+  }
   if (p == nullptr) {
     return error(ErrorCode::kTooLarge,
                  strfmt("cannot allocate %.0f MiB of wasm memory for the model (%.0f MiB already in use, at most "
@@ -74,7 +80,8 @@ void Engine::release_model_buffer() {
 }
 
 Status Engine::load_model(std::string name, const LoadOptions& options) {
-  unload();
+  // Everything of the new model is built before the loaded one is let go: any error (a bad file,
+  // an unknown template, a context too large for memory) leaves the previous model loaded.
   if (buffer_ == nullptr) return error(ErrorCode::kInvalidArgument, "no model bytes were written before loading");
   uint8_t* bytes = buffer_;
   const uint64_t size = buffer_size_;
@@ -89,19 +96,50 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   if (!options.chat_template.empty()) {
     OX_ASSIGN_OR_RETURN(model, model->with_chat_template(options.chat_template));
   }
+  const int n_ctx_train = model->hparams().n_ctx_train;
+  if (n_ctx_train > 0 && options.n_ctx > n_ctx_train) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("nCtx = %d is above %s's trained context of %d tokens", options.n_ctx,
+                        model->file().name().c_str(), n_ctx_train));
+  }
   if (options.embeddings) return load_embedder(std::move(model), options);
+  Result<std::unique_ptr<Session>> session = open_session(model, options);
+  if (!session.ok() && session.status().code() == ErrorCode::kTooLarge && session_ != nullptr) {
+    // No room beside the loaded model's context: free that context and try again; if the new one
+    // still does not fit, the previous model gets a fresh (empty) context back and stays loaded.
+    bench_.reset();
+    generation_.reset();
+    conversations_.clear();
+    session_.reset();
+    session = open_session(model, options);
+    if (!session.ok()) {
+      Result<std::unique_ptr<Session>> previous = open_session(model_, load_options_);
+      if (previous.ok()) {
+        session_ = std::move(previous.value());
+      } else {
+        unload();
+      }
+      return session.status();
+    }
+  }
+  if (!session.ok()) return session.status();
+  unload();
+  model_ = std::move(model);
+  session_ = std::move(session.value());
+  conversations_ = ConversationCache(kConversationSlots, memory_budget().available / 4);
+  load_options_ = options;
+  return Status::ok();
+}
+
+Result<std::unique_ptr<Session>> Engine::open_session(std::shared_ptr<const LoadedModel> model,
+                                                      const LoadOptions& options) {
   SessionOptions session_options;
   session_options.n_ctx = options.n_ctx;
   session_options.n_threads = options.n_threads;
   session_options.n_batch = options.n_batch;
   session_options.cache_type_k = options.cache_type_k;
   session_options.cache_type_v = options.cache_type_v;
-  OX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, session_options));
-  model_ = std::move(model);
-  session_ = std::move(session);
-  conversations_ = ConversationCache(kConversationSlots, memory_budget().available / 4);
-  load_options_ = options;
-  return Status::ok();
+  return Session::create(std::move(model), session_options);
 }
 
 void Engine::unload() {
@@ -300,13 +338,7 @@ Status Engine::end_bench() {
   if (bench_ == nullptr) return Status::ok();
   bench_.reset();
   if (session_ != nullptr || model_ == nullptr) return Status::ok();
-  SessionOptions session_options;
-  session_options.n_ctx = load_options_.n_ctx;
-  session_options.n_threads = load_options_.n_threads;
-  session_options.n_batch = load_options_.n_batch;
-  session_options.cache_type_k = load_options_.cache_type_k;
-  session_options.cache_type_v = load_options_.cache_type_v;
-  Result<std::unique_ptr<Session>> session = Session::create(model_, session_options);
+  Result<std::unique_ptr<Session>> session = open_session(model_, load_options_);
   if (!session.ok()) {
     unload();  // no session, no model: the engine reports "no model is loaded" from here on
     return session.status();

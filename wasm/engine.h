@@ -55,14 +55,17 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   // Allocates the buffer the next load_model() will parse; frees any previous unused one.
-  // kTooLarge if `size` cannot fit in wasm memory, checked before allocating.
+  // kTooLarge if `size` cannot fit in wasm memory, checked before allocating. When it fits only
+  // without the loaded model, that model is unloaded to make room.
   Result<uint8_t*> reserve_model_buffer(uint64_t size);
   void release_model_buffer();
   uint8_t* model_buffer() const { return buffer_; }
   uint64_t model_buffer_size() const { return buffer_size_; }
 
-  // Parses the reserved buffer (which the model then owns) and opens a session over it. The
-  // previous model is unloaded first; on error the engine is left with no model.
+  // Parses the reserved buffer (which the model then owns) and opens a session over it; only then
+  // is the previous model unloaded. On error the previous model stays loaded (with an empty
+  // context when the new one's did not fit beside its context). nCtx above the trained context is
+  // refused; a context too large for memory is refused with the numbers before allocating.
   Status load_model(std::string name, const LoadOptions& options);
   void unload();
   bool loaded() const { return session_ != nullptr; }
@@ -117,6 +120,8 @@ class Engine {
  private:
   struct BenchRun;
   Status require_model() const;
+  static Result<std::unique_ptr<Session>> open_session(std::shared_ptr<const LoadedModel> model,
+                                                       const LoadOptions& options);
   Status load_embedder(std::shared_ptr<const LoadedModel> model, const LoadOptions& options);  // embeddings.cpp
 
   uint8_t* buffer_ = nullptr;  // reserved, not yet handed to a model

@@ -58,7 +58,8 @@ async function load(input) {
       (info.has_chat_template ? '' : ' (none in the file: raw completion by default)');
   } catch (e) {
     ui.progress.value = 0;
-    ui.modelInfo.textContent = 'no model loaded';
+    // A failed load leaves the previous model loaded (engine.model): it still answers.
+    ui.modelInfo.textContent = engine.model ? `${engine.model.name} (still loaded)` : 'no model loaded';
     showError(e);
   } finally {
     loadController = null;

@@ -27,7 +27,7 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
     model = await engine.load(file ?? '/models/stories260K.gguf', {
       onProgress: ({ loaded, total, source }) => console.log(source, loaded, total),
       signal: controller.signal,
-      n_ctx: 512,
+      nCtx: 512,
     });
   } catch (e) {
     if (e instanceof EngineError && e.code === 'too_large') console.error('model too large:', e.message);
@@ -35,7 +35,10 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
   }
   console.log(model.arch, model.n_vocab, model.n_threads);
 
-  const messages: ChatMessage[] = [{ role: 'user', content: 'Tell me a story.' }];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: [{ type: 'text', text: 'You tell short stories.' }] },  // OpenAI's content parts
+    { role: 'user', content: 'Tell me a story.' },
+  ];
   const stream = await engine.chat.completions.create({ messages, stream: true, max_tokens: 64, temperature: 0.7, seed: 42 });
   for await (const chunk of stream) {
     const c: ChatCompletionChunk = chunk;
@@ -52,8 +55,8 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
   for await (const chunk of textStream) console.log(chunk.choices[0]!.text);
   console.log((await textStream.result).finish_reason);
 
-  const ids: number[] = await engine.tokenize('Once upon a time');
-  const back: string = await engine.detokenize(ids);
+  const ids: number[] = await engine.tokenize('Once upon a time', { addSpecial: true, parseSpecial: false });
+  const back: string = await engine.detokenize(ids, { renderSpecial: false });
   const logits: Float32Array | null = await engine.getLogits();
   console.log(back, logits?.length);
   await engine.evaluate([1], { keep: 0 });

@@ -6,6 +6,10 @@
 //     out.textContent += chunk.choices[0]?.delta.content ?? '';
 //   const { records, markdown } = await engine.bench({ nPrompt: [512], nGen: [128], reps: 5 });  // oxidize bench
 import { EngineError } from './errors.js';
+import {
+  checkMessages, refuseAborted, refuseRenamed, requestObject, tokenIds,
+  RENAMED_DETOKENIZE_OPTIONS, RENAMED_LOAD_OPTIONS, RENAMED_TOKENIZE_OPTIONS,
+} from './request_checks.js';
 import type {
   BenchParams,
   BenchRecord,
@@ -42,6 +46,8 @@ export type {
   BenchRecord,
   BenchReport,
   ChatMessage,
+  ChatRole,
+  TextContentPart,
   FunctionTool,
   MessageDelta,
   ToolCall,
@@ -138,7 +144,10 @@ export interface LoadOptions extends Omit<LoadParams, 'sha256'> {
 export type ModelInput = string | URL | (string | URL)[] | Blob | ArrayBuffer;
 
 interface RequestCommon extends SamplingParams {
-  /** Stops the generation; a stream then ends with finish_reason "abort". */
+  /**
+   * Stops the generation within one token: a stream yields no content after the abort, only its
+   * last chunk with finish_reason "abort". Already aborted: create() rejects with "aborted" at once.
+   */
   signal?: AbortSignal;
   /** Accepted for OpenAI compatibility; the loaded model is always used. */
   model?: string;
@@ -417,6 +426,11 @@ class Channel<T> implements AsyncIterator<T> {
     }
   }
 
+  /** Forgets the items not read yet (a stopped stream's content). */
+  discard(): void {
+    this.items.length = 0;
+  }
+
   next(): Promise<IteratorResult<T>> {
     if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
     if (this.closed) return this.error !== null ? Promise.reject(this.error) : Promise.resolve({ value: undefined, done: true });
@@ -498,6 +512,12 @@ function completionLogprobs(events: TokenEvent[], n: number, offset: { at: numbe
     offset.at += (e.bytes ?? []).length;
   }
   return out;
+}
+
+/** A request object at all, and its signal not already aborted (then nothing is started). */
+function checkRequest(req: unknown, what: string): void {
+  requestObject(req, what);
+  refuseAborted((req as RequestCommon).signal, what);
 }
 
 /** n (OpenAI): how many choices; each is generated after the previous one from the cached prompt. */
@@ -583,16 +603,24 @@ export class Engine {
 
   /** Requests abort() stops: generations and benchmarks. */
   private readonly stoppable = new Set<number>();
+  /** Marks each running stream stopped (no more content chunks); see stream(). */
+  private readonly streamStops = new Set<() => void>();
   private modelInfo: ModelInfo | null = null;
 
   /** Use createEngine(). */
   constructor(private readonly transport: Transport, private readonly worker: Worker, runtime: RuntimeInfo) {
     this.runtime = runtime;
-    const chatCreate = (req: ChatCompletionRequest) => this.createChat(req);
-    const textCreate = (req: CompletionRequest) => this.createCompletion(req);
+    // async: a bad request rejects, never throws synchronously.
+    const chatCreate = async (req: ChatCompletionRequest) => this.createChat(req);
+    const textCreate = async (req: CompletionRequest) => this.createCompletion(req);
     this.chat = { completions: { create: chatCreate as Engine['chat']['completions']['create'] } };
     this.completions = { create: textCreate as Engine['completions']['create'] };
-    this.embeddings = { create: (params) => this.transport.send({ type: 'embeddings', params }).promise };
+    this.embeddings = {
+      create: async (params) => {
+        requestObject(params, 'embeddings.create()');
+        return this.transport.send({ type: 'embeddings', params }).promise;
+      },
+    };
     this.cache = {
       list: () => this.transport.send({ type: 'cache', action: { op: 'list' } }).promise,
       delete: async (url) => {
@@ -609,7 +637,8 @@ export class Engine {
    * Relevance of each document to the query (llama-server's /v1/rerank) with a reranker loaded as
    * { embeddings: true, pooling: 'rank' }: results by descending relevance_score, the best top_n.
    */
-  rerank(params: RerankParams): Promise<RerankResponse> {
+  async rerank(params: RerankParams): Promise<RerankResponse> {
+    requestObject(params, 'rerank()');
     return this.transport.send({ type: 'rerank', params }).promise;
   }
 
@@ -621,12 +650,16 @@ export class Engine {
   /**
    * Loads a GGUF model, replacing the current one. Rejects with EngineError: "io" (download),
    * "invalid_file" (malformed, or sha256 mismatch), "unsupported" (architecture), "too_large" (does
-   * not fit in wasm memory), "aborted". After an error the engine has no model and can load another.
+   * not fit in wasm memory, or nCtx too large for memory, with the sizes), "aborted" (at once for
+   * an already-aborted signal). After an error the previous model is still loaded and usable (see
+   * `model`), unless the new file did not fit in memory beside it: only then was it unloaded first.
    */
   async load(input: ModelInput, options: LoadOptions = {}): Promise<ModelInfo> {
+    refuseRenamed(options, RENAMED_LOAD_OPTIONS, 'load()');
+    refuseAborted(options.signal, 'load()');
     const params: LoadParams = {};
-    if (options.n_ctx !== undefined) params.n_ctx = options.n_ctx;
-    if (options.n_batch !== undefined) params.n_batch = options.n_batch;
+    if (options.nCtx !== undefined) params.nCtx = options.nCtx;
+    if (options.nBatch !== undefined) params.nBatch = options.nBatch;
     if (options.cacheTypeK !== undefined) params.cacheTypeK = options.cacheTypeK;
     if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
     if (typeof options.sha256 === 'string') params.sha256 = options.sha256;
@@ -651,7 +684,6 @@ export class Engine {
       throw new EngineError('invalid_argument', 'load() takes a URL, a File/Blob or an ArrayBuffer');
     }
     this.abort();  // a running generation would hold the worker's queue
-    this.modelInfo = null;
     const handlers = options.onProgress ? { onProgress: options.onProgress } : {};
     const { id, promise } = this.transport.send({ type: 'load', source, params }, handlers, transfer);
     const onAbort = () => this.transport.abort(id);
@@ -660,6 +692,10 @@ export class Engine {
     try {
       this.modelInfo = await promise;
       return this.modelInfo;
+    } catch (e) {
+      // The previous model is still loaded unless memory forced it out: ask what is.
+      this.modelInfo = await this.transport.send({ type: 'model' }).promise.catch(() => null);
+      throw e;
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
     }
@@ -671,35 +707,37 @@ export class Engine {
     this.modelInfo = null;
   }
 
-  /** Token ids of `text`; add_special adds BOS as the vocabulary wants, parse_special reads "<s>" etc. as control tokens. */
-  tokenize(text: string, options: { add_special?: boolean; parse_special?: boolean } = {}): Promise<number[]> {
+  /** Token ids of `text`; addSpecial adds BOS as the vocabulary wants, parseSpecial reads "<s>" etc. as control tokens. */
+  async tokenize(text: string, options: { addSpecial?: boolean; parseSpecial?: boolean } = {}): Promise<number[]> {
+    refuseRenamed(options, RENAMED_TOKENIZE_OPTIONS, 'tokenize()');
     return this.transport.send({
       type: 'tokenize',
       text,
-      add_special: options.add_special ?? true,
-      parse_special: options.parse_special ?? true,
+      add_special: options.addSpecial ?? true,
+      parse_special: options.parseSpecial ?? true,
     }).promise;
   }
 
-  detokenize(tokens: ArrayLike<number>, options: { render_special?: boolean } = {}): Promise<string> {
-    return this.transport.send({ type: 'detokenize', tokens: Array.from(tokens), render_special: options.render_special ?? false }).promise;
+  async detokenize(tokens: ArrayLike<number>, options: { renderSpecial?: boolean } = {}): Promise<string> {
+    refuseRenamed(options, RENAMED_DETOKENIZE_OPTIONS, 'detokenize()');
+    return this.transport.send({ type: 'detokenize', tokens: tokenIds(tokens, 'detokenize()'), render_special: options.renderSpecial ?? false }).promise;
   }
 
-  /** The prompt text the model's chat template makes of `messages`. */
-  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt = true): Promise<string> {
-    return this.transport.send({ type: 'apply_chat_template', messages, add_generation_prompt: addGenerationPrompt }).promise;
+  /** The prompt text the model's chat template makes of `messages` (checked as in chat.completions.create). */
+  async applyChatTemplate(messages: ChatMessage[], addGenerationPrompt = true): Promise<string> {
+    return this.transport.send({ type: 'apply_chat_template', messages: checkMessages(messages), add_generation_prompt: addGenerationPrompt }).promise;
   }
 
   /** Low level: appends tokens to the context (after keeping only its first `keep` positions, if given). */
-  evaluate(tokens: ArrayLike<number>, options: { keep?: number } = {}): Promise<{ n_past: number }> {
-    return this.transport.send({ type: 'evaluate', tokens: Array.from(tokens), n_keep: options.keep ?? -1 }).promise;
+  async evaluate(tokens: ArrayLike<number>, options: { keep?: number } = {}): Promise<{ n_past: number }> {
+    return this.transport.send({ type: 'evaluate', tokens: tokenIds(tokens, 'evaluate()'), n_keep: options.keep ?? -1 }).promise;
   }
 
   /**
    * Logits [n_vocab] of the last step: after a generation, the distribution its last token was
    * sampled from; after evaluate(), the next-token distribution. Null before either.
    */
-  getLogits(): Promise<Float32Array | null> {
+  async getLogits(): Promise<Float32Array | null> {
     return this.transport.send({ type: 'logits' }).promise;
   }
 
@@ -710,7 +748,7 @@ export class Engine {
    * same cacheTypeK / cacheTypeV and an n_ctx at least its token count. Rejects with
    * "invalid_argument" when no model is loaded, "too_large" when wasm memory cannot hold a copy.
    */
-  saveState(): Promise<Uint8Array> {
+  async saveState(): Promise<Uint8Array> {
     return this.transport.send({ type: 'save_state' }).promise;
   }
 
@@ -723,7 +761,7 @@ export class Engine {
    * cache types (both named); "out_of_range" for more tokens than n_ctx; "invalid_file" for a
    * damaged state (the offset and what was expected there); "unsupported" for another format version.
    */
-  loadState(state: Uint8Array | ArrayBuffer): Promise<{ n_past: number }> {
+  async loadState(state: Uint8Array | ArrayBuffer): Promise<{ n_past: number }> {
     const bytes = state instanceof Uint8Array ? state : state instanceof ArrayBuffer ? new Uint8Array(state) : null;
     if (bytes === null) {
       return Promise.reject(new EngineError('invalid_argument', 'loadState() takes the Uint8Array saveState() made (or an ArrayBuffer)'));
@@ -737,6 +775,7 @@ export class Engine {
    * with "aborted" once its current test has finished).
    */
   abort(): void {
+    for (const stop of this.streamStops) stop();
     for (const id of this.stoppable) this.transport.abort(id);
   }
 
@@ -750,6 +789,7 @@ export class Engine {
    * loaded), "aborted" (signal, abort(), load() or unload() while it runs).
    */
   async bench(options: BenchOptions = {}): Promise<BenchReport> {
+    refuseAborted(options.signal, 'bench()');
     const params = benchParams(options);
     const handlers = options.onProgress ? { onBench: options.onProgress } : {};
     const { id, promise } = this.transport.send({ type: 'bench', params }, handlers);
@@ -772,15 +812,9 @@ export class Engine {
   }
 
   private createChat(req: ChatCompletionRequest): Promise<ChunkStream<ChatCompletionChunk> | ChatCompletion> {
-    if (!Array.isArray(req.messages)) throw new EngineError('invalid_argument', 'messages must be an array');
-    const prompt: PromptSpec = {
-      kind: 'chat',
-      messages: req.messages.map((m) => ({
-        role: m.role, content: m.content,
-        ...(m.tool_calls !== undefined ? { tool_calls: m.tool_calls } : {}),
-        ...(m.tool_call_id !== undefined ? { tool_call_id: m.tool_call_id } : {}),
-      })),
-    };
+    checkRequest(req, 'chat.completions.create()');
+    const prompt: PromptSpec = { kind: 'chat', messages: checkMessages(req.messages) };
+    choicesOf(req);
     const id = `chatcmpl-${Date.now().toString(36)}-${++completionCounter}`;
     const created = Math.floor(Date.now() / 1000);
     const model = this.modelInfo?.name ?? '';
@@ -817,6 +851,11 @@ export class Engine {
   }
 
   private createCompletion(req: CompletionRequest): Promise<ChunkStream<CompletionChunk> | Completion> {
+    checkRequest(req, 'completions.create()');
+    if (typeof req.prompt !== 'string' && !Array.isArray(req.prompt)) {
+      throw new EngineError('invalid_argument', 'prompt must be a string or an array of token ids');
+    }
+    choicesOf(req);
     const prompt: PromptSpec =
       typeof req.prompt === 'string' ? { kind: 'text', text: req.prompt } : { kind: 'tokens', tokens: Array.from(req.prompt) };
     const id = `cmpl-${Date.now().toString(36)}-${++completionCounter}`;
@@ -887,11 +926,23 @@ export class Engine {
     const n = choicesOf(req);
     const withUsage = req.stream_options?.include_usage !== false;
     let id = -1;
-    const channel = new Channel<T>(() => this.transport.abort(id));
+    // Stopped (abort(), the signal, engine.abort(), leaving the loop): chunks not read yet and deltas
+    // the worker sent before it saw the abort are dropped, so no content follows it; only the
+    // finish chunk comes.
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      channel.discard();  // chunks received but not read yet: after the abort, they are not yielded
+      this.transport.abort(id);
+    };
+    const channel: Channel<T> = new Channel<T>(stop);
+    req.signal?.addEventListener('abort', stop, { once: true });
+    this.streamStops.add(stop);
     const results: GenerationResult[] = [];
     const runAll = async (): Promise<GenerationResult> => {
       for (let index = 0; index < n; ++index) {
         const started = this.start(prompt, req, index, (events, deltas) => {
+          if (stopped) return;
           if (deltas !== undefined) {
             for (const d of deltas) channel.push(make(index, null, null, null, d));
           } else {
@@ -905,18 +956,24 @@ export class Engine {
         id = started.id;
         const r = await started.done;
         results.push(r);
-        const last = index === n - 1 || r.finish_reason === 'abort';
+        const last = index === n - 1 || r.finish_reason === 'abort' || stopped;
         channel.push(make(index, null, r.finish_reason, last ? (withUsage ? { usage: usageOf(results), timings: timings(results[0]) } : {}) : null));
         if (last) return r;
       }
       return results[results.length - 1];
     };
+    const done = () => {
+      this.streamStops.delete(stop);
+      req.signal?.removeEventListener('abort', stop);
+    };
     const result = runAll().then(
       (r) => {
+        done();
         channel.close();
         return r;
       },
       (e: unknown) => {
+        done();
         channel.close(e);
         throw e;
       },
@@ -924,7 +981,7 @@ export class Engine {
     result.catch(() => {});  // surfaced through the iterator; avoid an unhandled rejection here
     return {
       [Symbol.asyncIterator]: () => channel,
-      abort: () => this.transport.abort(id),
+      abort: stop,
       result,
     };
   }

@@ -89,9 +89,15 @@ export interface RuntimeInfo {
 export type KvCacheType = 'f32' | 'f16' | 'bf16' | 'q8_0' | 'q4_0' | 'q4_1' | 'iq4_nl' | 'q5_0' | 'q5_1';
 
 export interface LoadParams {
-  /** Context length; 0 or absent: the model's, capped at 4096. */
-  n_ctx?: number;
-  n_batch?: number;
+  /**
+   * Context length in tokens, up to the model's trained context (ModelInfo.n_ctx_train; above it
+   * the load rejects with "invalid_argument"). The KV cache and buffers it needs are estimated
+   * before anything is allocated: a context that does not fit in memory rejects with "too_large"
+   * naming the bytes needed and available. 0 or absent: the trained context capped at 4096.
+   */
+  nCtx?: number;
+  /** Prompt tokens evaluated per forward pass (default 512). */
+  nBatch?: number;
   /** KV cache element types (llama.cpp's -ctk / -ctv); 'f16' when absent. */
   cacheTypeK?: KvCacheType;
   cacheTypeV?: KvCacheType;
@@ -203,10 +209,22 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** A part of a message's content (OpenAI's content parts); only text parts are supported. */
+export interface TextContentPart {
+  type: 'text';
+  text: string;
+}
+
+/** The roles a message may have (OpenAI's); any other role is an EngineError('invalid_argument'). */
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+
 export interface ChatMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | (string & {});
-  /** null: an assistant turn that only called tools. */
-  content: string | null;
+  role: ChatRole;
+  /**
+   * A string or text parts (joined as the template joins them); null only for an assistant turn
+   * that called tools. Empty content (and an empty parts array) is an EngineError naming the message.
+   */
+  content: string | TextContentPart[] | null;
   /** An assistant turn's calls (sent back so the template renders them). */
   tool_calls?: ToolCall[];
   /** role 'tool': the id of the call this message answers. */
@@ -437,6 +455,8 @@ export type Request =
   | { id: number; type: 'init'; options: InitOptions }
   | { id: number; type: 'load'; source: ModelSource; params: LoadParams }
   | { id: number; type: 'unload' }
+  /** What is loaded (after a failed load: the previous model, or null if memory forced it out). */
+  | { id: number; type: 'model' }
   | { id: number; type: 'tokenize'; text: string; add_special: boolean; parse_special: boolean }
   | { id: number; type: 'detokenize'; tokens: number[]; render_special: boolean }
   | { id: number; type: 'apply_chat_template'; messages: ChatMessage[]; add_generation_prompt: boolean }
@@ -459,6 +479,7 @@ export interface ResultMap {
   init: RuntimeInfo;
   load: ModelInfo;
   unload: null;
+  model: ModelInfo | null;
   tokenize: number[];
   detokenize: string;
   apply_chat_template: string;

@@ -293,8 +293,8 @@ function checkSha256(eng: WasmEngine, expected: string | undefined, what: string
 function openModel(eng: WasmEngine, name: string, params: LoadParams, source: ModelInfo['source']): ModelInfo {
   const info = call((e) =>
     e.load(name, {
-      n_ctx: params.n_ctx ?? 0,
-      n_batch: params.n_batch ?? 512,
+      n_ctx: params.nCtx ?? 0,
+      n_batch: params.nBatch ?? 512,
       n_threads: runtime?.threads ?? 1,
       cacheTypeK: params.cacheTypeK,
       cacheTypeV: params.cacheTypeV,
@@ -354,10 +354,21 @@ function modelStore() {
   return openStore(initOptions?.storage ?? 'auto', (m) => log('info', `oxidize: ${m}`));
 }
 
+// The loaded model stays loaded until the new one is ready (wasm/engine.h: Engine::load_model), so
+// a failed load (a bad URL, a corrupt file, a context too large) leaves it usable. Only when memory
+// cannot hold both files is it unloaded early; after an error, currentModel says what is loaded.
 async function handleLoad(id: number, source: ModelSource, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
+  const previous = currentModel;
+  try {
+    return await loadSource(id, source, params, signal);
+  } catch (e) {
+    currentModel = previous !== null && engine !== null && engine.info().ok ? previous : null;
+    throw e;
+  }
+}
+
+async function loadSource(id: number, source: ModelSource, params: LoadParams, signal: AbortSignal): Promise<ModelInfo> {
   const eng = await ensureEngine();
-  eng.unload();
-  currentModel = null;
   switch (source.kind) {
     case 'url':
       return loadFromUrl(id, source, params, signal);
@@ -448,7 +459,9 @@ async function handleGenerate(id: number, prompt: PromptSpec, params: SamplingPa
     }
   };
   for (;;) {
-    const step = signal.aborted ? call((e) => e.abort()) : call((e) => e.step(256, 20));
+    // One token (or one prompt batch) per step, then back to the event loop: an abort message is
+    // seen before the next token, so generation stops within one token of it.
+    const step = signal.aborted ? call((e) => e.abort()) : call((e) => e.step(1, 0));
     emit(step.events, step.message_deltas);
     if (step.done) {
       const s = step.stats;
@@ -545,6 +558,8 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
       return [await startRuntime(req.options), []];
     case 'load':
       return [await handleLoad(req.id, req.source, req.params, signal), []];
+    case 'model':
+      return [currentModel, []];
     case 'unload':
       engine?.unload();
       currentModel = null;
