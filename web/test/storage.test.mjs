@@ -507,7 +507,7 @@ async function peakDuringLoad(profile, url) {
     const browserPid = ctx.browser()?.process?.()?.pid ?? findBrowserPid(profile);
     const before = renderers(browserPid);
     const info = await page.evaluate(async (u) => {
-      const i = await window.engine.load(u, { n_ctx: 64, n_batch: 32 });
+      const i = await window.engine.load(u, { nCtx: 64, nBatch: 32 });
       return { source: i.source, size: i.size_bytes, kv: i.kv_bytes };
     }, url);
     const after = renderers(browserPid);

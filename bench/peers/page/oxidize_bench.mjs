@@ -12,7 +12,7 @@ export async function run({ modelUrl, threads, nPrompt, nGen, reps, warmup, dept
   try {
     // The engine's own session is dropped while bench runs (each test makes its own context), so
     // its context is kept small; n_batch is what bench's pp tests use, as `oxidize bench -b 512`.
-    await engine.load(modelUrl, { cache: false, n_ctx: 64, n_batch: 512 });
+    await engine.load(modelUrl, { cache: false, nCtx: 64, nBatch: 512 });
     const runtime = { ...engine.runtime, coi: self.crossOriginIsolated };
     if (runtime.threads !== threads) throw new Error(`asked for ${threads} threads, the engine runs ${runtime.threads}`);
     const tests = { nPrompt: [nPrompt], nGen: [nGen], nDepth: depths, threads };
