@@ -46,13 +46,13 @@ struct ArchDef {
   Status (*configure)(const gguf::GgufFile& file, const HParams& hp, ArchSpec& spec) = nullptr;
   // nullptr: the generic decoder (decoder.cpp).
   void (*forward)(const Model&, ForwardState&, std::span<const BatchToken>, float*) = nullptr;
-    // Where llama.cpp reads a key differently by shape (deepseek2 ignores q_lora_rank at its "lite"
-  // layer counts): run on what read_hparams read, and on what `oxidize synth` will declare.
-  void (*fix_hparams)(HParams& hp) = nullptr;
   // The architecture's own tensor plan (tensor_plan.h) where the spec's switches cannot say it
   // (per-layer shapes); nullptr: plan_tensors' generic one.
   void (*plan)(const ArchSpec&, const HParams&, std::vector<PlannedTensor>&) = nullptr;
   SynthKey synth_keys[28] = {};
+  // Where llama.cpp reads a key differently by shape (deepseek2 ignores q_lora_rank at its "lite"
+  // layer counts): run on what read_hparams read, and on what `oxidize synth` will declare.
+  void (*fix_hparams)(HParams& hp) = nullptr;
 };
 
 // Every registered architecture, sorted by name.
