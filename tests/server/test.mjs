@@ -603,7 +603,7 @@ await test('solo references (greedy, one request at a time)', async () => {
 eq(await stopServer(A), 0, 'server A exit code');
 
 // ---- server H: Qwen 2.5's tool template (--chat-template): Hermes <tool_call> syntax
-const H = await startServer(['-np', '1', '-c', '3072', '--chat-template',
+const H = await startServer(['-np', '2', '-c', '6144', '--chat-template',
   `${shared}/templates/Qwen-Qwen2.5-7B-Instruct.jinja`]);
 const clientH = new OpenAI({ baseURL: `${H.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120000 });
 await test('hermes template: tools, past calls and tool results render; a forced call parses, streamed and not', async () => {
@@ -633,6 +633,11 @@ await test('hermes template: tools, past calls and tool results render; a forced
   }
   eq([name, args], [r.choices[0].message.tool_calls[0].function.name, r.choices[0].message.tool_calls[0].function.arguments],
     'streamed call');
+  // n = 2, sampled: each choice has its own tool-call grammar and parser
+  const two = await clientH.chat.completions.create({ ...body, temperature: 1, seed: 5, n: 2 });
+  eq(two.choices.map((c) => [c.index, c.finish_reason, c.message.tool_calls.length]), [[0, 'tool_calls', 1], [1, 'tool_calls', 1]],
+    JSON.stringify(two.choices));
+  two.choices.forEach((c, i) => checkCall(c.message.tool_calls[0], ['get_weather', 'get_time'], `choice ${i}`));
 });
 eq(await stopServer(H), 0, 'server H exit code');
 
