@@ -16,6 +16,8 @@
 #   STREAMS        concurrent clients per cell ("1 4 16"); -np is the largest
 #   N_GEN, REPS    tokens per stream (64) and repetitions per cell (3)
 #   THREADS        -t for both servers (2); CTX_SLOT: positions per slot (256)
+#   LLAMA_ARGS     more llama-server flags (e.g. "--poll 0": its threads sleep instead of spinning
+#                  while they wait, which matters on a loaded machine); OXIDIZE_ARGS the same for oxidize
 # The machine's load (uptime) is printed before and after: other work on the cores skews both.
 set -euo pipefail
 
@@ -55,9 +57,12 @@ start() {  # start ENGINE: starts the server in the background, sets url once /h
   port=$(free_port)
   url=http://127.0.0.1:$port
   case $1 in
-    oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" >/dev/null 2>/tmp/server-bench-$1.log & ;;
-    llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
+    # shellcheck disable=SC2086  # the extra flags are words
+    oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" ${OXIDIZE_ARGS:-} \
       >/dev/null 2>/tmp/server-bench-$1.log & ;;
+    # shellcheck disable=SC2086
+    llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
+      ${LLAMA_ARGS:-} >/dev/null 2>/tmp/server-bench-$1.log & ;;
   esac
   pid=$!
   for _ in $(seq 600); do
@@ -98,6 +103,7 @@ done
 echo "load after:  $(uptime)"
 
 echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, t/s best of $reps, TTFT over all $reps runs"
+echo "extra flags: oxidize '${OXIDIZE_ARGS:-}', llama-server '${LLAMA_ARGS:-}'"
 echo
 header="| clients |"; rule="| ---: |"
 for e in "${engines[@]}"; do header+=" $e t/s |"; rule+=" ---: |"; done
