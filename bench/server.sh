@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Aggregate generation t/s of `oxidize serve` and llama-server (built from the bundled llama.cpp
-# source: bench/build_llama_cpp.sh build/llama.cpp llama-server) with 1, 2, 4 and 8 concurrent
-# streams, both servers started with the same -np, -c and -t, side by side in one run (issue #23).
-# Each cell: STREAMS concurrent /v1/completions requests of N_GEN greedy tokens (ignore_eos, short
-# prompts) through bench/server_load.mjs; t/s = generated tokens / wall seconds, best of REPS.
+# `oxidize serve` against llama-server (built from the bundled llama.cpp source:
+# bench/build_llama_cpp.sh build/llama.cpp llama-server) at 1, 4 and 16 concurrent clients, both
+# servers started with the same model, -np, -c and -t, one after the other in one run (issue #23).
+# Each cell: STREAMS concurrent streamed /v1/completions requests of N_GEN greedy tokens (ignore_eos,
+# short prompts) through bench/server_load.mjs. Throughput: generated tokens of all streams / wall
+# seconds, best of REPS. Latency: time to first token (request sent -> first chunk with text), p50
+# and p95 over every request of the REPS runs.
 #
 #   bench/server.sh [MODEL.gguf]
 #
@@ -11,17 +13,20 @@
 # missing. Environment:
 #   OXIDIZE        the oxidize binary (default build/native/bin/oxidize)
 #   LLAMA_SERVER   llama-server (default build/llama.cpp/build/bin/llama-server); LLAMA=0 skips it
-#   STREAMS        concurrent streams per cell ("1 2 4 8"); -np is the largest
-#   N_GEN, REPS    tokens per stream (64) and repetitions per cell (2)
+#   STREAMS        concurrent clients per cell ("1 4 16"); -np is the largest
+#   N_GEN, REPS    tokens per stream (64) and repetitions per cell (3)
 #   THREADS        -t for both servers (2); CTX_SLOT: positions per slot (256)
+#   LLAMA_ARGS     more llama-server flags (e.g. "--poll 0": its threads sleep instead of spinning
+#                  while they wait, which matters on a loaded machine); OXIDIZE_ARGS the same for oxidize
+# The machine's load (uptime) is printed before and after: other work on the cores skews both.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 oxidize=${OXIDIZE:-$root/build/native/bin/oxidize}
 llama_server=${LLAMA_SERVER:-$root/build/llama.cpp/build/bin/llama-server}
-read -r -a streams <<<"${STREAMS:-1 2 4 8}"
+read -r -a streams <<<"${STREAMS:-1 4 16}"
 n_gen=${N_GEN:-64}
-reps=${REPS:-2}
+reps=${REPS:-3}
 threads=${THREADS:-2}
 ctx_slot=${CTX_SLOT:-256}
 model=${1:-/tmp/0.5B-q4km.gguf}
@@ -52,9 +57,12 @@ start() {  # start ENGINE: starts the server in the background, sets url once /h
   port=$(free_port)
   url=http://127.0.0.1:$port
   case $1 in
-    oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" >/dev/null 2>/tmp/server-bench-$1.log & ;;
-    llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
+    # shellcheck disable=SC2086  # the extra flags are words
+    oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" ${OXIDIZE_ARGS:-} \
       >/dev/null 2>/tmp/server-bench-$1.log & ;;
+    # shellcheck disable=SC2086
+    llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
+      ${LLAMA_ARGS:-} >/dev/null 2>/tmp/server-bench-$1.log & ;;
   esac
   pid=$!
   for _ in $(seq 600); do
@@ -66,30 +74,46 @@ start() {  # start ENGINE: starts the server in the background, sets url once /h
   return 1
 }
 
-declare -A tps
+# p50 and p95 (nearest rank) of the ttft_ms arrays of several server_load.mjs lines.
+percentiles() {
+  node -e 'const v = require("fs").readFileSync(0, "utf8").trim().split("\n").flatMap((l) => JSON.parse(l).ttft_ms)
+    .sort((a, b) => a - b); const q = (p) => v[Math.min(v.length - 1, Math.ceil(p * v.length) - 1)];
+    console.log(`${Math.round(q(0.5))} ${Math.round(q(0.95))}`)'
+}
+
+echo "load before: $(uptime)"
+declare -A tps p50 p95
 for e in "${engines[@]}"; do
   start "$e"
   node "$root/bench/server_load.mjs" "$url" 1 8 >/dev/null  # warm-up
   for s in "${streams[@]}"; do
     best=0
+    lines=
     for _ in $(seq "$reps"); do
-      t=$(node "$root/bench/server_load.mjs" "$url" "$s" "$n_gen" | sed 's/.*"tps":\([0-9.]*\).*/\1/')
+      line=$(node "$root/bench/server_load.mjs" "$url" "$s" "$n_gen")
+      lines+=$line$'\n'
+      t=$(sed 's/.*"tps":\([0-9.]*\).*/\1/' <<<"$line")
       best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b > a) ? b : a }')
     done
     tps[$e,$s]=$best
+    read -r p50[$e,$s] p95[$e,$s] < <(printf '%s' "$lines" | percentiles)
   done
   stop
 done
+echo "load after:  $(uptime)"
 
-echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, best of $reps"
+echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, t/s best of $reps, TTFT over all $reps runs"
+echo "extra flags: oxidize '${OXIDIZE_ARGS:-}', llama-server '${LLAMA_ARGS:-}'"
 echo
-header="| streams |"; rule="| ---: |"
+header="| clients |"; rule="| ---: |"
 for e in "${engines[@]}"; do header+=" $e t/s |"; rule+=" ---: |"; done
-[[ ${#engines[@]} -gt 1 ]] && { header+=" ratio |"; rule+=" ---: |"; }
+[[ ${#engines[@]} -gt 1 ]] && { header+=" t/s ratio |"; rule+=" ---: |"; }
+for e in "${engines[@]}"; do header+=" $e TTFT p50 / p95 ms |"; rule+=" ---: |"; done
 echo "$header"; echo "$rule"
 for s in "${streams[@]}"; do
   row="| $s |"
   for e in "${engines[@]}"; do row+=" ${tps[$e,$s]} |"; done
   [[ ${#engines[@]} -gt 1 ]] && row+=" $(awk -v a="${tps[oxidize,$s]}" -v b="${tps[llama-server,$s]}" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }') |"
+  for e in "${engines[@]}"; do row+=" ${p50[$e,$s]} / ${p95[$e,$s]} |"; done
   echo "$row"
 done

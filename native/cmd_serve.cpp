@@ -3,6 +3,8 @@
 #include "native/commands.h"
 
 #if OXIDIZE_HAS_SERVER
+#include <limits>
+
 #include "core/base/cpu_info.h"
 #include "core/kv_cache/kv_cache.h"
 #include "kernels/kernels.h"
@@ -37,6 +39,11 @@ Status cmd_serve(Args& args) {
   OX_ASSIGN_OR_RETURN(o.api_key, args.string({"--api-key"}, ""));
   OX_ASSIGN_OR_RETURN(std::string key_file, args.string({"--api-key-file"}, ""));
   OX_ASSIGN_OR_RETURN(o.cors_origins, args.strings({"--cors"}));
+  const bool shift = args.flag({"--context-shift"});
+  const bool no_shift = args.flag({"--no-context-shift"});
+  if (shift && no_shift) return error(ErrorCode::kInvalidArgument, "give either --context-shift or --no-context-shift");
+  o.context_shift = shift;  // off by default, as llama-server v0.5.0
+  OX_ASSIGN_OR_RETURN(int64_t keep, args.integer({"--keep"}, 0, -1, std::numeric_limits<int32_t>::max()));
   o.embeddings = args.flag({"--embeddings", "--embedding"});
   o.rerank = args.flag({"--rerank", "--reranking"});
   OX_ASSIGN_OR_RETURN(std::string pooling, args.string({"--pooling"}, ""));
@@ -62,6 +69,7 @@ Status cmd_serve(Args& args) {
   o.n_batch = static_cast<int>(n_batch);
   o.timeout_s = static_cast<int>(timeout);
   o.max_queue = static_cast<int>(queue);
+  o.n_keep = static_cast<int>(keep);
   o.max_body = static_cast<size_t>(max_body);
   return server::run_server(o);
 #endif

@@ -224,6 +224,10 @@ const OptionDef kServeOptions[] = {
     {{"--cors"}, "ORIGIN", "send CORS headers to this origin (repeatable; * for any; default: none)", true},
     {{"--queue"}, "N", "requests that may wait for a free slot (default 64); beyond: 503 with Retry-After"},
     {{"--max-body"}, "BYTES", "largest request body (default 8388608); larger ones get 413"},
+    {{"--context-shift"}, nullptr, "a slot whose context fills keeps --keep tokens, drops half of the rest and goes "
+                                   "on (default off, as llama-server; then the reply ends with finish_reason length)"},
+    {{"--no-context-shift"}, nullptr, "a slot whose context fills ends its reply (finish_reason length; the default)"},
+    {{"--keep"}, "N", "prompt tokens a context shift keeps after BOS, for requests without n_keep (default 0, -1: all)"},
     {{"--embeddings", "--embedding"}, nullptr, "serve /v1/embeddings: the model is loaded as an embedder "
                                                "(the completion routes then answer 501, as llama-server)"},
     {{"--rerank", "--reranking"}, nullptr, "serve /v1/rerank: the model is loaded as a reranker (rank pooling)"},

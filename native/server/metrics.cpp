@@ -34,6 +34,8 @@ std::string Metrics::prometheus_text() const {
       per_second(generated, generate_us));
   add(&out, "batch_steps_total", "counter", "Batched forward passes.", batch_steps_total.load());
   add(&out, "batch_tokens_total", "counter", "Tokens in batched forward passes.", batch_tokens_total.load());
+  add(&out, "context_shifts_total", "counter", "Context shifts of full slots (--context-shift).",
+      context_shifts_total.load());
   add(&out, "embedding_requests_total", "counter", "Embedding and rerank requests answered.",
       embedding_requests_total.load());
   add(&out, "embedding_inputs_total", "counter", "Texts embedded and documents scored.", embedding_inputs_total.load());

@@ -19,6 +19,7 @@ struct Metrics {
   std::atomic<uint64_t> generate_us_total{0};     // forward + sampling time of decode steps
   std::atomic<uint64_t> batch_steps_total{0};     // forward passes
   std::atomic<uint64_t> batch_tokens_total{0};    // tokens in those passes
+  std::atomic<uint64_t> context_shifts_total{0};  // slots whose full context was shifted (--context-shift)
   std::atomic<uint64_t> embedding_requests_total{0};  // /v1/embeddings and /v1/rerank answered
   std::atomic<uint64_t> embedding_inputs_total{0};    // texts embedded or documents scored
   std::atomic<uint64_t> embedding_tokens_total{0};

@@ -276,6 +276,13 @@ bool read_max_tokens(const Json& v, const char* name, CompletionRequest* r, ApiE
   return true;
 }
 
+bool read_choices(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
+  std::optional<int64_t> n;
+  if (!integer(v, name, 1, kMaxChoices, &n, e)) return false;
+  r->n_choices = static_cast<int>(*n);
+  return true;
+}
+
 // chat: a boolean (with top_logprobs beside it); completions: the legacy count of alternatives.
 bool read_logprobs(const Json& v, const char* name, CompletionRequest* r, ApiError* e) {
   if (r->endpoint == Endpoint::kChat) return boolean(v, name, &r->logprobs, e);
@@ -390,8 +397,21 @@ const Field kFields[] = {
      [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) { return boolean(v, n, &r->ignore_eos, e); }},
     {{"user", kBoth, true, "a string; not used"},
      [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return v.is_string() || wrong_type(n, "a string", v, e); }},
-    {{"n", kBoth, true, "only 1"},
-     [](const Json& v, const char* n, CompletionRequest*, ApiError* e) { return only_value(v, n, 1, "one choice per request", e); }},
+    {{"n", kBoth, true, "choices, 1 to the server's slots (-np); each sampled on its own (seed + index)"}, read_choices},
+    {{"n_keep", kBoth, true, "llama.cpp: prompt tokens a context shift keeps after BOS (-1: all)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
+       std::optional<int64_t> k;
+       if (!integer(v, n, -1, std::numeric_limits<int32_t>::max(), &k, e)) return false;
+       r->n_keep = static_cast<int>(*k);
+       return true;
+     }},
+    {{"n_discard", kBoth, true, "llama.cpp: tokens a context shift drops (0: half of what follows n_keep)"},
+     [](const Json& v, const char* n, CompletionRequest* r, ApiError* e) {
+       std::optional<int64_t> k;
+       if (!integer(v, n, 0, std::numeric_limits<int32_t>::max(), &k, e)) return false;
+       r->n_discard = static_cast<int>(*k);
+       return true;
+     }},
     {{"logprobs", kBoth, true, "chat: a boolean; completions: 0 to 20 alternatives (softmax of the raw logits)"}, read_logprobs},
     {{"top_logprobs", kChat, true, "0 to 20, with logprobs: true"}, read_top_logprobs},
     {{"echo", kCompletion, true, "only false"},

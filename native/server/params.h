@@ -20,6 +20,10 @@ namespace ox::server {
 
 enum class Endpoint : unsigned { kChat = 1, kCompletion = 2 };
 
+// The most choices (`n`) a request may ask for: -np's limit. Each choice takes a slot, so the route
+// also refuses more than the server has.
+inline constexpr int kMaxChoices = 256;
+
 // Structured output a request asks for: none, a GBNF grammar (llama-server's `grammar`), or JSON
 // (response_format json_object / json_schema, llama-server's `json_schema`; an empty schema: any
 // JSON object).
@@ -40,6 +44,11 @@ struct CompletionRequest {
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
   int64_t max_tokens = -1;     // -1: until end of generation or the slot's context is full
+  int n_choices = 1;           // n: 1 to kMaxChoices here; the route refuses more than the server's slots
+  // Context shift (with the server's --context-shift), llama-server's fields: prompt tokens kept
+  // after BOS (-1: all; absent: the server's --keep) and tokens dropped per shift (0: half).
+  std::optional<int> n_keep;
+  int n_discard = 0;
   // Every sampler field of core/sampler's registry, by llama-server's name (temperature, top_k,
   // frequency_penalty, logit_bias, dry_*, mirostat, samplers, ...), checked by validate().
   SamplerParams sampling;

@@ -44,21 +44,9 @@ Json usage_json(const JobUsage& u) {
 
 namespace {
 
-Json response_with(const ResponseContext& c, const char* key, Json value, const std::string& finish_reason,
-                   const JobUsage& usage, Json logprobs) {
-  Json out = base(c, false);
-  Json choice = {{"index", 0}};
-  choice[key] = std::move(value);
-  choice["logprobs"] = std::move(logprobs);
-  choice["finish_reason"] = finish_value(finish_reason);
-  out["choices"] = Json::array({choice});
-  out["usage"] = usage_json(usage);
-  return out;
-}
-
-Json chunk_with(const ResponseContext& c, const char* key, Json value, Json logprobs = nullptr) {
+Json chunk_with(const ResponseContext& c, int index, const char* key, Json value, Json logprobs = nullptr) {
   Json out = base(c, true);
-  Json choice = {{"index", 0}};
+  Json choice = {{"index", index}};
   choice[key] = std::move(value);
   choice["logprobs"] = std::move(logprobs);
   choice["finish_reason"] = nullptr;
@@ -68,34 +56,44 @@ Json chunk_with(const ResponseContext& c, const char* key, Json value, Json logp
 
 }  // namespace
 
-Json full_response(const ResponseContext& c, const std::string& text, const std::string& finish_reason,
-                   const JobUsage& usage, Json logprobs) {
-  if (is_chat(c)) {
-    return response_with(c, "message", {{"role", "assistant"}, {"content", text}}, finish_reason, usage, std::move(logprobs));
-  }
-  return response_with(c, "text", text, finish_reason, usage, std::move(logprobs));
+Json text_choice(const ResponseContext& c, int index, const std::string& text, const std::string& finish_reason,
+                 Json logprobs) {
+  if (is_chat(c)) return message_choice(index, {{"role", "assistant"}, {"content", text}}, finish_reason, std::move(logprobs));
+  Json choice = {{"index", index}, {"text", text}};
+  choice["logprobs"] = std::move(logprobs);
+  choice["finish_reason"] = finish_value(finish_reason);
+  return choice;
 }
 
-Json full_message_response(const ResponseContext& c, Json message, const std::string& finish_reason, const JobUsage& usage,
-                           Json logprobs) {
-  return response_with(c, "message", std::move(message), finish_reason, usage, std::move(logprobs));
+Json message_choice(int index, Json message, const std::string& finish_reason, Json logprobs) {
+  Json choice = {{"index", index}, {"message", std::move(message)}};
+  choice["logprobs"] = std::move(logprobs);
+  choice["finish_reason"] = finish_value(finish_reason);
+  return choice;
 }
 
-Json opening_chunk(const ResponseContext& c) {
-  if (is_chat(c)) return chunk_with(c, "delta", {{"role", "assistant"}, {"content", ""}});
-  return chunk_with(c, "text", "");
+Json full_response(const ResponseContext& c, Json choices, const JobUsage& usage) {
+  Json out = base(c, false);
+  out["choices"] = std::move(choices);
+  out["usage"] = usage_json(usage);
+  return out;
 }
 
-Json text_chunk(const ResponseContext& c, std::string_view text, Json logprobs) {
-  if (is_chat(c)) return chunk_with(c, "delta", {{"content", text}}, std::move(logprobs));
-  return chunk_with(c, "text", text, std::move(logprobs));
+Json opening_chunk(const ResponseContext& c, int index) {
+  if (is_chat(c)) return chunk_with(c, index, "delta", {{"role", "assistant"}, {"content", ""}});
+  return chunk_with(c, index, "text", "");
 }
 
-Json delta_chunk(const ResponseContext& c, Json delta) { return chunk_with(c, "delta", std::move(delta)); }
+Json text_chunk(const ResponseContext& c, int index, std::string_view text, Json logprobs) {
+  if (is_chat(c)) return chunk_with(c, index, "delta", {{"content", text}}, std::move(logprobs));
+  return chunk_with(c, index, "text", text, std::move(logprobs));
+}
 
-Json closing_chunk(const ResponseContext& c, const std::string& finish_reason) {
+Json delta_chunk(const ResponseContext& c, int index, Json delta) { return chunk_with(c, index, "delta", std::move(delta)); }
+
+Json closing_chunk(const ResponseContext& c, int index, const std::string& finish_reason) {
   Json out = base(c, true);
-  Json choice = {{"index", 0}};
+  Json choice = {{"index", index}};
   if (is_chat(c)) {
     choice["delta"] = Json::object();
   } else {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/session/generation.h"
 #include "kernels/kernels.h"
 #include "native/server/logprobs.h"
 
@@ -26,19 +27,27 @@ size_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
 }  // namespace
 
 struct Scheduler::Active {
-  Active(std::shared_ptr<Job> j, const tok::Tokenizer& tokenizer)
-      : job(std::move(j)), sampler(job->params().sampling, job->params().dry_breakers), decoder(tokenizer, job->params().render_special), stop(job->params().stop) {
-    if (job->params().constraint != nullptr) {
-      sampler.set_constraint(job->params().constraint.get());
-      job->params().constraint->reset();
+  Active(std::shared_ptr<Job> j, int c, const tok::Tokenizer& tokenizer)
+      : job(std::move(j)),
+        choice(c),
+        sampler(job->sampling(c), job->params().dry_breakers),
+        decoder(tokenizer, job->params().render_special),
+        stop(job->params().stop) {
+    if (TokenConstraint* constraint = job->constraint(c); constraint != nullptr) {
+      sampler.set_constraint(constraint);
+      constraint->reset();
     }
   }
   std::shared_ptr<Job> job;
+  int choice;                  // which of the job's choices this slot generates
   Sampler sampler;
   tok::StreamDecoder decoder;  // ids -> whole UTF-8 characters
   tok::StopMatcher stop;       // stop strings across pieces
   size_t prompt_pos = 0;       // prompt tokens [0, prompt_pos) are in the cache or in this step's batch
   int32_t pending = -1;        // sampled, not yet evaluated
+  std::vector<int> choice_slots;  // choice 0, until its prompt is evaluated: the slots of choices 1..n-1
+  bool waiting = false;        // choices 1..n-1: until choice 0's prompt is evaluated and copied
+  int64_t n_keep = 0;          // leading tokens a context shift keeps
   JobUsage usage;
 };
 
@@ -68,6 +77,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Loade
 }
 
 Admission Scheduler::submit(std::shared_ptr<Job> job) {
+  OX_CHECK(job->n_choices() <= options_.n_slots);  // it would wait for ever: the route refuses it
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return Admission::kShuttingDown;
@@ -92,40 +102,90 @@ void Scheduler::shutdown() {
   cv_.notify_all();
 }
 
-// The free slot whose cache shares the longest prefix with the job's prompt; ties go to the slot
-// used least recently (its conversation is the least likely to come back).
-int Scheduler::pick_slot(const Job& job) const {
-  int best = -1;
-  size_t best_common = 0;
-  for (size_t s = 0; s < slots_.size(); ++s) {
-    if (slots_[s].active) continue;
-    const size_t common = common_prefix(slots_[s].cached, job.prompt());
-    if (best < 0 || common > best_common ||
-        (common == best_common && slots_[s].last_used < slots_[static_cast<size_t>(best)].last_used)) {
-      best = static_cast<int>(s);
-      best_common = common;
+// Free slots for each of the job's choices: each in turn takes the free slot whose cache shares the
+// longest prefix with the prompt (choice 0 first: it evaluates the prompt); ties go to the slot used
+// least recently (its conversation is the least likely to come back). Empty when too few are free.
+std::vector<int> Scheduler::pick_slots(const Job& job) const {
+  std::vector<int> picked;
+  std::vector<bool> taken(slots_.size(), false);
+  for (int c = 0; c < job.n_choices(); ++c) {
+    int best = -1;
+    size_t best_common = 0;
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      if (slots_[s].active || taken[s]) continue;
+      const size_t common = common_prefix(slots_[s].cached, job.prompt());
+      if (best < 0 || common > best_common ||
+          (common == best_common && slots_[s].last_used < slots_[static_cast<size_t>(best)].last_used)) {
+        best = static_cast<int>(s);
+        best_common = common;
+      }
     }
+    if (best < 0) return {};
+    taken[static_cast<size_t>(best)] = true;
+    picked.push_back(best);
   }
-  return best;
+  return picked;
 }
 
-void Scheduler::admit(std::shared_ptr<Job> job, int s) {
-  Slot& slot = slots_[static_cast<size_t>(s)];
-  const std::vector<int32_t>& prompt = job->prompt();
-  // Keep the common prefix; at least the prompt's last token is evaluated again for fresh logits.
+// Cached tokens of the slot that the prompt can keep. need_logits: at least the prompt's last token
+// is evaluated again, for fresh logits. A recurrent state cannot be cut back: it is kept whole (when
+// the prompt continues it) or not at all.
+size_t Scheduler::reusable_prefix(const Slot& slot, const std::vector<int32_t>& prompt, bool need_logits) const {
   size_t common = common_prefix(slot.cached, prompt);
-  if (common == prompt.size()) --common;
-  const Status removed = model_->model().seq_rm(*state_, s, static_cast<int64_t>(common), -1);
-  OX_CHECK(removed.is_ok());  // a tail removal cannot fail
-  slot.cached.resize(common);
-  slot.last_used = ++use_counter_;
-  slot.active = std::make_unique<Active>(std::move(job), model_->tokenizer());
-  slot.active->prompt_pos = common;
-  slot.active->usage.n_prompt = static_cast<int>(prompt.size());
-  slot.active->usage.n_cached = static_cast<int>(common);
-  metrics_->generations_total.fetch_add(1);
-  metrics_->prompt_tokens_cached.fetch_add(common);
-  metrics_->slots_busy.fetch_add(1);
+  if (model_->model().has_recurrent_state()) {
+    const bool whole = common == slot.cached.size() && !(need_logits && common == prompt.size());
+    return whole && need_logits ? common : 0;  // a copy into another sequence replaces its state whole
+  }
+  if (need_logits && common == prompt.size()) --common;
+  return common;
+}
+
+void Scheduler::admit(const std::shared_ptr<Job>& job, const std::vector<int>& slots) {
+  const std::vector<int32_t>& prompt = job->prompt();
+  // Leading tokens a context shift keeps: llama-server's n_keep (after BOS), at most n_ctx - 4.
+  const int64_t n_keep = std::clamp<int64_t>(resolve_n_keep(job->params().n_keep, prompt, model_->tokenizer().bos_id()),
+                                             0, std::max(options_.n_ctx_slot - 4, 0));
+  for (size_t c = 0; c < slots.size(); ++c) {
+    const int s = slots[c];
+    Slot& slot = slots_[static_cast<size_t>(s)];
+    const bool evaluates = c == 0;  // the other choices get its cache rows and logits
+    const size_t common = reusable_prefix(slot, prompt, evaluates);
+    const Status removed = model_->model().seq_rm(*state_, s, static_cast<int64_t>(common), -1);
+    OX_CHECK(removed.is_ok());  // a tail, or a recurrent sequence whole: cannot fail
+    slot.cached.resize(common);
+    slot.last_used = ++use_counter_;
+    slot.active = std::make_unique<Active>(job, static_cast<int>(c), model_->tokenizer());
+    Active& a = *slot.active;
+    a.prompt_pos = evaluates ? common : prompt.size();
+    a.waiting = !evaluates;
+    a.n_keep = n_keep;
+    a.usage.n_prompt = static_cast<int>(prompt.size());
+    if (evaluates) {
+      a.usage.n_cached = static_cast<int>(common);
+      a.choice_slots.assign(slots.begin() + 1, slots.end());
+      metrics_->prompt_tokens_cached.fetch_add(common);
+    }
+    metrics_->generations_total.fetch_add(1);
+    metrics_->slots_busy.fetch_add(1);
+  }
+}
+
+// Queued jobs into free slots, in order: a job of n choices waits until n slots are free, and the
+// jobs behind it wait too (first come, first served).
+void Scheduler::admit_waiting() {
+  while (!queue_.empty()) {
+    if (queue_.front()->cancelled()) {
+      const std::shared_ptr<Job> job = std::move(queue_.front());
+      queue_.pop_front();
+      for (int c = 0; c < job->n_choices(); ++c) job->finish(c, "abort", JobUsage{});
+      continue;
+    }
+    const std::vector<int> slots = pick_slots(*queue_.front());
+    if (slots.empty()) break;
+    admit(queue_.front(), slots);
+    queue_.pop_front();
+  }
+  metrics_->queue_depth.store(static_cast<int64_t>(queue_.size()));
 }
 
 void Scheduler::finish_slot(int s, const char* reason, bool flush) {
@@ -136,20 +196,70 @@ void Scheduler::finish_slot(int s, const char* reason, bool flush) {
     tok::StopMatcher::Step last = a.stop.push(a.decoder.flush());
     std::string rest = std::move(last.text);
     if (!last.stopped) rest += a.stop.flush();
-    a.job->append(rest);
+    a.job->append(a.choice, rest);
   }
-  a.job->finish(reason, a.usage);
+  a.job->finish(a.choice, reason, a.usage);
+  slots_[static_cast<size_t>(s)].active.reset();
+  metrics_->slots_busy.fetch_sub(1);
+}
+
+// The request fails (its other choices end at the next step); the slot is freed.
+void Scheduler::fail_slot(int s, const std::string& message) {
+  Active& a = *slots_[static_cast<size_t>(s)].active;
+  a.job->fail(message, a.usage);
   slots_[static_cast<size_t>(s)].active.reset();
   metrics_->slots_busy.fetch_sub(1);
 }
 
 void Scheduler::fail_all(const std::string& message) {
   for (size_t s = 0; s < slots_.size(); ++s) {
-    if (!slots_[s].active) continue;
-    slots_[s].active->job->fail(message, slots_[s].active->usage);
-    slots_[s].active.reset();
-    metrics_->slots_busy.fetch_sub(1);
+    if (slots_[s].active) fail_slot(static_cast<int>(s), message);
   }
+}
+
+// Choice 0's prompt is in the cache and `logits` are its last token's: every other choice of the
+// job gets those cache rows (from where its own cached prefix ends) and samples its first token
+// from the same logits. From here each choice is a generation of its own.
+void Scheduler::start_choices(int parent, std::span<const float> logits) {
+  Slot& from = slots_[static_cast<size_t>(parent)];
+  const std::vector<int> choice_slots = std::move(from.active->choice_slots);
+  from.active->choice_slots.clear();
+  for (const int s : choice_slots) {
+    Slot& slot = slots_[static_cast<size_t>(s)];
+    if (!slot.active || !slot.active->waiting) continue;  // freed by a failure of the job
+    const int64_t p0 = static_cast<int64_t>(slot.cached.size());
+    const int64_t p1 = static_cast<int64_t>(from.cached.size());
+    if (p0 < p1) {
+      if (const Status copied = state_->kv.seq_cp(parent, s, p0, p1); !copied.is_ok()) {
+        fail_slot(s, "internal error: " + copied.message());
+        continue;
+      }
+    }
+    slot.cached = from.cached;
+    slot.active->waiting = false;
+    sample_slot(s, logits);
+  }
+}
+
+// Context shift (llama-server's --context-shift): keeps the first n_keep tokens, drops half of the
+// rest (or the request's n_discard) and moves the others down, re-rotating their keys. False when it
+// cannot: shifting is off, the model's positions cannot move, or nothing is left to drop.
+bool Scheduler::shift_slot(int s) {
+  if (!options_.context_shift || !model_->model().can_shift()) return false;
+  Slot& slot = slots_[static_cast<size_t>(s)];
+  const Active& a = *slot.active;
+  const int64_t n_past = static_cast<int64_t>(slot.cached.size());
+  const int64_t n_left = n_past - a.n_keep;
+  const int64_t asked = a.job->params().n_discard;
+  const int64_t n_discard = std::clamp<int64_t>(asked > 0 ? asked : n_left / 2, 0, std::max<int64_t>(n_left - 1, 0));
+  if (n_discard < 1) return false;
+  if (const Status shifted = model_->model().shift(*state_, a.n_keep, n_discard, n_past, s); !shifted.is_ok()) {
+    std::fprintf(stderr, "oxidize serve: context shift of slot %d failed: %s\n", s, shifted.message().c_str());
+    return false;
+  }
+  slot.cached.erase(slot.cached.begin() + a.n_keep, slot.cached.begin() + a.n_keep + n_discard);
+  metrics_->context_shifts_total.fetch_add(1);
+  return true;
 }
 
 void Scheduler::sample_slot(int s, std::span<const float> logits) {
@@ -157,33 +267,28 @@ void Scheduler::sample_slot(int s, std::span<const float> logits) {
   Active& a = *slot.active;
   const GenParams& params = a.job->params();
   Result<int32_t> sampled = a.sampler.sample(logits, slot.cached);
-  if (!sampled.ok()) {  // no token allowed (biases, a grammar): the request fails, the slot is freed
-    a.job->fail(sampled.status().message(), a.usage);
-    slot.active.reset();
-    metrics_->slots_busy.fetch_sub(1);
-    return;
-  }
+  // No token allowed (biases, a grammar): the request fails.
+  if (!sampled.ok()) return fail_slot(s, sampled.status().message());
   const int32_t token = sampled.value();
   if (!params.ignore_eos && model_->tokenizer().is_eog(token)) return finish_slot(s, "stop", true);
-  if (Status accepted = a.sampler.accept(token); !accepted.is_ok()) {  // the grammar advances
-    a.job->fail(accepted.message(), a.usage);
-    slot.active.reset();
-    metrics_->slots_busy.fetch_sub(1);
-    return;
-  }
+  if (Status accepted = a.sampler.accept(token); !accepted.is_ok()) return fail_slot(s, accepted.message());
   ++a.usage.n_generated;
   metrics_->generated_tokens_total.fetch_add(1);
   if (params.top_logprobs >= 0) {
-    a.job->append_logprob(token_logprob(a.sampler.probs(), model_->tokenizer(), params.top_logprobs, params.render_special));
+    a.job->append_logprob(a.choice, token_logprob(a.sampler.probs(), model_->tokenizer(), params.top_logprobs,
+                                                  params.render_special));
   }
   Result<std::string> text = a.decoder.push(token);
   OX_CHECK(text.ok());  // the sampler only returns ids of the vocabulary
   tok::StopMatcher::Step released = a.stop.push(text.value());
-  a.job->append(released.text);
+  a.job->append(a.choice, released.text);
   if (released.stopped) return finish_slot(s, "stop", false);
   if (params.max_tokens >= 0 && a.usage.n_generated >= params.max_tokens) return finish_slot(s, "length", true);
-  // Full when the next token would take the slot's last position (generation.cpp's rule).
-  if (slot.cached.size() + 1 >= static_cast<size_t>(options_.n_ctx_slot)) return finish_slot(s, "length", true);
+  // Full when the next token would take the slot's last position (generation.cpp's rule, and
+  // llama-server's): shift, or stop.
+  if (slot.cached.size() + 1 >= static_cast<size_t>(options_.n_ctx_slot) && !shift_slot(s)) {
+    return finish_slot(s, "length", true);
+  }
   a.pending = token;
 }
 
@@ -232,7 +337,11 @@ Status Scheduler::step() {
   for (const BatchToken& t : batch_) slots_[static_cast<size_t>(t.seq)].cached.push_back(t.token);
   const size_t n_vocab = static_cast<size_t>(model_->hparams().n_vocab);
   for (size_t r = 0; r < batch_logit_slot_.size(); ++r) {
-    sample_slot(batch_logit_slot_[r], std::span<const float>(logits_).subspan(r * n_vocab, n_vocab));
+    const int s = batch_logit_slot_[r];
+    if (!slots_[static_cast<size_t>(s)].active) continue;  // cannot happen: only a job's failure frees other slots, at the next step
+    const std::span<const float> row = std::span<const float>(logits_).subspan(r * n_vocab, n_vocab);
+    if (!slots_[static_cast<size_t>(s)].active->choice_slots.empty()) start_choices(s, row);
+    sample_slot(s, row);
   }
   const double ms = now_ms() - t0;
   const size_t n_prefill = batch_.size() - static_cast<size_t>(n_decode);
@@ -254,18 +363,7 @@ void Scheduler::run() {
       };
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || any_active(); });
       if (stopping_) break;
-      while (!queue_.empty()) {
-        const int s = pick_slot(*queue_.front());
-        if (s < 0) break;
-        std::shared_ptr<Job> job = std::move(queue_.front());
-        queue_.pop_front();
-        if (job->cancelled()) {
-          job->finish("abort", JobUsage{});
-          continue;
-        }
-        admit(std::move(job), s);
-      }
-      metrics_->queue_depth.store(static_cast<int64_t>(queue_.size()));
+      admit_waiting();
     }
     const Status status = step();
     if (!status.is_ok()) {  // a bug of ours: the jobs of this step end with it, the server goes on

@@ -2,7 +2,10 @@
 // each step admits waiting jobs into free slots (the slot whose cached tokens share the longest
 // prefix with the prompt, so a follow-up chat turn evaluates only its new tokens), then submits ONE
 // Model::forward_batch holding every generating slot's next token plus chunks of joining prompts,
-// samples each slot's row and hands text to its Job. A cancelled job frees its slot at the next step.
+// samples each slot's row and hands text to its Job. A cancelled job frees its slots at the next step.
+// A job of n choices takes n slots at once: choice 0's slot evaluates the prompt, the others wait,
+// then get its cache rows (KvCache::seq_cp) and its last logits, and go on as generations of their own.
+// A slot whose context fills shifts it (--context-shift) or ends with "length".
 #pragma once
 
 #include <condition_variable>
@@ -28,6 +31,7 @@ struct SchedulerOptions {
   int max_queue = 64;
   DType cache_type_k = DType::F16;
   DType cache_type_v = DType::F16;
+  bool context_shift = false;  // llama-server's --context-shift (off by default in v0.5.0)
 };
 
 enum class Admission { kQueued, kQueueFull, kShuttingDown };
@@ -40,8 +44,10 @@ class Scheduler {
 
   int n_ctx_slot() const { return options_.n_ctx_slot; }
   int n_slots() const { return options_.n_slots; }
+  bool context_shift() const { return options_.context_shift; }
 
-  // Queues a job for the next free slot (HTTP threads).
+  // Queues a job for the next free slots, one per choice (HTTP threads). Its n_choices must not
+  // exceed n_slots (the route refuses such a request).
   Admission submit(std::shared_ptr<Job> job);
   // The batch loop; returns after shutdown().
   void run();
@@ -57,12 +63,16 @@ class Scheduler {
   };
   Scheduler(std::shared_ptr<const LoadedModel> model, const SchedulerOptions& options, Metrics* metrics);
 
-  void admit(std::shared_ptr<Job> job, int slot);
-  int pick_slot(const Job& job) const;
-  void release(int slot);
+  void admit_waiting();
+  void admit(const std::shared_ptr<Job>& job, const std::vector<int>& slots);
+  std::vector<int> pick_slots(const Job& job) const;
+  size_t reusable_prefix(const Slot& slot, const std::vector<int32_t>& prompt, bool need_logits) const;
   Status step();
+  void start_choices(int parent, std::span<const float> logits);
   void sample_slot(int slot, std::span<const float> logits);
+  bool shift_slot(int slot);
   void finish_slot(int slot, const char* reason, bool flush);
+  void fail_slot(int slot, const std::string& message);
   void fail_all(const std::string& message);
 
   std::shared_ptr<const LoadedModel> model_;

@@ -73,6 +73,11 @@ Result<Loaded> load(const ServerOptions& o, Metrics* metrics) {
   so.max_queue = o.max_queue;
   so.cache_type_k = o.cache_type_k;
   so.cache_type_v = o.cache_type_v;
+  // As llama-server: a context that cannot shift (learned absolute positions) disables it.
+  so.context_shift = o.context_shift && out.model->model().can_shift();
+  if (o.context_shift && !so.context_shift) {
+    std::fprintf(stderr, "oxidize serve: warning: this model's positions cannot be shifted: --context-shift is off\n");
+  }
   if (so.n_ctx_slot < 2) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("-c %d split over %d slots leaves %d positions each; raise -c or lower -np", n_ctx, o.n_slots,

@@ -22,6 +22,10 @@ struct ServerOptions {
   int n_threads = 1;
   int n_batch = 512;        // tokens per forward pass (decode tokens plus prefill chunks)
   int max_queue = 64;       // requests waiting for a slot; beyond it: 503 with Retry-After
+  // --context-shift (llama-server's, off by default in v0.5.0): a slot whose context fills keeps
+  // n_keep tokens, drops half of the rest and goes on; off: the reply ends with "length".
+  bool context_shift = false;
+  int n_keep = 0;           // --keep: a request's n_keep when it gives none
   int timeout_s = 600;      // socket read/write timeout
   size_t max_body = 8u << 20;  // request bodies above it: 413
   DType cache_type_k = DType::F16;

@@ -386,6 +386,72 @@ await test('sampling with a seed repeats; top_k/top_p/min_p/repeat_penalty/stop 
   eq(stopped.choices[0].finish_reason, 'stop', 'finish on stop string');
 });
 
+await test('n choices, greedy: each is the n = 1 text; usage counts every choice; the prompt is evaluated once', async () => {
+  const body = { model: 'x', prompt: 'Lily and Ben went to the big park to play', max_tokens: 24, temperature: 0 };
+  const before = await metric(A.url, 'prompt_tokens_total', auth);
+  const three = await client.completions.create({ ...body, n: 3, logprobs: 1 });
+  const evaluated = (await metric(A.url, 'prompt_tokens_total', auth)) - before;
+  eq(evaluated, three.usage.prompt_tokens - three.usage.prompt_tokens_details.cached_tokens,
+    'prompt tokens evaluated (once, not once per choice)');
+  const one = await client.completions.create(body);
+  eq(three.choices.map((c) => c.index), [0, 1, 2], 'indexes');
+  for (const c of three.choices) {
+    eq(c.text, one.choices[0].text, `choice ${c.index}`);
+    eq(c.finish_reason, one.choices[0].finish_reason, `choice ${c.index} finish_reason`);
+    eq(c.logprobs.tokens.length, one.usage.completion_tokens, `choice ${c.index} logprobs`);
+  }
+  eq(three.usage.completion_tokens, 3 * one.usage.completion_tokens, 'completion_tokens of all choices');
+  eq(three.usage.prompt_tokens, one.usage.prompt_tokens, 'prompt_tokens once');
+  const chat = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'Once upon a time' }],
+    max_tokens: 32, temperature: 0, n: 2 });
+  eq(chat.choices.map((c) => [c.index, c.message.content]), [[0, chatText], [1, chatText]], 'chat choices');
+});
+
+await test('n choices with a seed: each choice repeats, choice i draws from seed + i, the choices differ', async () => {
+  const body = { model: 'x', prompt: 'Once upon a time', max_tokens: 24, temperature: 1.0, seed: 7 };
+  const a = await client.completions.create({ ...body, n: 4 });
+  const b = await client.completions.create({ ...body, n: 4 });
+  eq(a.choices.map((c) => c.text), b.choices.map((c) => c.text), 'same seed, same choices');
+  eq(a.choices[0].text, (await client.completions.create(body)).choices[0].text, 'choice 0 is the n = 1 answer');
+  eq(a.choices[2].text, (await client.completions.create({ ...body, seed: 9 })).choices[0].text, 'choice 2: seed + 2');
+  check(new Set(a.choices.map((c) => c.text)).size > 1, `independent draws: ${JSON.stringify(a.choices)}`);
+  const g = await client.completions.create({ model: 'x', prompt: 'Once', max_tokens: 40, temperature: 0.8, seed: 3, n: 3,
+    grammar: 'root ::= ("yes" | "no") " " [a-z]+ "."' });
+  for (const c of g.choices) check(/^(yes|no) [a-z]+\.$/.test(c.text), JSON.stringify(c.text));  // a grammar each
+});
+
+await test('n choices streamed: each chunk names its choice, each choice closes, usage counts all', async () => {
+  const body = { model: 'x', messages: [{ role: 'user', content: 'Once upon a time' }], max_tokens: 16, temperature: 0.9,
+    seed: 11, n: 3 };
+  const whole = await client.chat.completions.create(body);
+  const texts = ['', '', ''];
+  const finish = [null, null, null];
+  let usage = null;
+  const s = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } });
+  for await (const chunk of s) {
+    if (chunk.usage) usage = chunk.usage;
+    check(chunk.choices.length <= 1, 'one choice per chunk');
+    for (const c of chunk.choices) {
+      texts[c.index] += c.delta.content ?? '';
+      if (c.finish_reason) finish[c.index] = c.finish_reason;
+    }
+  }
+  eq(texts, whole.choices.map((c) => c.message.content), 'streamed choices');
+  eq(finish, whole.choices.map((c) => c.finish_reason), 'finish reasons');
+  eq(usage.completion_tokens, whole.usage.completion_tokens, 'usage');
+  const over = await post(A.url, '/v1/chat/completions', { ...body, n: 5 }, auth);
+  eq([over.status, over.json.error.param], [400, 'n'], over.text);
+  check(/at most 4/.test(over.json.error.message), over.json.error.message);
+});
+
+await test('without --context-shift a reply that fills its slot ends with finish_reason length', async () => {
+  const r = await client.completions.create({ model: 'x', prompt: 'Once upon a time', temperature: 0, ignore_eos: true });
+  eq(r.choices[0].finish_reason, 'length', 'finish_reason');
+  // 256 positions per slot, 5 prompt tokens: 251, as llama-completion --no-context-shift (tests/cli/cli.sh)
+  eq(r.usage.completion_tokens, 251, 'completion_tokens');
+  eq(await metric(A.url, 'context_shifts_total', auth), 0, 'no shift');
+});
+
 await test('/tokenize, /detokenize, /apply-template, /metrics', async () => {
   const t = await post(A.url, '/tokenize', { content: 'Once upon a time', add_special: true }, auth);
   eq(t.status, 200, 'tokenize');
@@ -455,7 +521,9 @@ await test('oversized body is 413; invalid JSON, invalid UTF-8 and wrong types a
     [{ prompt: 'x', logprobs: 21 }, 'logprobs'],
     [{ prompt: 'x', logprobs: true }, 'logprobs'],
     [{ prompt: 'x', top_logprobs: 2 }, 'top_logprobs'],
-    [{ prompt: 'x', n: 2 }, 'n'],
+    [{ prompt: 'x', n: 0 }, 'n'],
+    [{ prompt: 'x', n: 5 }, 'n'],
+    [{ prompt: 'x', n_keep: -2 }, 'n_keep'],
     [{ prompt: 'x', stream_options: { include_usage: true } }, 'stream_options'],
     [{ prompt: 12 }, 'prompt'],
     [{ prompt: [5, 999999] }, 'prompt'],
@@ -535,7 +603,7 @@ await test('solo references (greedy, one request at a time)', async () => {
 eq(await stopServer(A), 0, 'server A exit code');
 
 // ---- server H: Qwen 2.5's tool template (--chat-template): Hermes <tool_call> syntax
-const H = await startServer(['-np', '1', '-c', '3072', '--chat-template',
+const H = await startServer(['-np', '2', '-c', '6144', '--chat-template',
   `${shared}/templates/Qwen-Qwen2.5-7B-Instruct.jinja`]);
 const clientH = new OpenAI({ baseURL: `${H.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120000 });
 await test('hermes template: tools, past calls and tool results render; a forced call parses, streamed and not', async () => {
@@ -565,6 +633,11 @@ await test('hermes template: tools, past calls and tool results render; a forced
   }
   eq([name, args], [r.choices[0].message.tool_calls[0].function.name, r.choices[0].message.tool_calls[0].function.arguments],
     'streamed call');
+  // n = 2, sampled: each choice has its own tool-call grammar and parser
+  const two = await clientH.chat.completions.create({ ...body, temperature: 1, seed: 5, n: 2 });
+  eq(two.choices.map((c) => [c.index, c.finish_reason, c.message.tool_calls.length]), [[0, 'tool_calls', 1], [1, 'tool_calls', 1]],
+    JSON.stringify(two.choices));
+  two.choices.forEach((c, i) => checkCall(c.message.tool_calls[0], ['get_weather', 'get_time'], `choice ${i}`));
 });
 eq(await stopServer(H), 0, 'server H exit code');
 
@@ -665,6 +738,23 @@ await test('SIGTERM mid-stream: the stream ends with an error event and the serv
   eq(await code, 0, `exit code; stderr: ${C.stderr()}`);
   if (process.env.SERVER_TEST_VERBOSE) console.log(C.stderr());
 });
+
+// ---- server D: --context-shift, 2 slots of 256 positions: llama-completion's shifted text
+const D = await startServer(['-np', '2', '-c', '512', '--context-shift']);
+await test('--context-shift: 700 greedy tokens in a 256-token slot are llama-completion --context-shift\'s (--keep 0 and 3, side by side; and n = 2)', async () => {
+  const want = (k) => readFileSync(`${root}/tests/data/context_shift/stories260K.keep${k}.txt`, 'utf8').trim();
+  const body = { prompt: 'Once upon a time', max_tokens: 700, temperature: 0 };
+  const [k0, k3] = await Promise.all([post(D.url, '/v1/completions', { ...body, n_keep: 0 }),
+    post(D.url, '/v1/completions', { ...body, n_keep: 3 })]);
+  for (const [r, k] of [[k0, 0], [k3, 3]]) {
+    eq(r.status, 200, r.text);
+    eq((body.prompt + r.json.choices[0].text).trim(), want(k), `n_keep ${k}`);
+  }
+  check((await metric(D.url, 'context_shifts_total')) >= 6, 'each shifted 3 times or more');
+  const two = await post(D.url, '/v1/completions', { ...body, n: 2 });  // the server's --keep: 0
+  eq(two.json.choices.map((c) => (body.prompt + c.text).trim()), [want(0), want(0)], 'both choices shift alike');
+});
+eq(await stopServer(D), 0, 'server D exit code');
 
 // ---- embeddings and reranking (#24): synth bert models as the parity test makes them, with
 // llama-embedding's vectors (tests/data/embeddings, recorded by make_reference.sh) as the expected values.

@@ -54,7 +54,12 @@ TEST(ServerParams, TypesAndRanges) {
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("max_tokens": 18446744073709551615)").param, "max_tokens");
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("top_p": 1.5)").param, "top_p");
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("seed": -2)").param, "seed");
-  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("n": 2)").param, "n");
+  // n: 1 to kMaxChoices (the route then refuses more than the server's slots)
+  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("n": 0)").param, "n");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("n": 257)").param, "n");
+  EXPECT_EQ(refuse(Endpoint::kChat, R"("n": 2.5)").code, "invalid_type");
+  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("n_keep": -2)").param, "n_keep");
+  EXPECT_EQ(refuse(Endpoint::kCompletion, R"("n_discard": -1)").param, "n_discard");
   // logprobs: a boolean on chat (with top_logprobs 0-20), a count on completions (OpenAI's two shapes)
   EXPECT_EQ(refuse(Endpoint::kChat, R"("logprobs": 3)").param, "logprobs");
   EXPECT_EQ(refuse(Endpoint::kCompletion, R"("logprobs": true)").param, "logprobs");
@@ -114,6 +119,14 @@ TEST(ServerParams, NullIsAbsentAndValuesAreRead) {
   EXPECT_EQ(r.max_tokens, 7);
   EXPECT_TRUE(r.stream && r.include_usage);
   EXPECT_EQ(r.stop, std::vector<std::string>{"x"});
+  EXPECT_EQ(r.n_choices, 1);
+  EXPECT_FALSE(r.n_keep.has_value());  // absent: the server's --keep
+  CompletionRequest r2;
+  ASSERT_TRUE(parse_completion_request(R"({"prompt": "x", "n": 4, "n_keep": -1, "n_discard": 8})", Endpoint::kCompletion,
+                                       &r2, &err)) << err.message;
+  EXPECT_EQ(r2.n_choices, 4);
+  EXPECT_EQ(r2.n_keep, -1);
+  EXPECT_EQ(r2.n_discard, 8);
   const SamplerParams p = to_sampler_params(r);
   EXPECT_EQ(p.temperature, 0.0f);
   EXPECT_EQ(p.top_k, 5);
