@@ -112,9 +112,9 @@ function testRoute(req, res, urlPath, headers, state) {
   return false;
 }
 
-/** Starts one server; resolves with {url, port, close()}. port 0 picks a free port. */
+/** Starts one server of `root` (web/ by default); resolves with {url, port, close()}. port 0 picks a free port. */
 export function startServer({
-  port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null,
+  port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null, root = webDir,
 } = {}) {
   const headers = { 'cache-control': 'no-cache' };
   if (isolated) {
@@ -143,7 +143,7 @@ export function startServer({
     if (testRoutes && urlPath.startsWith('/__test/') && testRoute(req, res, urlPath, headers, state)) return;
     let file;
     if (urlPath.startsWith('/models/')) file = resolveUnder(path.join(sharedDir(), 'models'), urlPath.slice('/models'.length));
-    else file = resolveUnder(webDir, urlPath);
+    else file = resolveUnder(root, urlPath);
     if (file !== null && urlPath.endsWith('/')) file = path.join(file, 'index.html');
     if (file === null) {
       res.writeHead(403, headers).end();
