@@ -112,9 +112,13 @@ function testRoute(req, res, urlPath, headers, state) {
   return false;
 }
 
-/** Starts one server of `root` (web/ by default); resolves with {url, port, close()}. port 0 picks a free port. */
+/**
+ * Starts one server of `root` (web/ by default); resolves with {url, port, close()}. port 0 picks a
+ * free port. `policy(urlPath, headers)` (tests) returns the headers a file is sent with, or null for 404.
+ */
 export function startServer({
   port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null, root = webDir,
+  policy = null,
 } = {}) {
   const headers = { 'cache-control': 'no-cache' };
   if (isolated) {
@@ -149,7 +153,12 @@ export function startServer({
       res.writeHead(403, headers).end();
       return;
     }
-    sendFile(res, file, headers);
+    const fileHeaders = policy ? policy(urlPath, headers) : headers;
+    if (fileHeaders === null) {
+      res.writeHead(404, headers).end();
+      return;
+    }
+    sendFile(res, file, fileHeaders);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -65,8 +65,8 @@ export type {
 
 export interface EngineOptions {
   /**
-   * Folder holding oxidize-mt.* and oxidize-st.* (dist/wasm/ copied elsewhere, same origin as the
-   * page for the threaded build's workers); default: the package's own, which bundlers find and emit.
+   * Folder holding oxidize-mt.* and oxidize-st.* (dist/wasm/ copied elsewhere; another origin must
+   * allow CORS); default: the package's own, which bundlers find and emit.
    */
   wasmBaseUrl?: string | URL;
   /** The worker script (dist/worker.js served elsewhere); default: the package's own, which bundlers find and bundle. */

@@ -56,7 +56,6 @@ const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
 
-
 /** No more threads than this whatever the hardware says (a session allows 256; more never pays here). */
 const MAX_THREADS = 64;
 /** `threads: 0` (the default) takes at most this many (see defaultThreads). */

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
@@ -205,4 +205,85 @@ test('webpack 5 production build: chats in Chromium with threads', T, async () =
   timings.webpack_build = (Date.now() - started) / 1000;
   await chatWithBuild(outDir, 'webpack');
   timings.webpack_build_and_chat = (Date.now() - started) / 1000;
+});
+
+// Unbundled (an import map names the package), on a page that is cross-origin isolated while other
+// responses are not: what starts, what falls back to one thread, and what rejects naming the cause.
+describe('unbundled, with the isolation headers missing from some responses', () => {
+  const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<script type="importmap">{ "imports": { "${PKG}": "/node_modules/${PKG}/dist/index.js" } }</script></head>
+<body><script type="module">
+  import * as oxidize from '${PKG}';
+  window.start = async (options) => {
+    try {
+      const engine = await oxidize.createEngine(options);
+      await engine.load('/public/stories260K.gguf');
+      const c = await engine.completions.create({ prompt: 'Once upon a time', max_tokens: 8, temperature: 0 });
+      const runtime = engine.runtime;
+      engine.terminate();
+      return { runtime, text: c.choices[0].text };
+    } catch (e) {
+      return { error: { name: e.name, code: e.code, message: e.message } };
+    }
+  };
+  window.appReady = true;
+</script></body></html>
+`;
+  // Serves the app folder; the page always isolated, other files as `rule(urlPath)` says:
+  // 'isolated' (COOP/COEP), 'plain' (neither) or 'missing' (404).
+  async function startWith(rule, options = {}) {
+    fs.writeFileSync(path.join(appDir, 'unbundled.html'), PAGE);
+    const server = await startServer({
+      port: 0, isolated: true, root: appDir,
+      policy: (urlPath, isolatedHeaders) => {
+        const how = urlPath === '/unbundled.html' ? 'isolated' : rule(urlPath);
+        if (how === 'missing') return null;
+        return how === 'isolated' ? isolatedHeaders : { 'cache-control': 'no-cache' };
+      },
+    });
+    const page = await browser.newPage();
+    page.on('console', (m) => consoleLines.push(`[${server.url}] ${m.type()}: ${m.text()}`));
+    try {
+      await page.goto(`${server.url}/unbundled.html`);
+      await page.waitForFunction(() => window.appReady === true);
+      return await page.evaluate((o) => window.start(o), options);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  }
+
+  test('COOP/COEP on the page and the engine worker only: threads run (the rest is same-origin)', T, async () => {
+    const r = await startWith((p) => (p.endsWith('/dist/worker.js') ? 'isolated' : 'plain'));
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.runtime.build, 'multi-thread', r.runtime.reason);
+    assert.equal(r.runtime.kernels, 'simd128+relaxed');
+    assert.ok(r.text.length > 0);
+  });
+
+  test('the engine worker served without COEP: createEngine rejects naming the header and the file', T, async () => {
+    for (const options of [{}, { forceSingleThread: true }]) {
+      const r = await startWith(() => 'plain', options);
+      assert.equal(r.error?.name, 'EngineError', JSON.stringify(r));
+      assert.equal(r.error.code, 'io');
+      assert.match(r.error.message, /engine worker could not start: http:\/\/127\.0\.0\.1:\d+\/node_modules\/@oxidize-llm\/web\/dist\/worker\.js is served without a Cross-Origin-Embedder-Policy header/);
+    }
+  });
+
+  test('a workerUrl that is not there: rejects with the HTTP status', T, async () => {
+    const r = await startWith(() => 'isolated', { workerUrl: '/nowhere/worker.js' });
+    assert.equal(r.error?.code, 'io', JSON.stringify(r));
+    assert.match(r.error.message, /\/nowhere\/worker\.js answered HTTP 404/);
+  });
+
+  test('the thread workers\' script missing: falls back to one thread and says why', T, async () => {
+    const r = await startWith((p) => (p.endsWith('/oxidize-mt.worker.js') ? 'missing' : 'isolated'));
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.runtime.build, 'single-thread');
+    assert.equal(r.runtime.crossOriginIsolated, true);
+    assert.match(r.runtime.reason, /the multi-thread build failed to start \(.*oxidize-mt\.worker\.js answered HTTP 404/);
+    assert.equal(r.runtime.kernels, 'simd128+relaxed', 'the single-thread build finds its relaxed module too');
+    assert.ok(r.text.length > 0);
+  });
 });
