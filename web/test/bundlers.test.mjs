@@ -201,6 +201,7 @@ test('webpack 5 production build: chats in Chromium with threads', T, async () =
     }, (err, s) => (err ? reject(err) : resolve(s)));
   });
   assert.ok(!stats.hasErrors(), stats.toString({ all: false, errors: true }));
+  assert.ok(!stats.hasWarnings(), stats.toString({ all: false, warnings: true }));
   fs.writeFileSync(path.join(outDir, 'index.html'), APP_HTML('<script src="main.js"></script>'));
   timings.webpack_build = (Date.now() - started) / 1000;
   await chatWithBuild(outDir, 'webpack');
