@@ -54,6 +54,7 @@ window.appReady = true;
 
 let tmp;
 let appDir;  // the installed app, shared by the three builds
+let packed;  // npm pack --json's record of the tarball
 let browser;
 let expected;
 const consoleLines = [];
@@ -110,6 +111,15 @@ before(async () => {
   fs.copyFileSync(modelFile, path.join(appDir, 'public', 'stories260K.gguf'));
   fs.writeFileSync(path.join(appDir, 'src', 'main.js'), APP_JS);
   fs.writeFileSync(path.join(appDir, 'index.html'), APP_HTML('<script type="module" src="/src/main.js"></script>'));
+  // The app installs the packed tarball (every test below uses it).
+  const started = Date.now();
+  packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp], webDir))[0];
+  fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({
+    name: 'bundled-app', private: true, type: 'module',
+    dependencies: { [PKG]: `file:${path.join(tmp, packed.filename)}` },
+  }, null, 2));
+  run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error'], appDir);
+  timings.pack_install = (Date.now() - started) / 1000;
 
   browser = await chromium.launch({
     executablePath: chromiumPath,
@@ -129,8 +139,6 @@ after(async () => {
 });
 
 test('npm pack: the tarball installs into a fresh folder and imports by name', T, async () => {
-  const started = Date.now();
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tmp], webDir))[0];
   const files = packed.files.map((f) => f.path);
   for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/worker.js', 'dist/assets.js', 'dist/wasm_files.js',
     'dist/wasm/oxidize-mt.js', 'dist/wasm/oxidize-mt.wasm', 'dist/wasm/oxidize-mt.relaxed.wasm',
@@ -139,11 +147,6 @@ test('npm pack: the tarball installs into a fresh folder and imports by name', T
     assert.ok(files.includes(f), `the tarball holds ${f}`);
   }
   assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'sources and tests stay out');
-  fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({
-    name: 'bundled-app', private: true, type: 'module',
-    dependencies: { [PKG]: `file:${path.join(tmp, packed.filename)}` },
-  }, null, 2));
-  run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--loglevel=error'], appDir);
   // node resolves the package and each `exports` entry from the app
   const probe = `
     const m = await import('${PKG}');
@@ -156,7 +159,6 @@ test('npm pack: the tarball installs into a fresh folder and imports by name', T
   assert.match(got.worker, /node_modules\/@oxidize-llm\/web\/dist\/worker\.js$/);
   assert.match(got.wasm, /node_modules\/@oxidize-llm\/web\/dist\/wasm\/oxidize-st\.wasm$/);
   assert.match(got.protocol, /dist\/protocol\.js$/);
-  timings.pack_install = (Date.now() - started) / 1000;
 });
 
 test('Vite production build: chats in Chromium with threads', T, async () => {
