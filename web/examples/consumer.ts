@@ -1,5 +1,5 @@
 // An example consumer of the package, type-checked (tsc --noEmit) against dist/*.d.ts through the
-// package's `exports`, as an application importing "oxidize" would be.
+// package's `exports`, as an application importing "@oxidize-llm/web" would be.
 import {
   createEngine,
   EngineError,
@@ -13,8 +13,8 @@ import {
   type ModelInfo,
   type RerankResponse,
   type RuntimeInfo,
-} from 'oxidize';
-import type { Request, Response } from 'oxidize/protocol';
+} from '@oxidize-llm/web';
+import type { Request, Response } from '@oxidize-llm/web/protocol';
 
 export async function demo(file: File | null, output: HTMLElement): Promise<void> {
   const engine = await createEngine({ onLog: (level, message) => console.log(level, message) });

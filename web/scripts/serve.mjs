@@ -218,9 +218,13 @@ function testRoute(req, res, urlPath, headers, state) {
   return false;
 }
 
-/** Starts one server; resolves with {url, port, close()}. port 0 picks a free port. */
+/**
+ * Starts one server of `root` (web/ by default); resolves with {url, port, close()}. port 0 picks a
+ * free port. `policy(urlPath, headers)` (tests) returns the headers a file is sent with, or null for 404.
+ */
 export function startServer({
-  port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null,
+  port = 8080, host = '127.0.0.1', isolated = true, testRoutes = false, quiet = true, generatedDir = null, root = webDir,
+  policy = null,
 } = {}) {
   const headers = { 'cache-control': 'no-cache' };
   if (isolated) {
@@ -254,13 +258,18 @@ export function startServer({
     if (testRoutes && urlPath.startsWith('/__test/') && testRoute(req, res, urlPath, headers, state)) return;
     let file;
     if (urlPath.startsWith('/models/')) file = resolveUnder(path.join(sharedDir(), 'models'), urlPath.slice('/models'.length));
-    else file = resolveUnder(webDir, urlPath);
+    else file = resolveUnder(root, urlPath);
     if (file !== null && urlPath.endsWith('/')) file = path.join(file, 'index.html');
     if (file === null) {
       res.writeHead(403, headers).end();
       return;
     }
-    sendFile(req, res, file, headers);
+    const fileHeaders = policy ? policy(urlPath, headers) : headers;
+    if (fileHeaders === null) {
+      res.writeHead(404, headers).end();
+      return;
+    }
+    sendFile(req, res, file, fileHeaders);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

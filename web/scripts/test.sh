@@ -5,7 +5,7 @@
 # build/web-artifacts/ or $OXIDIZE_WEB_ARTIFACTS. Extra arguments go to `node --test`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/typescript ]; then
+if [ ! -d web/node_modules/playwright-core ] || [ ! -d web/node_modules/typescript ] || [ ! -d web/node_modules/vite ]; then
   (cd web && npm install --no-audit --no-fund --loglevel=error)
 fi
 if [ "${OXIDIZE_WEB_SKIP_BUILD:-0}" != 1 ]; then

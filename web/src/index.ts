@@ -10,6 +10,7 @@ import {
   checkMessages, refuseAborted, refuseRenamed, requestObject, tokenIds,
   RENAMED_DETOKENIZE_OPTIONS, RENAMED_LOAD_OPTIONS, RENAMED_TOKENIZE_OPTIONS,
 } from './request_checks.js';
+import { explainWorkerFailure, startWorker } from './assets.js';
 import type {
   BenchParams,
   BenchRecord,
@@ -74,9 +75,12 @@ export type {
 } from './protocol.js';
 
 export interface EngineOptions {
-  /** Folder holding oxidize-mt.* and oxidize-st.*; default: `wasm/` beside this module. */
+  /**
+   * Folder holding oxidize-mt.* and oxidize-st.* (dist/wasm/ copied elsewhere; another origin must
+   * allow CORS); default: the package's own, which bundlers find and emit.
+   */
   wasmBaseUrl?: string | URL;
-  /** The worker script; default: `worker.js` beside this module. */
+  /** The worker script (dist/worker.js served elsewhere); default: the package's own, which bundlers find and bundle. */
   workerUrl?: string | URL;
   /**
    * Threads of the multi-thread build, the engine worker's own included (1 runs the multi-thread
@@ -327,11 +331,17 @@ class Transport {
   constructor(
     private readonly worker: Worker,
     private readonly onLog: (level: 'info' | 'warn', message: string) => void,
+    workerUrl: string | null,
   ) {
     worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault?.();
-      this.fail(new EngineError('internal', `the engine worker failed: ${event.message || 'could not start it (check workerUrl)'}`));
+    worker.onerror = (event: Event) => {
+      event.preventDefault();
+      // An error thrown in the worker has a message; a script that did not load has none (assets.ts finds why).
+      if (event instanceof ErrorEvent && event.message) {
+        this.fail(new EngineError('internal', `the engine worker failed: ${event.message}`));
+        return;
+      }
+      void explainWorkerFailure(workerUrl).then((why) => this.fail(new EngineError('io', why)));
     };
   }
 
@@ -1011,17 +1021,16 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   if (typeof threads !== 'number' || !Number.isSafeInteger(threads) || threads < 0) {
     throw new EngineError('invalid_argument', `threads must be a non-negative integer (0: from the hardware), got ${String(threads)}`);
   }
-  const workerUrl = options.workerUrl ?? new URL('./worker.js', import.meta.url);
-  const wasmBaseUrl = new URL(options.wasmBaseUrl ?? new URL('./wasm/', import.meta.url), location.href).href;
+  const wasmBaseUrl = options.wasmBaseUrl !== undefined ? new URL(options.wasmBaseUrl, location.href).href : null;
   const onLog =
     options.onLog ?? ((level: 'info' | 'warn', message: string) => (level === 'warn' ? console.warn(message) : console.info(message)));
-  const worker = new Worker(workerUrl, { type: 'module', name: 'oxidize' });
-  const transport = new Transport(worker, onLog);
+  const { worker, url: workerUrl } = startWorker(options.workerUrl);
+  const transport = new Transport(worker, onLog, workerUrl);
   try {
     const runtime = await transport.send({
       type: 'init',
       options: {
-        wasmBaseUrl: wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`,
+        wasmBaseUrl: wasmBaseUrl === null || wasmBaseUrl.endsWith('/') ? wasmBaseUrl : `${wasmBaseUrl}/`,
         threads,
         forceSingleThread: options.forceSingleThread ?? false,
         relaxedSimd: options.relaxedSimd ?? true,

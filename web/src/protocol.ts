@@ -59,8 +59,8 @@ export interface StoredModel {
 export interface InitOptions {
   /** Where models are stored: 'auto' (OPFS, else the Cache API) unless the page asked for one. */
   storage?: StorageBackend | 'auto';
-  /** Absolute URL of the folder holding oxidize-mt.js / oxidize-st.js and their .wasm. */
-  wasmBaseUrl: string;
+  /** Absolute URL of the folder holding oxidize-mt.js / oxidize-st.js and their .wasm; null: the package's own (wasm_files.ts). */
+  wasmBaseUrl: string | null;
   /** Threads asked for (the worker's own included); 0: from hardwareConcurrency. Clamped by the worker. */
   threads: number;
   /** Use the single-thread build even when the page is cross-origin isolated. */

@@ -136,6 +136,10 @@ export interface ModuleArgs {
   oxidizePoolSize?: number;
   /** wasm/relaxed_select.js: false loads NAME.wasm; undefined NAME.relaxed.wasm where relaxed SIMD validates. */
   oxidizeRelaxed?: false;
+  /** Emscripten's: the URL of each file the glue loads by name (wasm_files.ts). */
+  locateFile?: (path: string, prefix: string) => string;
+  /** Emscripten's: what the pthread workers import (the glue's own URL). */
+  mainScriptUrlOrBlob?: string;
   print?: (text: string) => void;
   printErr?: (text: string) => void;
 }

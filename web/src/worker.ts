@@ -26,7 +26,9 @@ import type {
 } from './protocol.js';
 import { fetchModel } from './storage/load_url.js';
 import { openStore } from './storage/store.js';
-import type { ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
+import type { OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
+import { explainScriptFailure } from './asset_check.js';
+import { buildFiles, importFactory, locateArgs } from './wasm_files.js';
 
 interface WorkerScope {
   postMessage(message: Response, transfer?: Transferable[]): void;
@@ -54,12 +56,6 @@ let engine: WasmEngine | null = null;
 const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
 ]);
-
-async function importFactory(file: string): Promise<ModuleFactory> {
-  const url = new URL(file, initOptions!.wasmBaseUrl).href;
-  const mod = (await import(/* @vite-ignore */ url)) as { default: ModuleFactory };
-  return mod.default;
-}
 
 /** No more threads than this whatever the hardware says (a session allows 256; more never pays here). */
 const MAX_THREADS = 64;
@@ -116,14 +112,45 @@ async function waitForThreadPool(mod: OxidizeModule, size: number): Promise<void
   if (pool.unusedWorkers.length !== size) {
     throw new EngineError('internal', `asked for ${size} pool workers, the runtime made ${pool.unusedWorkers.length}`);
   }
+  // A pool worker that fails is reported here at once (Emscripten's own handler would throw out of
+  // this worker's event loop, which ends the engine worker).
+  let failure: string | null = null;
+  const handlers = pool.unusedWorkers.map((w) => w.onerror);
+  pool.unusedWorkers.forEach((w) => {
+    w.onerror = (e: Event) => {
+      e.preventDefault();
+      failure ??= e instanceof ErrorEvent && e.message ? e.message : 'its script did not load';
+    };
+  });
   const deadline = Date.now() + POOL_START_TIMEOUT_MS;
-  for (;;) {
-    const ready = pool.unusedWorkers.filter((w) => w.loaded === true).length;
-    if (ready === size) return;
-    if (Date.now() > deadline) {
-      throw new EngineError('internal', `only ${ready} of ${size} thread workers (oxidize-mt.worker.js) started within ${POOL_START_TIMEOUT_MS / 1000} s`);
+  try {
+    for (;;) {
+      const ready = pool.unusedWorkers.filter((w) => w.loaded === true).length;
+      if (ready === size) return;
+      if (failure !== null) throw new EngineError('internal', `a thread worker (oxidize-mt.worker.js) failed: ${failure}`);
+      if (Date.now() > deadline) {
+        throw new EngineError('internal', `only ${ready} of ${size} thread workers (oxidize-mt.worker.js) started within ${POOL_START_TIMEOUT_MS / 1000} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  } finally {
+    pool.unusedWorkers.forEach((w, i) => { w.onerror = handlers[i] ?? null; });
+  }
+}
+
+/** Imports a build's glue; a failure names the cause where the response shows it. */
+async function importBuild(build: 'mt' | 'st', options: InitOptions, isolated: boolean) {
+  const files = buildFiles(build, options.wasmBaseUrl);
+  if (build === 'mt') {
+    // Pool workers whose script does not load fail without a word: check it first.
+    const problem = await explainScriptFailure(files.byName['oxidize-mt.worker.js'], { worker: false, isolated });
+    if (problem !== null) throw new EngineError('io', problem);
+  }
+  try {
+    return { factory: await importFactory(files), args: locateArgs(files) };
+  } catch (e) {
+    const cause = await explainScriptFailure(files.glue, { worker: false, isolated });
+    throw new EngineError('io', `could not import ${files.glue}: ${cause ?? toWireError(e).message}`);
   }
 }
 
@@ -152,8 +179,10 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
     if (choice.clamped) log('warn', `oxidize: ${choice.reason}`);
     let mod: OxidizeModule | null = null;
     try {
-      const factory = await importFactory('oxidize-mt.js');
-      mod = await factory({ oxidizePoolSize: choice.threads - 1, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
+      const { factory, args } = await importBuild('mt', options, isolated);
+      mod = await factory({
+        ...args, oxidizePoolSize: choice.threads - 1, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t),
+      });
       await waitForThreadPool(mod, choice.threads - 1);
       wasm = mod;
       engine = new mod.Engine();
@@ -173,8 +202,11 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
       reason = `the multi-thread build failed to start (${toWireError(e).message})`;
     }
   }
-  const factory = await importFactory('oxidize-st.js');
-  wasm = await factory({ oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
+  const { factory, args } = await importBuild('st', options, isolated).catch((e: unknown) => {
+    const w = toWireError(e);
+    throw new EngineError(w.code, reason.startsWith('the multi-thread') ? `${w.message}; before that, ${reason}` : w.message);
+  });
+  wasm = await factory({ ...args, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
   engine = new wasm.Engine();
   const r = engine.runtime();
   log('info', `oxidize: using the single-thread build: ${reason}`);

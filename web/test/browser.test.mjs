@@ -769,10 +769,11 @@ function greedyOnPage(page) {
   }, { prompt: PROMPT, n: N_PREDICT });
 }
 
-// The Emscripten pthread workers (oxidize-mt.worker.js) the page's engine worker started. They are
-// all made at start-up (the pool is sized to threads - 1), so a short wait sees every one.
+// The Emscripten pthread workers the page's engine worker started (each a blob: bootstrap importing
+// oxidize-mt.worker.js, web/src/wasm_files.ts). They are all made at start-up (the pool is sized to
+// threads - 1), so a short wait sees every one.
 async function pthreadWorkers(page, expected) {
-  const count = () => page.workers().filter((w) => w.url().endsWith('/oxidize-mt.worker.js')).length;
+  const count = () => page.workers().filter((w) => w.url().startsWith('blob:') || w.url().endsWith('/oxidize-mt.worker.js')).length;
   for (const until = Date.now() + 5000; count() < expected && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 250));  // any extra worker would be attached by now too
   return count();
