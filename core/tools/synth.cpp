@@ -289,7 +289,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std:
   OX_TRY(w.add_u32(p + "context_length", static_cast<uint32_t>(hp.n_ctx_train)));
   OX_TRY(w.add_u32(p + "embedding_length", s.n_embd));
   OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
-  if (!has_synth_key(arch, "feed_forward_length")) OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
+  if (!has_synth_key(keys, "feed_forward_length")) OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
   if (!has_synth_key(keys, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
   if (!has_synth_key(keys, "rope.dimension_count")) OX_TRY(w.add_u32(p + "rope.dimension_count", s.n_embd / s.n_head));

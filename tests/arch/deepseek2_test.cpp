@@ -18,7 +18,7 @@ namespace ox {
 namespace {
 
 // The parity model of deepseek2 (or of its variant), loaded from `path` after synth wrote it.
-std::shared_ptr<const Model> synth_model(const std::string& variant) {
+std::shared_ptr<const Model> synth_deepseek2(const std::string& variant) {
   SynthOptions o;
   o.arch = "deepseek2";
   o.shape = "tiny-arch";
@@ -41,7 +41,7 @@ Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std
                                                  const std::vector<std::pair<std::string, double>>& extra_f32,
                                                  const std::string& drop) {
   const std::string path = testing::TempDir() + "oxidize_deepseek2_.gguf";
-  EXPECT_NE(synth_model(""), nullptr);
+  EXPECT_NE(synth_deepseek2(""), nullptr);
   Result<std::unique_ptr<gguf::GgufFile>> src = gguf::GgufFile::open(path);
   EXPECT_TRUE(src.ok());
   gguf::GgufWriter w;
@@ -66,7 +66,7 @@ Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std
 // depend on the position, by far more.
 TEST(Deepseek2, ContextShiftRotatesOnlyTheRotaryPartOfTheKeys) {
   for (const std::string variant : {"", "kv_b"}) {
-    std::shared_ptr<const Model> model = synth_model(variant);
+    std::shared_ptr<const Model> model = synth_deepseek2(variant);
     ASSERT_NE(model, nullptr);
     ASSERT_TRUE(model->can_shift());
     double v_err = 0;
@@ -77,12 +77,12 @@ TEST(Deepseek2, ContextShiftRotatesOnlyTheRotaryPartOfTheKeys) {
 
 // The latent cache keeps no value rows: a position's value is the start of its key row.
 TEST(Deepseek2, LatentCacheHasNoValueRows) {
-  std::shared_ptr<const Model> model = synth_model("");
+  std::shared_ptr<const Model> model = synth_deepseek2("");
   ASSERT_NE(model, nullptr);
   const KvCacheShape s = model->kv_shape(64, DType::F16, DType::Q8_0);
   EXPECT_EQ(s.k_dim, model->hparams().n_lora_kv + model->hparams().n_rot);
   EXPECT_EQ(s.v_dim, 0);
-  std::shared_ptr<const Model> kv_b = synth_model("kv_b");
+  std::shared_ptr<const Model> kv_b = synth_deepseek2("kv_b");
   ASSERT_NE(kv_b, nullptr);
   EXPECT_EQ(kv_b->kv_shape(64, DType::F16, DType::F16).v_dim, kv_b->hparams().n_head * kv_b->hparams().head_dim_v);
 }
@@ -90,7 +90,7 @@ TEST(Deepseek2, LatentCacheHasNoValueRows) {
 // attn_k_b and attn_v_b are 3-D (one matrix per head) but no experts: a decoded token reads all of
 // them (here n_head = n_expert = 4, which a shape test alone mistook for experts).
 TEST(Deepseek2, WeightBytesPerTokenReadsEveryHeadOfAttnKB) {
-  std::shared_ptr<const Model> model = synth_model("");
+  std::shared_ptr<const Model> model = synth_deepseek2("");
   ASSERT_NE(model, nullptr);
   uint64_t dense = 0, experts = 0;
   for (const gguf::TensorInfo& t : model->file().tensors()) {
