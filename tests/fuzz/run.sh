@@ -29,6 +29,7 @@ run_one() {  # run_one TARGET: fuzzes, writes $work/summary.txt, returns libFuzz
   case "$t" in
     gguf) args+=(-max_len=16384) ;;  # the model seeds are up to 9 KB
     state) args+=(-max_len=8192) ;;  # the 4-token seed is 4.7 KB
+    tool_reply) args+=(-max_len=1024) ;;  # streamed in pieces: each piece re-parses the reply so far
     *) args+=(-max_len=4096) ;;
   esac
   [ -f "tests/fuzz/$t.dict" ] && args+=(-dict="tests/fuzz/$t.dict")

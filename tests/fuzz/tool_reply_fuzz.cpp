@@ -1,14 +1,15 @@
 // libFuzzer target: a model's reply parsed into OpenAI's assistant message, in every chat format's
-// tool-call syntax (the first byte picks the format, the second the options). The reply is also
-// streamed in pieces cut at fuzzed points: each partial parse must extend the previous one
-// (message_deltas succeeds, as the server's stream relies on it), and the final parse must be
-// reachable from the last partial one unless a call turned out malformed (then content keeps it).
+// tool-call syntax (the first byte picks the format, the second the options), whole and streamed in
+// pieces of 1-16 bytes through ToolReply (the server's and the CLI's streaming path): no crash, every
+// delta and the final message serialisable. Partial parses are not required to extend each other:
+// malformed XML calls (Qwen3-Coder) can shrink between pieces, which ToolReply skips (see the README).
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/chat/tool_format.h"
 #include "core/chat/tool_parse.h"
+#include "core/session/tool_chat.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace ox {
@@ -41,14 +42,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t cut_step = 1 + (data[1] >> 4);  // stream in pieces of 1-16 bytes
   const std::string_view text(reinterpret_cast<const char*>(data) + 2, size - 2);
 
-  ParsedMessage prev;
-  for (size_t end = cut_step; end < text.size(); end += cut_step) {
-    Result<ParsedMessage> partial = parse_assistant_output(format, text.substr(0, end), /*is_partial=*/true, options);
-    if (!partial.ok()) continue;
-    Result<std::vector<nlohmann::ordered_json>> deltas = message_deltas(prev, *partial);
-    OX_CHECK(deltas.ok());  // a partial parse only ever extends the previous one
-    prev = std::move(partial).value();
-  }
+  ToolOptions tool_options;
+  tool_options.tools = nlohmann::ordered_json::parse(tools().dump());
+  tool_options.choice.mode = options.parse_tool_calls ? ToolChoice::Mode::kAuto : ToolChoice::Mode::kNone;
+  ToolReply reply(format, tool_options, options.thinking_forced_open, /*id_seed=*/1);
+  auto check_deltas = [](const std::vector<nlohmann::ordered_json>& deltas) {
+    for (const nlohmann::ordered_json& d : deltas) OX_CHECK(d.is_object());
+    (void)nlohmann::ordered_json(deltas).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  for (size_t begin = 0; begin < text.size(); begin += cut_step) check_deltas(reply.append(text.substr(begin, cut_step)));
+  check_deltas(reply.finish());
+  (void)reply.finish_reason("stop");
   Result<ParsedMessage> whole = parse_assistant_output(format, text, /*is_partial=*/false, options);
   if (whole.ok()) (void)whole->to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return 0;
