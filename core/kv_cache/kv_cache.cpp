@@ -108,7 +108,8 @@ void KvCache::move_rows(int seq, int64_t from, int64_t to, int64_t count) {
   if (count == 0 || from == to || k_.size() == 0) return;  // a pure recurrent model has no K/V rows
   for (int l = 0; l < shape_.n_layer; ++l) {
     std::memmove(k(l, seq, to), k(l, seq, from), static_cast<size_t>(count) * k_row_bytes_);
-    std::memmove(v(l, seq, to), v(l, seq, from), static_cast<size_t>(count) * v_row_bytes_);
+    // MLA caches (deepseek2) keep no V rows: V is read back out of the compressed K.
+    if (v_row_bytes_ > 0) std::memmove(v(l, seq, to), v(l, seq, from), static_cast<size_t>(count) * v_row_bytes_);
   }
 }
 
@@ -140,7 +141,7 @@ Status KvCache::seq_cp(int src, int dst, int64_t p0, int64_t p1) {
   // A pure recurrent model has no K/V rows (null data: memcpy's arguments must not be null).
   for (int l = 0; l < shape_.n_layer && n > 0 && k_.size() > 0; ++l) {
     std::memcpy(k(l, dst, p0), k(l, src, p0), n * k_row_bytes_);
-    std::memcpy(v(l, dst, p0), v(l, src, p0), n * v_row_bytes_);
+    if (v_row_bytes_ > 0) std::memcpy(v(l, dst, p0), v(l, src, p0), n * v_row_bytes_);
   }
   set_n_pos(dst, p1);
   return Status::ok();
