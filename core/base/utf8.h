@@ -18,4 +18,7 @@ uint32_t decode_utf8_at(std::string_view s, size_t& pos);
 // Appends the UTF-8 form of cp (values past U+10FFFF append U+FFFD).
 void append_utf8(std::string& out, uint32_t cp);
 
+// 0-9 only (std::isdigit depends on the locale).
+inline bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
 }  // namespace ox

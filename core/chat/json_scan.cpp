@@ -6,12 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/utf8.h"
+
 namespace ox::chat {
 namespace {
 
 constexpr size_t kMaxDepth = 512;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // A string literal starting at text[pos] == '"'.
 JsonSpan scan_string(std::string_view text, size_t pos) {
@@ -54,13 +55,13 @@ JsonSpan scan_number(std::string_view text, size_t pos) {
   size_t i = pos;
   if (text[i] == '-') ++i;
   const size_t digits = i;
-  while (i < text.size() && is_digit(text[i])) ++i;
+  while (i < text.size() && is_ascii_digit(text[i])) ++i;
   if (i == text.size()) return {JsonScan::kIncomplete, i};
   if (i == digits) return {JsonScan::kInvalid, i};
   if (text[i] == '.') {
     ++i;
     const size_t frac = i;
-    while (i < text.size() && is_digit(text[i])) ++i;
+    while (i < text.size() && is_ascii_digit(text[i])) ++i;
     if (i == text.size()) return {JsonScan::kIncomplete, i};
     if (i == frac) return {JsonScan::kInvalid, i};
   }
@@ -68,7 +69,7 @@ JsonSpan scan_number(std::string_view text, size_t pos) {
     ++i;
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
     const size_t exp = i;
-    while (i < text.size() && is_digit(text[i])) ++i;
+    while (i < text.size() && is_ascii_digit(text[i])) ++i;
     if (i == text.size()) return {JsonScan::kIncomplete, i};
     if (i == exp) return {JsonScan::kInvalid, i};
   }
@@ -90,7 +91,7 @@ JsonSpan scan_literal(std::string_view text, size_t pos) {
 JsonSpan scan_scalar(std::string_view text, size_t pos) {
   const char c = text[pos];
   if (c == '"') return scan_string(text, pos);
-  if (c == '-' || is_digit(c)) return scan_number(text, pos);
+  if (c == '-' || is_ascii_digit(c)) return scan_number(text, pos);
   return scan_literal(text, pos);
 }
 

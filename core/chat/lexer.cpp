@@ -32,7 +32,6 @@ bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || static_cast<uint8_t>(c) >= 0x80;
 }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 class Lexer {
  public:
@@ -236,7 +235,7 @@ class Lexer {
 
   Result<size_t> operand_or_op(size_t p, std::vector<char>* brackets) {
     const char c = src_[p];
-    if (is_digit(c)) return number(p);
+    if (is_ascii_digit(c)) return number(p);
     if (is_name_start(c)) {
       size_t q = p;
       while (q < src_.size() && is_name_char(src_[q])) ++q;
@@ -279,9 +278,9 @@ class Lexer {
   // Digits with single underscores between them ("1_000").
   size_t digit_run(size_t p) const {
     size_t q = p;
-    while (q < src_.size() && is_digit(src_[q])) {
+    while (q < src_.size() && is_ascii_digit(src_[q])) {
       ++q;
-      if (q + 1 < src_.size() && src_[q] == '_' && is_digit(src_[q + 1])) ++q;
+      if (q + 1 < src_.size() && src_[q] == '_' && is_ascii_digit(src_[q + 1])) ++q;
     }
     return q;
   }
@@ -313,14 +312,14 @@ class Lexer {
     }
     size_t q = digit_run(p);
     bool is_float = false;
-    if (!after_dot && q + 1 < src_.size() && src_[q] == '.' && is_digit(src_[q + 1])) {
+    if (!after_dot && q + 1 < src_.size() && src_[q] == '.' && is_ascii_digit(src_[q + 1])) {
       q = digit_run(q + 1);
       is_float = true;
     }
     if (!after_dot && q < src_.size() && (src_[q] == 'e' || src_[q] == 'E')) {
       size_t r = q + 1;
       if (r < src_.size() && (src_[r] == '+' || src_[r] == '-')) ++r;
-      if (r < src_.size() && is_digit(src_[r])) {
+      if (r < src_.size() && is_ascii_digit(src_[r])) {
         q = digit_run(r);
         is_float = true;
       }

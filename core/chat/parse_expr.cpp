@@ -7,16 +7,6 @@
 
 namespace ox::chat {
 
-namespace {
-
-struct DepthGuard {
-  explicit DepthGuard(int* d) : d_(d) { ++*d_; }
-  ~DepthGuard() { --*d_; }
-  int* d_;
-};
-
-}  // namespace
-
 Result<ExprPtr> Parser::seal(ExprPtr node) const {
   uint32_t depth = 0;
   for (const ExprPtr& a : node->args) {

@@ -9,12 +9,6 @@ namespace ox::chat {
 
 namespace {
 
-struct DepthGuard {
-  explicit DepthGuard(int* d) : d_(d) { ++*d_; }
-  ~DepthGuard() { --*d_; }
-  int* d_;
-};
-
 std::string quoted_list(std::initializer_list<const char*> names) {
   std::string out;
   size_t i = 0;

@@ -16,6 +16,13 @@ namespace ox::chat {
 Result<StmtList> parse_template(std::string_view source);
 
 // Implementation detail shared by parser.cpp (statements) and parse_expr.cpp (expressions).
+// Counts nesting while a parse function runs (the parser's recursion limit).
+struct DepthGuard {
+  explicit DepthGuard(int* d) : d_(d) { ++*d_; }
+  ~DepthGuard() { --*d_; }
+  int* d_;
+};
+
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : t_(std::move(tokens)) {}

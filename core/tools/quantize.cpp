@@ -40,10 +40,6 @@ bool equals_ignore_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-bool is_quantized(DType t) { return dtype_facts(t).block_size > 1; }
-
 // Layer index from "blk.N." (0 if the name has none).
 int layer_of(std::string_view name) {
   if (name.substr(0, 4) != "blk.") return 0;
@@ -70,7 +66,7 @@ bool allows_quantization(std::string_view name, std::span<const uint64_t> dims) 
       "time_mix_lerp_fused.weight", "attn_rel_b.weight", ".position_embd", "sam.pos_embd", "sam.neck.",
       "sam.net_", ".rel_pos", ".patch_embd", ".patch_merger", "a.rvq.codebook", "mm.a.code_embd"};
   for (std::string_view n : kNever) {
-    if (contains(name, n)) return false;
+    if (contains_part(name, n)) return false;
   }
   return name != "position_embd.weight" && name != "token_types.weight";
 }

@@ -21,6 +21,11 @@ namespace gguf {
 class GgufFile;
 }
 
+// Tensor-name rules match parts of names ("attn_v", "ffn_down").
+inline bool contains_part(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+// A block format (what needs --allow-requantize and takes an importance matrix), not F32/F16/BF16.
+inline bool is_quantized(DType t) { return dtype_facts(t).block_size > 1; }
+
 // One preset as llama-quantize names it.
 struct QuantPreset {
   const char* name;       // "Q4_K_M"

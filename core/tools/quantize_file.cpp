@@ -53,12 +53,10 @@ void convert_rows(DType src_type, const uint8_t* src, DType dst_type, uint8_t* d
 namespace {
 
 bool is_float_type(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
-bool is_quantized(DType t) { return dtype_facts(t).block_size > 1; }
 bool can_quantize_to(DType t) {
   const QuantTraits& tr = quant_traits(t);
   return dtype_facts(t).known && (tr.from_float_ref != nullptr || tr.quantize_rows != nullptr);
 }
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 bool is_token_embd(std::string_view n) { return n == "token_embd.weight" || n == "per_layer_token_embd.weight"; }
 uint64_t n_matrices(const gguf::TensorInfo& t) { return t.dims.size() > 2 ? t.dims[2] : 1; }
 
@@ -83,7 +81,7 @@ Result<LoadedImatrix> load_imatrix(const QuantizeOptions& o, const gguf::GgufFil
   for (const auto& entry : out.file.entries) {
     const std::string& name = entry.first;  // (clang 14 cannot capture a structured binding)
     auto any_in = [&](const std::vector<std::string>& parts) {
-      return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return contains(name, p); });
+      return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return contains_part(name, p); });
     };
     if (any_in(o.exclude_weights)) continue;
     if (!o.include_weights.empty() && !any_in(o.include_weights)) continue;
