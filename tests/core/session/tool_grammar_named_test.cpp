@@ -199,6 +199,39 @@ TEST(ToolGrammarNamed, ExactQwen3CoderAndGlmShapes) {
   EXPECT_FALSE(named_accepts(glm->gbnf, "<tool_call>set_alarm\n<arg_key>hour</arg_key>\n<arg_value>7</arg_value>\n</tool_call>"));
 }
 
+// Past kMaxPermuted parameters the schema's order holds (a rule per set would be 2^n rules).
+TEST(ToolGrammarNamed, ManyParametersInTheSchemaOrder) {
+  Json props = Json::object();
+  for (const char* k : {"k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"}) props[k] = {{"type", "integer"}};
+  const Json tools = Json::array({{{"type", "function"},
+                                   {"function", {{"name", "f"}, {"parameters", {{"type", "object"}, {"properties", props},
+                                                                                {"required", {"k2", "k5"}}}}}}}});
+  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kLfm2, tools, {ToolChoice::Mode::kRequired, ""});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto call = [](const std::string& args) { return "<|tool_call_start|>[f(" + args + ")]<|tool_call_end|>"; };
+  EXPECT_TRUE(named_accepts(g->gbnf, call("k2=1, k5=2")));
+  EXPECT_TRUE(named_accepts(g->gbnf, call("k1=0, k2=1, k3=1, k4=1, k5=2, k6=1, k7=1, k8=1")));
+  EXPECT_TRUE(named_accepts(g->gbnf, call("k2=1, k5=2, k8=3")));
+  EXPECT_FALSE(named_accepts(g->gbnf, call("k5=2, k2=1"))) << "out of order";
+  EXPECT_FALSE(named_accepts(g->gbnf, call("k2=1, k8=3"))) << "k5 missing";
+  EXPECT_FALSE(named_accepts(g->gbnf, call("k1=0")));
+  EXPECT_FALSE(named_accepts(g->gbnf, call("k2=1, k2=1, k5=2"))) << "twice";
+  EXPECT_FALSE(named_accepts(g->gbnf, call("")));
+}
+
+// A long raw value (the text automaton is a tail call: no stack grows with the value).
+TEST(ToolGrammarNamed, LongRawValue) {
+  Result<ToolGrammar> g = tool_call_grammar(ChatFormat::kGlm45, named_tools(), {ToolChoice::Mode::kRequired, ""});
+  ASSERT_TRUE(g.ok());
+  std::string value;
+  for (int i = 0; i < 2000; ++i) value += "line <" + std::to_string(i) + "> </arg_valu\n";
+  const std::string text = "<tool_call>get_weather\n<arg_key>location</arg_key>\n<arg_value>" + value + "</arg_value>\n</tool_call>";
+  EXPECT_TRUE(named_accepts(g->gbnf, text));
+  std::string closed_early = text;
+  closed_early.insert(closed_early.size() / 2, "</arg_value>");
+  EXPECT_FALSE(named_accepts(g->gbnf, closed_early));
+}
+
 TEST(ToolGrammarNamed, LazyTriggersAndErrors) {
   const std::pair<ChatFormat, const char*> triggers[] = {{ChatFormat::kQwen3Coder, "<tool_call>"},
                                                          {ChatFormat::kGlm45, "<tool_call>"},
