@@ -296,7 +296,8 @@ Result<std::string> named_args_call(ChatFormat format, std::string_view name, si
   if (!req.is_array()) return error(ErrorCode::kInvalidArgument, where + ".required: expected an array");
   for (const Json& r : req) {
     if (!r.is_string() || !props.contains(r.get<std::string>())) {
-      return error(ErrorCode::kInvalidArgument, cat({where, ".required: ", r.dump(), " is not in properties"}));
+      return error(ErrorCode::kInvalidArgument,
+                   cat({where, ".required: ", r.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), " is not in properties"}));
     }
   }
   const std::string p = strfmt("t%zu-", index);
