@@ -15,6 +15,9 @@ Result<std::unique_ptr<LazyGrammarConstraint>> LazyGrammarConstraint::create(std
   if (trie == nullptr) return error(ErrorCode::kInvalidArgument, "lazy grammar: no vocabulary");
   for (const GrammarTrigger& t : triggers) {
     if (t.text.empty()) return error(ErrorCode::kInvalidArgument, "lazy grammar: an empty trigger");
+    if (t.grammar_offset >= t.text.size()) {
+      return error(ErrorCode::kInvalidArgument, "lazy grammar: trigger '" + t.text + "' starts its grammar past its end");
+    }
   }
   GrammarParseOptions options;
   const TokenTrie* vocab = trie.get();
@@ -45,8 +48,8 @@ void LazyGrammarConstraint::reset() {
   search_from_ = 0;
 }
 
-size_t LazyGrammarConstraint::find_trigger(size_t from) const {
-  size_t best = std::string::npos;
+LazyGrammarConstraint::Hit LazyGrammarConstraint::find_trigger(size_t from) const {
+  Hit best;
   const size_t lead = std::min(text_.find_first_not_of(" \t\r\n"), text_.size());
   for (const GrammarTrigger& t : triggers_) {
     size_t at = std::string::npos;
@@ -55,7 +58,7 @@ size_t LazyGrammarConstraint::find_trigger(size_t from) const {
     } else {
       at = text_.find(t.text, from);
     }
-    best = std::min(best, at);
+    if (at < best.at) best = {at, at + t.grammar_offset};
   }
   return best;
 }
@@ -84,8 +87,8 @@ Status LazyGrammarConstraint::accept(int32_t token) {
   text_ += trie_->piece(token);
   // A trigger that ends in the new piece starts at most max_trigger_ - 1 bytes before it.
   size_t from = std::max(search_from_, before >= max_trigger_ ? before - max_trigger_ + 1 : 0);
-  for (size_t at = find_trigger(from); at != std::string::npos; at = find_trigger(from)) {
-    if (replay(at)) {
+  for (Hit hit = find_trigger(from); hit.at != std::string::npos; hit = find_trigger(from)) {
+    if (replay(hit.grammar_at)) {
       triggered_ = true;
       text_.clear();
       tokens_.clear();
@@ -93,7 +96,7 @@ Status LazyGrammarConstraint::accept(int32_t token) {
       return Status::ok();
     }
     grammar_->reset();  // not a call after all: free text, look further on
-    from = search_from_ = at + 1;
+    from = search_from_ = hit.at + 1;
   }
   return Status::ok();
 }

@@ -1,6 +1,7 @@
-// A lazy grammar, as llama.cpp's (grammar_lazy with trigger words): the reply is free until one of
-// the trigger texts appears in it, then the grammar holds from the trigger's first byte on (tool
-// calls under tool_choice "auto": free text, or a call that must be well formed).
+// A lazy grammar, as llama.cpp's (grammar_lazy with trigger words and patterns): the reply is free
+// until one of the trigger texts appears in it, then the grammar holds from the trigger's first
+// byte (or a set offset into it) on (tool calls under tool_choice "auto": free text, or a call
+// that must be well formed).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,10 @@ struct GrammarTrigger {
   // Only where the reply starts with it (after whitespace), as llama.cpp's full-match patterns
   // for formats whose call is bare JSON (Llama 3.x `{"name": ...}`): JSON inside prose is content.
   bool at_start = false;
+  // Where in the trigger the grammar starts, as the first capture group of llama.cpp's pattern
+  // triggers: Functionary v3.2's ">>>NAME\n" starts a grammar whose calls begin at NAME (3).
+  // Less than text's size.
+  size_t grammar_offset = 0;
 };
 
 class LazyGrammarConstraint final : public TokenConstraint {
@@ -45,8 +50,13 @@ class LazyGrammarConstraint final : public TokenConstraint {
  private:
   LazyGrammarConstraint(std::unique_ptr<GrammarConstraint> grammar, std::vector<GrammarTrigger> triggers,
                         std::shared_ptr<const TokenTrie> trie);
-  // The first trigger at or after byte `from` of the text so far; npos if none.
-  size_t find_trigger(size_t from) const;
+  // The first trigger at or after byte `from` of the text so far (npos if none), and where in
+  // the text its grammar starts.
+  struct Hit {
+    size_t at = std::string::npos;
+    size_t grammar_at = std::string::npos;
+  };
+  Hit find_trigger(size_t from) const;
   bool replay(size_t start);
 
   std::unique_ptr<GrammarConstraint> grammar_;

@@ -53,11 +53,9 @@ Result<std::shared_ptr<TokenConstraint>> tool_constraint(const LoadedModel& mode
     const std::optional<int32_t> id = trie->find(marker);
     return id && trie->is_control(*id) ? id : std::nullopt;
   };
-  // (tool_call_grammar reads the tools as nlohmann::json; the ordered copy only keeps key order.)
-  const nlohmann::json plain = nlohmann::json::parse(tools.tools.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  Result<ToolGrammar> g = tool_call_grammar(format, plain, tools.choice, options);
+  Result<ToolGrammar> g = tool_call_grammar(format, tools.tools, tools.choice, options);
   if (!g.ok()) {
-    // auto in a format whose arguments are not JSON: the reply is free and parsed afterwards.
+    // auto in a format without a call syntax: the reply is free and parsed afterwards.
     if (g.status().code() == ErrorCode::kUnsupported && tools.choice.mode == chat::ToolChoice::Mode::kAuto) {
       return std::shared_ptr<TokenConstraint>();
     }

@@ -41,13 +41,13 @@ struct ToolChatTurn {
   chat::ChatFormat format = chat::ChatFormat::kGeneric;
   bool thinking_forced_open = false;  // the prompt opened a reasoning block (checked with tools only)
   // tool_choice required / named: a grammar forcing the call(s); auto: the same grammar, lazy
-  // (from the format's trigger on); none, or auto in a format without a JSON call grammar: null.
+  // (from the format's trigger on); none, or auto in a format without a call syntax: null.
   std::shared_ptr<TokenConstraint> constraint;
 };
 
 // The prompt of `messages` (OpenAI's: tool results as role "tool" with tool_call_id, assistant
 // turns with tool_calls) with `tools` in the template, and the constraint of tool_choice.
-// required / named with a format that has no grammar (Qwen3-Coder, GLM, LFM2) is an error.
+// required / named with a format that has no call syntax (content-only) is an error.
 Result<ToolChatTurn> prepare_tool_chat(const LoadedModel& model, const nlohmann::ordered_json& messages,
                                        const ToolOptions& tools);
 

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "core/sampler/json_schema.h"
+#include "core/session/tool_grammar_named.h"
 
 namespace ox {
 namespace tool_grammar_detail {
@@ -107,7 +108,7 @@ Result<std::string> call_rule(const Builder& b, ChatFormat format, std::string_v
     case ChatFormat::kKimiK2:
       return b.mark("<|tool_call_begin|>") + " " + gbnf_literal("functions." + n + ":") + " [0-9]+ " +
              b.mark("<|tool_call_argument_begin|>") + " " + std::string(args) + " " + b.mark("<|tool_call_end|>");
-    case ChatFormat::kQwen3Coder:
+    case ChatFormat::kQwen3Coder:  // named parameters: tool_grammar_named.cpp
     case ChatFormat::kGlm45:
     case ChatFormat::kLfm2:
     case ChatFormat::kGemma4:
@@ -115,8 +116,7 @@ Result<std::string> call_rule(const Builder& b, ChatFormat format, std::string_v
       break;
   }
   return error(ErrorCode::kUnsupported,
-               "no tool-call grammar for chat format " + std::string(chat::chat_format_name(format)) +
-                   " (its arguments are not JSON)");
+               "no tool-call grammar for chat format " + std::string(chat::chat_format_name(format)) + " (it has no tool-call syntax)");
 }
 
 // The whole reply: the calls (`call`: the rule matching any one) in the format's framing.
@@ -138,15 +138,33 @@ std::string root_rule(const Builder& b, ChatFormat format, bool parallel) {
     case ChatFormat::kKimiK2:
       return b.mark("<|tool_calls_section_begin|>") + " call" + (parallel ? " (ws call)*" : "") + " " +
              b.mark("<|tool_calls_section_end|>");
+    case ChatFormat::kLfm2:  // one block holding a Python list of calls
+      return cat({b.mark("<|tool_call_start|>"), " \"[\" ws call", parallel ? " (\",\" ws call)*" : "", " ws \"]\" ",
+                  b.mark("<|tool_call_end|>")});
+    case ChatFormat::kGemma4: return parallel ? "call+" : "call";  // llama.cpp writes them back to back
     default: return "call" + more;
   }
 }
 
 // The lazy grammar's triggers: the markers root_rule() starts with (a trigger the grammar could
-// not continue from would never constrain anything).
-std::vector<GrammarTrigger> lazy_triggers(ChatFormat format) {
+// not continue from would never constrain anything). Functionary v3.2's first call has no marker
+// (the prompt ends with ">>>"): a reply that starts with a tool's name and a newline is a call,
+// and so is ">>>NAME\n" later on, the grammar starting at the name (llama.cpp's pattern triggers).
+std::vector<GrammarTrigger> lazy_triggers(ChatFormat format, const std::vector<std::string>& names) {
+  if (format == ChatFormat::kFunctionaryV32) {
+    std::vector<GrammarTrigger> out;
+    for (const std::string& n : names) {
+      out.push_back({n + "\n", /*at_start=*/true});
+      out.push_back({">>>" + n + "\n", /*at_start=*/false, /*grammar_offset=*/3});
+    }
+    return out;
+  }
   switch (format) {
-    case ChatFormat::kHermes: return {{"<tool_call>"}};
+    case ChatFormat::kHermes:
+    case ChatFormat::kQwen3Coder:
+    case ChatFormat::kGlm45: return {{"<tool_call>"}};
+    case ChatFormat::kLfm2: return {{"<|tool_call_start|>"}};
+    case ChatFormat::kGemma4: return {{"<|tool_call>"}};
     case ChatFormat::kLlama3:
     case ChatFormat::kGeneric: return {{"{\"", /*at_start=*/true}};
     case ChatFormat::kMistralNemo: return {{"[TOOL_CALLS]"}};
@@ -161,7 +179,7 @@ std::vector<GrammarTrigger> lazy_triggers(ChatFormat format) {
 
 }  // namespace
 
-Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& tools, const chat::ToolChoice& choice,
+Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::ordered_json& tools, const chat::ToolChoice& choice,
                                       const ToolGrammarOptions& options) {
   if (choice.mode == chat::ToolChoice::Mode::kNone) {
     return error(ErrorCode::kInvalidArgument, "tool_choice \"none\": no tool call to constrain");
@@ -170,16 +188,24 @@ Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& t
   const Builder b{options};
   std::string rules;
   std::vector<std::string> alternatives;
+  std::vector<std::string> names;
+  const tool_grammar_detail::MarkFn mark = [&b](std::string_view m) { return b.mark(m); };
   for (size_t i = 0; i < tools.size(); ++i) {
-    const nlohmann::json& t = tools[i];
-    const nlohmann::json* fn = t.is_object() && t.contains("function") ? &t["function"] : nullptr;
+    const nlohmann::ordered_json& t = tools[i];
+    const nlohmann::ordered_json* fn = t.is_object() && t.contains("function") ? &t["function"] : nullptr;
     if (fn == nullptr || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) {
       return error(ErrorCode::kInvalidArgument, strfmt("tools[%zu]: expected {\"type\": \"function\", \"function\": {\"name\": ...}}", i));
     }
     const std::string name = (*fn)["name"].get<std::string>();
     if (choice.mode == chat::ToolChoice::Mode::kNamed && name != choice.name) continue;
-    nlohmann::json params = fn->contains("parameters") ? (*fn)["parameters"] : nlohmann::json::object();
+    nlohmann::ordered_json params = fn->contains("parameters") ? (*fn)["parameters"] : nlohmann::ordered_json::object();
     if (params.is_null() || (params.is_object() && params.empty())) params = {{"type", "object"}};
+    names.push_back(name);
+    if (tool_grammar_detail::has_named_args(format)) {
+      OX_ASSIGN_OR_RETURN(std::string call, tool_grammar_detail::named_args_call(format, name, i, params, mark, &rules));
+      alternatives.push_back(cat({"(", call, ")"}));
+      continue;
+    }
     Result<std::string> schema = json_schema_to_gbnf(params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (!schema.ok()) return schema.status().with_context(strfmt("tools[%zu] (%s) parameters", i, name.c_str()));
     const std::string prefix = strfmt("t%zu-", i);
@@ -196,7 +222,7 @@ Result<ToolGrammar> tool_call_grammar(ChatFormat format, const nlohmann::json& t
   // (llama.cpp json-schema-to-grammar's SPACE_RULE, as the schemas' own "space")
   out.gbnf += "\nws ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n" + rules;
   out.lazy = choice.mode == chat::ToolChoice::Mode::kAuto;
-  out.triggers = lazy_triggers(format);
+  out.triggers = lazy_triggers(format, names);
   return out;
 }
 

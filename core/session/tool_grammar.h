@@ -30,16 +30,19 @@ struct ToolGrammar {
   std::string gbnf;                   // start rule "root": the call(s) and nothing else
   bool lazy = false;                  // tool_choice auto: apply the grammar from a trigger on
   // The texts that start a call: the format's markers that this grammar's root begins with (a
-  // lazy grammar replays the reply from the trigger on); none for Functionary v3.2, whose first
-  // call has no marker (auto is then unconstrained).
+  // lazy grammar replays the reply from the trigger on); for Functionary v3.2, whose first call
+  // has no marker, each tool's "NAME\n" at the reply's start and ">>>NAME\n" anywhere.
   std::vector<GrammarTrigger> triggers;
 };
 
 // tool_choice required or named: the reply must be calls (named: of that tool only); auto: the
-// same grammar, lazy, with the format's triggers. none is an error (nothing to constrain), and so
-// are formats whose arguments are not JSON (Qwen3-Coder, GLM: kUnsupported) and malformed tools.
-Result<ToolGrammar> tool_call_grammar(chat::ChatFormat format, const nlohmann::json& tools, const chat::ToolChoice& choice,
-                                      const ToolGrammarOptions& options = {});
+// same grammar, lazy, with the format's triggers. Every format with a call syntax has one: JSON
+// arguments held to each tool's `parameters` schema, or named parameters (Qwen3-Coder, GLM 4.5,
+// LFM2, Gemma 4; tool_grammar_named.h) each held to its property's schema as far as the syntax
+// allows. none is an error (nothing to constrain), and so are kContentOnly (kUnsupported) and
+// malformed tools. `tools` is ordered: a schema's property order is the order the grammar writes.
+Result<ToolGrammar> tool_call_grammar(chat::ChatFormat format, const nlohmann::ordered_json& tools,
+                                      const chat::ToolChoice& choice, const ToolGrammarOptions& options = {});
 
 namespace tool_grammar_detail {
 // Every rule name of `gbnf` (definitions and references) prefixed with `prefix`, so the grammars

@@ -1,6 +1,7 @@
 // LazyGrammarConstraint on fixed token sequences: free text until a trigger, a trigger split over
 // tokens or starting inside one, a control-token trigger, a marker in prose that is no call,
-// start-only triggers, and the Hermes tool-call grammar of tool_choice "auto".
+// start-only triggers, a grammar starting inside its trigger, and the tool-call grammars of
+// tool_choice "auto" for Hermes and Functionary v3.2 (whose first call has no marker).
 #include "core/session/lazy_grammar.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,7 @@ struct Vocab {
 
   explicit Vocab(bool control_marker = false) {
     for (int c = 1; c < 256; ++c) pieces.push_back(std::string(1, static_cast<char>(c)));
-    for (const char* p : {"<tool", "_call>", "Hi <tool", "_call>{", "<tool_call>oops", "{\"", "ab"}) pieces.emplace_back(p);
+    for (const char* p : {"<tool", "_call>", "Hi <tool", "_call>{", "<tool_call>oops", "{\"", "ab", ">>>get"}) pieces.emplace_back(p);
     std::vector<int32_t> controls;
     if (control_marker) {
       control = static_cast<int32_t>(pieces.size());
@@ -153,6 +154,7 @@ TEST(LazyGrammar, Errors) {
   EXPECT_FALSE(LazyGrammarConstraint::create("root ::= \"a", {{"x"}}, v.trie, std::vector<int32_t>{}).ok());
   EXPECT_FALSE(LazyGrammarConstraint::create(kCall, {{""}}, v.trie, std::vector<int32_t>{}).ok());
   EXPECT_FALSE(LazyGrammarConstraint::create(kCall, {{"x"}}, nullptr, std::vector<int32_t>{}).ok());
+  EXPECT_FALSE(LazyGrammarConstraint::create(kCall, {{"ab", false, 2}}, v.trie, std::vector<int32_t>{}).ok());
   auto c = make(v, kCall, {{"<tool_call>"}});
   ASSERT_NE(c, nullptr);
   EXPECT_FALSE(c->accept(-1).is_ok());
@@ -184,6 +186,80 @@ TEST(LazyGrammar, HermesAutoToolCall) {
   EXPECT_FALSE(allows(*c, v.id("x")));
   for (; i < call.size(); ++i) ASSERT_TRUE(c->accept(v.id(std::string(1, call[i]))).is_ok()) << i;
   EXPECT_TRUE(c->can_end());
+}
+
+// Functionary v3.2 (the prompt ends with ">>>"): a reply that starts with a tool's name and a
+// newline is a call, as is ">>>NAME\n" after text for the user ("all\n..."); the grammar starts at
+// the name. Ordinary text, or a name without its newline, leaves the reply free.
+struct FunctionaryAuto {
+  Vocab v;
+  std::unique_ptr<LazyGrammarConstraint> c;
+  FunctionaryAuto() {
+    const nlohmann::json tools = nlohmann::json::parse(R"([
+      {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+        "properties": {"location": {"type": "string"}}, "required": ["location"]}}},
+      {"type": "function", "function": {"name": "get", "parameters": {"type": "object", "properties": {}}}}])");
+    Result<ToolGrammar> g = tool_call_grammar(chat::ChatFormat::kFunctionaryV32, tools, {});
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    if (!g.ok()) return;
+    EXPECT_TRUE(g->lazy);
+    c = make(v, g->gbnf, g->triggers);
+  }
+  bool allows_only_brace() { return allows(*c, v.id("{")) && !allows(*c, v.id("x")) && !allows(*c, v.id(">")); }
+  void bytes(std::string_view text) {
+    for (char ch : text) ASSERT_TRUE(c->accept(v.id(std::string(1, ch))).is_ok()) << text;
+  }
+  // Free through `before`, constrained from `head` on (only the arguments' "{" may come next),
+  // then a whole call.
+  void call_after(std::string_view before, std::string_view head) {
+    bytes(before);
+    EXPECT_FALSE(c->triggered()) << before;
+    bytes(head);
+    EXPECT_TRUE(c->triggered()) << before << head;
+    EXPECT_TRUE(allows_only_brace());
+    bytes("{\"location\": \"Paris\"}");
+    EXPECT_TRUE(c->can_end());
+  }
+};
+
+TEST(LazyGrammar, FunctionaryFirstCallHasNoMarker) {
+  FunctionaryAuto f;
+  ASSERT_NE(f.c, nullptr);
+  f.call_after("get_weather", "\n");
+  f.bytes(">>>get\n{}");  // a second call
+  EXPECT_TRUE(f.c->can_end());
+
+  f.c->reset();  // a shorter tool name, and leading whitespace
+  f.bytes(" get\n");
+  EXPECT_TRUE(f.c->triggered());
+}
+
+TEST(LazyGrammar, FunctionaryCallAfterText) {
+  FunctionaryAuto f;
+  ASSERT_NE(f.c, nullptr);
+  f.call_after("all\nLet me check the weather.", ">>>get_weather\n");
+
+  // The trigger starting inside one token (">>>get"): the grammar begins at "get".
+  f.c->reset();
+  f.bytes("all\nOne moment.");
+  ASSERT_TRUE(f.c->accept(f.v.id(">>>get")).is_ok());
+  EXPECT_FALSE(f.c->triggered());
+  f.bytes("_weather\n");
+  EXPECT_TRUE(f.c->triggered());
+  EXPECT_TRUE(f.allows_only_brace());
+}
+
+TEST(LazyGrammar, FunctionaryOrdinaryTextStaysFree) {
+  FunctionaryAuto f;
+  ASSERT_NE(f.c, nullptr);
+  for (const char* text : {"all\nget_weather is a tool I have.\nIt says: get_weather\nBye",
+                           "get_weather sounds useful\n", "get_weatherly\nno", "all\n>>>all\n>>>get_weatherly\n"}) {
+    f.c->reset();
+    f.bytes(text);
+    EXPECT_FALSE(f.c->triggered()) << text;
+    EXPECT_TRUE(allows(*f.c, f.v.id("x"))) << text;
+    EXPECT_TRUE(f.c->can_end()) << text;
+  }
 }
 
 }  // namespace

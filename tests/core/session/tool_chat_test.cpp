@@ -64,6 +64,37 @@ TEST(ToolChat, PromptConstraintPerToolChoice) {
   EXPECT_FALSE(prepare_tool_chat(*model, ask(), opts).ok());
 }
 
+// The named-parameter formats (and Functionary v3.2's auto) get a grammar through the same wiring:
+// forced for required, lazy for auto.
+TEST(ToolChat, EveryFormatWithCallSyntaxGetsAGrammar) {
+  auto base = LoadedModel::open(test::shared_path("models/stories260K.gguf"));
+  ASSERT_TRUE(base.ok());
+  const std::pair<const char*, chat::ChatFormat> files[] = {{"Qwen3-Coder.jinja", chat::ChatFormat::kQwen3Coder},
+                                                            {"GLM-4.6.jinja", chat::ChatFormat::kGlm45},
+                                                            {"LFM2.5-Instruct.jinja", chat::ChatFormat::kLfm2},
+                                                            {"google-gemma-4-31B-it.jinja", chat::ChatFormat::kGemma4},
+                                                            {"meetkai-functionary-medium-v3.2.jinja", chat::ChatFormat::kFunctionaryV32}};
+  for (const auto& [file, format] : files) {
+    const std::string path = test::shared_path(std::string("templates/") + file);
+    if (!test::file_exists(path)) GTEST_SKIP() << "no " << path;
+    std::vector<uint8_t> src = test::read_file_bytes(path);
+    auto model = (*base)->with_chat_template(std::string(src.begin(), src.end()));
+    ASSERT_TRUE(model.ok()) << file << ": " << model.status().message();
+    ToolOptions opts;
+    opts.tools = tools();
+    Result<ToolChatTurn> automatic = prepare_tool_chat(**model, ask(), opts);
+    ASSERT_TRUE(automatic.ok()) << file << ": " << automatic.status().message();
+    EXPECT_EQ(automatic->format, format) << file;
+    EXPECT_NE(dynamic_cast<LazyGrammarConstraint*>(automatic->constraint.get()), nullptr) << file;
+    opts.choice.mode = chat::ToolChoice::Mode::kRequired;
+    Result<ToolChatTurn> required = prepare_tool_chat(**model, ask(), opts);
+    ASSERT_TRUE(required.ok()) << file << ": " << required.status().message();
+    ASSERT_NE(required->constraint, nullptr) << file;
+    EXPECT_EQ(dynamic_cast<LazyGrammarConstraint*>(required->constraint.get()), nullptr) << file;
+    EXPECT_FALSE(required->constraint->can_end()) << file;
+  }
+}
+
 TEST(ToolChat, TemplateWithoutToolsReadsGenericJson) {
   auto model = LoadedModel::open(test::shared_path("models/stories260K.gguf"));
   ASSERT_TRUE(model.ok());
