@@ -289,6 +289,7 @@ async function editMessage(index, text) {
   const m = messages[index];
   if (!m) return;
   m.content = text;
+  if (m.meta) m.meta.edited = true;
   if (m.role === 'user') {
     messages.splice(index + 1);  // what came after answered the old text
     renderChat();

@@ -11,6 +11,7 @@ export function metaText(meta) {
   if (meta.finish === 'abort') parts.push('stopped');
   else if (meta.finish === 'length') parts.push('hit the token limit');
   if (meta.model) parts.push(meta.model);
+  if (meta.edited) parts.push('edited');
   return parts.join(' · ');
 }
 

@@ -28,7 +28,7 @@ export class ConversationList {
     open.append(title, time);
     open.addEventListener('click', () => this.handlers.open(c.id));
     const rename = iconButton('✎', 'conv-rename', `Rename “${c.title}”`, () => this.startRename(li, c));
-    const del = iconButton('🗑', 'conv-delete', `Delete “${c.title}”`, () => {
+    const del = iconButton('✕', 'conv-delete', `Delete “${c.title}”`, () => {
       if (confirm(`Delete the conversation “${c.title}”?`)) this.handlers.remove(c.id);
     });
     li.append(open, rename, del);

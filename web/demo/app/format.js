@@ -50,3 +50,13 @@ export function when(ms) {
   const time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   return d.toDateString() === today.toDateString() ? time : `${d.toLocaleDateString()} ${time}`;
 }
+
+/** Where a model URL points, without its file: "huggingface.co/unsloth/Qwen3-1.7B-GGUF". */
+export function modelFolder(url) {
+  try {
+    const u = new URL(url, location.href);
+    return u.host + u.pathname.replace(/\/[^/]*$/, '').replace(/\/resolve\/[^/]+$/, '');
+  } catch {
+    return '';
+  }
+}

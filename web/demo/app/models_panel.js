@@ -2,7 +2,7 @@
 // local file, with a "cached" badge on each model already in the browser's storage and the
 // download's progress (percent, speed, time left). It reports choices to main.js, which loads.
 import { CATALOG, quantOf } from './catalog.js';
-import { approxSize, bytes, fileName } from './format.js';
+import { approxSize, bytes, fileName, modelFolder } from './format.js';
 
 const CUSTOM_KEY = 'oxidize-chat.customModels';
 
@@ -113,7 +113,7 @@ export class ModelsPanel {
       const name = fileName(url);
       const facts = [quantOf(name) || 'GGUF'];
       if (s) facts.push(bytes(s.size));
-      facts.push(new URL(url).host);
+      facts.push(modelFolder(url));
       return this.card({ url, name, facts, note: '', removable: true });
     }));
   }

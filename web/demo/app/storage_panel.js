@@ -1,7 +1,7 @@
 // The storage manager: the models this origin keeps (engine.cache.list()) with their sizes, delete
 // one or all, the origin's usage and quota (navigator.storage.estimate()) and whether the browser
 // keeps it under pressure (navigator.storage.persisted(), asked for with engine.cache.persist()).
-import { bytes, fileName, when } from './format.js';
+import { bytes, fileName, modelFolder, when } from './format.js';
 
 export class StoragePanel {
   /** ui: the panel's elements; getEngine(): the engine; changed(list): told after each refresh. */
@@ -51,9 +51,7 @@ export class StoragePanel {
     const facts = document.createElement('div');
     facts.className = 'stored-facts';
     const parts = [s.complete ? bytes(s.size) : `${bytes(s.stored)} of ${bytes(s.size)} (incomplete: resumes on the next load)`];
-    try {
-      parts.push(new URL(s.url).host);
-    } catch { /* a URL the store kept as given */ }
+    parts.push(modelFolder(s.url));
     if (s.storedAt) parts.push(`stored ${when(s.storedAt)}`);
     if (s.version) parts.push(`version ${s.version}`);
     facts.textContent = parts.join(' · ');
