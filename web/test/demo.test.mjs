@@ -194,6 +194,39 @@ describe('chat app, cross-origin isolated', () => {
     assert.ok(usage.completion_tokens <= 3, JSON.stringify(usage));
   });
 
+  test('the system prompt and every sampling setting go into the request, by the API\'s names', T, async () => {
+    // Record what the app hands to engine.chat.completions.create().
+    await page.evaluate(() => {
+      const completions = window.oxidizeDemo.engine.chat.completions;
+      const create = completions.create;
+      completions.create = (req) => {
+        window.lastRequest = JSON.parse(JSON.stringify(req));
+        return create(req);
+      };
+    });
+    await setSettings(page, {
+      'use-template': true, 'system-prompt': 'You are a storyteller.', temperature: 0.5, 'top-p': 0.9, 'top-k': 20,
+      'min-p': 0.1, 'repeat-penalty': 1.1, 'frequency-penalty': 0.2, 'presence-penalty': 0.3, 'max-tokens': 5, seed: 123,
+    });
+    await chat(page, 'Tell me about a cat');
+    const req = await page.evaluate(() => window.lastRequest);
+    assert.deepEqual(req.messages.slice(0, 1), [{ role: 'system', content: 'You are a storyteller.' }]);
+    assert.deepEqual(req.messages.at(-1), { role: 'user', content: 'Tell me about a cat' });
+    const { messages, ...params } = req;
+    assert.deepEqual(params, {
+      temperature: 0.5, top_p: 0.9, top_k: 20, min_p: 0.1, repeat_penalty: 1.1, frequency_penalty: 0.2,
+      presence_penalty: 0.3, max_tokens: 5, seed: 123, stream: true,
+    });
+    assert.ok(messages.length >= 2);
+    // The engine took them all: the reply came, within max_tokens.
+    assert.equal(await page.isVisible('#error'), false);
+    assert.ok(Number(/^(\d+) tokens?/.exec(await lastReply(page).locator('.meta').textContent())[1]) <= 5);
+    await setSettings(page, {
+      'use-template': false, 'system-prompt': '', temperature: 0, 'top-p': 0.95, 'top-k': 40, 'min-p': 0.05,
+      'repeat-penalty': 1, 'frequency-penalty': 0, 'presence-penalty': 0, 'max-tokens': 48, seed: 42,
+    });
+  });
+
   test('stop ends a long reply, which is kept and marked stopped', T, async () => {
     await setSettings(page, { 'max-tokens': 100000, 'extra-params': '{"ignore_eos": true}' });
     const n = await replies(page);
@@ -361,20 +394,19 @@ describe('chat app, cross-origin isolated', () => {
     await chat(page, PROMPT);
     assert.match(await page.textContent('#context-text'), /\/ 256 tokens/);
 
+    const autoThreads = await page.evaluate(() => window.oxidizeDemo.engine.runtime.threads);
     await setSettings(page, { threads: 1 });
     await openDrawer(page, 'settings');
     assert.match(await page.textContent('#apply-text'), /Threads: .* restarted engine/);
-    const before = await page.evaluate(() => window.oxidizeDemo.engine);
     await page.click('#apply-settings');
     await page.waitForFunction(() => window.oxidizeDemo.engine?.runtime.threads === 1 && window.oxidizeDemo.engine.model !== null,
       null, { timeout: 60_000 });
-    assert.ok(before !== null);
     assert.match(await page.textContent('#runtime'), /multi-thread build .*, 1 thread /);
     assert.equal(await page.evaluate(() => window.oxidizeDemo.engine.model.n_ctx), 256);
     await page.click('#reset-settings');
     await page.click('#apply-settings');
-    await page.waitForFunction(() => window.oxidizeDemo.engine?.runtime.threads > 1 && window.oxidizeDemo.engine.model?.n_ctx > 256,
-      null, { timeout: 60_000 });
+    await page.waitForFunction((n) => window.oxidizeDemo.engine?.runtime.threads === n && window.oxidizeDemo.engine.model?.n_ctx > 256,
+      autoThreads, { timeout: 60_000 });
     await setSettings(page, { temperature: 0, 'max-tokens': 48 });
   });
 

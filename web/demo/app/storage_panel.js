@@ -61,34 +61,29 @@ export class StoragePanel {
     del.textContent = 'Delete';
     del.addEventListener('click', async () => {
       del.disabled = true;
-      try {
-        await this.getEngine().cache.delete(s.url);
-      } catch (e) {
-        this.onError(e);
-      }
-      await this.refresh();
+      await this.act((cache) => cache.delete(s.url));
     });
     li.append(name, facts, del);
     return li;
   }
 
-  async clearAll() {
-    if (!confirm('Delete every model stored in this browser? They download again when loaded.')) return;
+  /** Runs fn(engine.cache), shows its error if it fails, then shows the store as it is now. */
+  async act(fn) {
     try {
-      await this.getEngine().cache.clear();
+      await fn(this.getEngine().cache);
     } catch (e) {
       this.onError(e);
     }
     await this.refresh();
   }
 
+  async clearAll() {
+    if (!confirm('Delete every model stored in this browser? They download again when loaded.')) return;
+    await this.act((cache) => cache.clear());
+  }
+
   async askPersistence() {
-    try {
-      await this.getEngine().cache.persist();
-    } catch (e) {
-      this.onError(e);
-    }
-    await this.showQuota();
+    await this.act((cache) => cache.persist());
   }
 
   async showQuota() {
