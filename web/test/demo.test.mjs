@@ -112,6 +112,7 @@ describe('chat app, cross-origin isolated', () => {
   let page, base;
   before(async () => {
     base = servers.isolated.url;
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await openDemo(base);
   });
   after(async () => page?.close());
@@ -284,6 +285,16 @@ describe('chat app, cross-origin isolated', () => {
     await chat(page, payload);
     const user = page.locator('.msg.user .content').last();
     assert.equal(await user.textContent(), payload, 'user text shown as typed, never parsed');
+    // Model output that carries markdown and injections, streamed: a grammar makes the model write it.
+    const output = '**bold** and <img src=x onerror="window.__xss=11"><script>window.__xss=12</script> [x](javascript:window.__xss=13)';
+    await setSettings(page, { 'max-tokens': 400, 'extra-params': JSON.stringify({ grammar: `root ::= ${JSON.stringify(output)}` }) });
+    await chat(page, 'Write');
+    assert.equal(await page.evaluate(() => window.oxidizeDemo.state.conversation.messages.at(-1).content), output);
+    const streamed = lastReply(page).locator('.markdown');
+    assert.equal(await streamed.locator('strong').textContent(), 'bold');
+    assert.equal(await streamed.locator('img, script').count(), 0);
+    assert.equal(await streamed.locator('a').getAttribute('href'), null);
+    await setSettings(page, { 'max-tokens': 4, 'extra-params': '' });
     // A reply with markdown and every usual injection (as a model could write it), put in by editing it.
     const reply = [
       '# Title', '', 'Some **bold**, *italic* and `code`.', '', '```js', 'let x = 1;', '```', '',
@@ -303,6 +314,9 @@ describe('chat app, cross-origin isolated', () => {
     assert.equal(await md.locator('strong').textContent(), 'bold');
     assert.equal(await md.locator('em').textContent(), 'italic');
     assert.equal(await md.locator('pre code').textContent(), 'let x = 1;\n');
+    await md.locator('.code-wrap .code-copy').click();
+    await md.locator('.code-copy', { hasText: 'Copied' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'let x = 1;\n');
     assert.equal(await md.locator('.table-wrap table td').count(), 2);
     assert.equal(await md.locator('li').count(), 2);
     const found = await page.evaluate(() => {
@@ -333,7 +347,6 @@ describe('chat app, cross-origin isolated', () => {
   });
 
   test('copy puts a message on the clipboard', T, async () => {
-    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.locator('.msg.user .act-copy').first().click();
     await page.locator('.msg.user .act-copy', { hasText: 'Copied' }).first().waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), PROMPT);

@@ -1,6 +1,7 @@
 // The conversation on screen: user messages as plain text, replies as sanitised markdown, each
 // with its actions (copy; edit, which resends a user message; regenerate on the last reply), and
 // the reply being streamed. It only shows and reports: main.js decides what the actions do.
+import { copyButton } from './clipboard.js';
 import { renderReply } from './markdown.js';
 
 /** "48 tokens · 31.5 tokens/s · stopped" for a reply's meta. */
@@ -89,12 +90,7 @@ export class ChatView {
     }
     const actions = document.createElement('div');
     actions.className = 'actions';
-    const copy = this.button('Copy', 'act-copy', async () => {
-      const ok = await copyText(m.content);
-      copy.textContent = ok ? 'Copied' : 'Copy failed';
-      setTimeout(() => (copy.textContent = 'Copy'), 1500);
-    });
-    actions.append(copy);
+    actions.append(copyButton('act-copy', () => m.content));
     const edit = this.button('Edit', 'act-edit', () => this.openEditor(div, m, index));
     edit.disabled = this.busy;
     actions.append(edit);
@@ -146,20 +142,3 @@ export class ChatView {
   }
 }
 
-/** Puts text on the clipboard (the async API, else a selection copy); whether it worked. */
-export async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    const box = document.createElement('textarea');
-    box.value = text;
-    box.style.position = 'fixed';
-    box.style.opacity = '0';
-    document.body.append(box);
-    box.select();
-    const ok = document.execCommand('copy');
-    box.remove();
-    return ok;
-  }
-}

@@ -1,8 +1,9 @@
 // Replies as markdown (marked, GitHub flavour) turned into sanitised HTML (DOMPurify): no script,
 // no event handler attribute, no javascript: URL, no element that fetches anything (images,
-// media, frames, styles), links open in a new tab. A reasoning model's <think>...</think> block
-// becomes a folded "Thinking" section, shown as plain text.
+// media, frames, styles); links open in a new tab, code blocks get a copy button. A reasoning
+// model's <think>...</think> block becomes a folded "Thinking" section, shown as plain text.
 import { DOMPurify, marked } from '../build/vendor.js';
+import { copyButton } from './clipboard.js';
 
 const PURIFY = {
   USE_PROFILES: { html: true },
@@ -51,6 +52,12 @@ export function renderReply(el, text) {
   const body = document.createElement('div');
   body.className = 'markdown';
   body.innerHTML = markdownToHtml(answer);
+  for (const pre of body.querySelectorAll('pre')) {
+    const wrap = document.createElement('div');
+    wrap.className = 'code-wrap';  // a code block with its own copy button
+    pre.replaceWith(wrap);
+    wrap.append(pre, copyButton('code-copy', () => pre.textContent));
+  }
   for (const table of body.querySelectorAll('table')) {
     const wrap = document.createElement('div');
     wrap.className = 'table-wrap';  // scrolls sideways on a narrow screen instead of the page
