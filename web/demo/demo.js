@@ -28,7 +28,7 @@ const state = {
   store: new ConversationStore(),
   conversation: newConversation(),
   conversations: [],
-  stream: null,         // the reply being generated
+  generation: null,     // the AbortController of the reply being generated
   loadController: null, // the load in progress
   source: null,         // what is loaded: {kind: 'url', url} or {kind: 'file', file}
   applied: null,        // the load and engine settings the running model was started with
@@ -77,11 +77,11 @@ document.addEventListener('keydown', (ev) => {
 // ---- the composer's state -------------------------------------------------------------------
 
 function busy() {
-  return state.stream !== null || state.loadController !== null;
+  return state.generation !== null || state.loadController !== null;
 }
 
 function refreshControls() {
-  const generating = state.stream !== null;
+  const generating = state.generation !== null;
   ui.send.disabled = busy() || state.engine?.model == null;
   ui.send.hidden = generating;
   ui.stop.hidden = !generating;
@@ -127,6 +127,7 @@ const conversationList = new ConversationList($('conversation-list'), {
   remove: async (id) => {
     if (id === state.conversation.id) {
       stopGeneration();
+      state.conversation.deleted = true;  // a reply still finishing must not store it again
       state.conversation = newConversation();
       renderChat();
     }
@@ -154,9 +155,10 @@ async function refreshList() {
   conversationList.render(state.conversations, state.conversation.id);
 }
 
-async function save() {
-  if (state.conversation.messages.length === 0) return;  // a new chat is stored from its first message on
-  await state.store.put(state.conversation);
+async function save(conversation = state.conversation) {
+  // A new chat is stored from its first message on; a deleted one not at all.
+  if (conversation.messages.length === 0 || conversation.deleted) return;
+  await state.store.put(conversation);
   await refreshList();
 }
 
@@ -186,7 +188,7 @@ $('new-chat').addEventListener('click', () => {
 // ---- generation -----------------------------------------------------------------------------
 
 function stopGeneration() {
-  state.stream?.abort();
+  state.generation?.abort();
 }
 ui.stop.addEventListener('click', stopGeneration);
 
@@ -219,11 +221,14 @@ async function generate() {
     return;
   }
   const view = chatView.startReply();
+  const controller = new AbortController();
+  state.generation = controller;  // busy from here on: no second send while the request starts
+  renderBusy();
   let reply = '', finish = null, timings = null, usage = null;
   try {
-    state.stream = kind === 'chat' ? await engine.chat.completions.create(body) : await engine.completions.create(body);
-    renderBusy();
-    for await (const chunk of state.stream) {
+    const req = { ...body, signal: controller.signal };
+    const stream = kind === 'chat' ? await engine.chat.completions.create(req) : await engine.completions.create(req);
+    for await (const chunk of stream) {
       const choice = chunk.choices[0];
       const piece = kind === 'chat' ? choice?.delta?.content ?? '' : choice?.text ?? '';
       if (piece) {
@@ -235,9 +240,9 @@ async function generate() {
       if (chunk.usage) usage = chunk.usage;
     }
   } catch (e) {
-    showError(e);
+    if (!(e instanceof EngineError && e.code === 'aborted')) showError(e);  // stopped before it began
   } finally {
-    state.stream = null;
+    state.generation = null;
   }
   if (reply !== '' || finish !== null) {
     conversation.messages.push({
@@ -252,7 +257,7 @@ async function generate() {
   if (usage) conversation.lastUsage = usage;
   if (timings) showTimings(timings);
   if (conversation === state.conversation) renderChat();
-  await save();
+  await save(conversation);
   window.oxidizeDemo.replies++;
 }
 

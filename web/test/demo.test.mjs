@@ -213,7 +213,7 @@ describe('chat app, cross-origin isolated', () => {
     const req = await page.evaluate(() => window.lastRequest);
     assert.deepEqual(req.messages.slice(0, 1), [{ role: 'system', content: 'You are a storyteller.' }]);
     assert.deepEqual(req.messages.at(-1), { role: 'user', content: 'Tell me about a cat' });
-    const { messages, ...params } = req;
+    const { messages, signal, ...params } = req;  // signal: the app's stop button
     assert.deepEqual(params, {
       temperature: 0.5, top_p: 0.9, top_k: 20, min_p: 0.1, repeat_penalty: 1.1, frequency_penalty: 0.2,
       presence_penalty: 0.3, max_tokens: 5, seed: 123, stream: true,
