@@ -332,6 +332,7 @@ const models = new ModelsPanel({
   root: drawers.models, url: $('model-url'), loadUrl: $('load-url'), file: $('model-file'), cancel: $('cancel-load'),
   progressBox: $('load-box'), progress: $('load-progress'), progressText: $('progress-text'),
   catalog: $('model-list'), customSection: $('custom-section'), customList: $('custom-list'),
+  localSection: $('local-section'), localList: $('local-list'),
 }, {
   loadUrl: (url) => void loadModel({ kind: 'url', url }),
   loadFile: (file) => void loadModel({ kind: 'file', file }),
@@ -484,7 +485,7 @@ async function main() {
   }
   renderChat();
   if (!(await startEngine())) return;
-  const stored = await storage.refresh();
+  const [stored] = await Promise.all([storage.refresh(), models.findLocal()]);
   renderChat();
   const param = new URLSearchParams(location.search).get('model');
   const last = localStorage.getItem(LAST_MODEL_KEY);

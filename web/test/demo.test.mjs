@@ -132,6 +132,10 @@ describe('chat app, cross-origin isolated', () => {
       assert.match(c.text, /(Q\d_K_M|Q8_0)/, `quant shown: ${c.text}`);
       assert.match(c.text, /≈ \d+(\.\d+)? (MB|GB)/, `size shown: ${c.text}`);
     }
+    // The test server (a loopback address) offers its tiny model under "On this server".
+    const local = page.locator(`#local-list .model-card[data-url="${base}${MODEL}"]`);
+    assert.match(await local.textContent(), /stories260K.*F32/);
+    assert.equal(await local.locator('.badge').count(), 0);
     assert.equal(await page.isDisabled('#send'), true, 'nothing to send to yet');
     await shot(page, 'demo-models');
   });
@@ -445,7 +449,10 @@ describe('chat app, cross-origin isolated', () => {
   });
 
   test('storage manager lists the stored models with sizes, deletes one, clears all', T, async () => {
-    await loadUrl(page, MODEL);  // a second stored file
+    // A second stored file: the server's own model, from its card.
+    await openDrawer(page, 'models');
+    await page.click(`#local-list .model-card[data-url="${base}${MODEL}"] .load-model`);
+    await page.waitForFunction(() => window.oxidizeDemo.state.loadController === null && window.oxidizeDemo.engine.model?.source === 'network');
     await openDrawer(page, 'storage');
     const rows = page.locator('#stored-list .stored-model');
     await page.waitForFunction(() => document.querySelectorAll('#stored-list .stored-model').length >= 2);
@@ -469,7 +476,7 @@ describe('chat app, cross-origin isolated', () => {
     // The model picker's badge follows.
     await openDrawer(page, 'models');
     assert.equal(await page.locator(`#custom-list .model-card[data-url="${base}${SLOW_MODEL}"] .badge.cached`).count(), 0);
-    assert.equal(await page.locator(`#custom-list .model-card[data-url="${base}${MODEL}"] .badge.cached`).count(), 1);
+    assert.equal(await page.locator(`#local-list .model-card[data-url="${base}${MODEL}"] .badge.cached`).count(), 1);
 
     await openDrawer(page, 'storage');
     await page.click('#clear-storage');

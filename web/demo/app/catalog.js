@@ -48,6 +48,15 @@ export const CATALOG = [
   },
 ];
 
+/**
+ * Models the repository's own server (web/scripts/serve.mjs) offers at /models/ (shared/models):
+ * shown under "On this server" when the page comes from a loopback address and the file is there.
+ */
+export const LOCAL_MODELS = [
+  { url: '/models/stories260K.gguf', name: 'stories260K', facts: ['260K', 'F32', '1.1 MB', 'llama'],
+    note: 'A tiny test model that continues children\'s stories (no chat template).' },
+];
+
 /** The quantization named in a GGUF file name ("...-Q4_K_M.gguf" -> "Q4_K_M"), or ''. */
 export function quantOf(name) {
   const m = /(?:^|[-_.])((?:I?Q\d(?:_[A-Z0-9]+)*)|F16|BF16|F32)(?=[-_.]|$)/i.exec(name.replace(/\.gguf$/i, ''));

@@ -1,7 +1,7 @@
 // The model picker: the curated catalog, the URLs the user added (remembered in localStorage), a
 // local file, with a "cached" badge on each model already in the browser's storage and the
 // download's progress (percent, speed, time left). It reports choices to main.js, which loads.
-import { CATALOG, quantOf } from './catalog.js';
+import { CATALOG, LOCAL_MODELS, quantOf } from './catalog.js';
 import { approxSize, bytes, fileName, modelFolder } from './format.js';
 
 const CUSTOM_KEY = 'oxidize-chat.customModels';
@@ -22,6 +22,7 @@ export class ModelsPanel {
     this.stored = new Map();  // absolute URL -> StoredModel
     this.loadedUrl = null;
     this.loading = false;
+    this.local = [];  // LOCAL_MODELS this server has
     ui.loadUrl.addEventListener('click', () => this.submitUrl());
     ui.url.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter') this.submitUrl();
@@ -32,6 +33,20 @@ export class ModelsPanel {
       ui.file.value = '';
     });
     ui.cancel.addEventListener('click', () => handlers.cancel());
+    this.renderLists();
+  }
+
+  /** Looks for LOCAL_MODELS on the page's own server, when that is this machine (a developer's). */
+  async findLocal() {
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(location.hostname)) return;
+    const found = await Promise.all(LOCAL_MODELS.map(async (m) => {
+      try {
+        return (await fetch(m.url, { method: 'HEAD' })).ok ? { ...m, url: absolute(m.url) } : null;
+      } catch {
+        return null;
+      }
+    }));
+    this.local = found.filter(Boolean);
     this.renderLists();
   }
 
@@ -53,7 +68,7 @@ export class ModelsPanel {
   /** Remembers a URL the user loaded (not one of the catalog's) under "Your models". */
   remember(url) {
     const abs = absolute(url);
-    if (CATALOG.some((m) => m.url === abs)) return;
+    if (CATALOG.some((m) => m.url === abs) || this.local.some((m) => m.url === abs)) return;
     const list = [abs, ...this.customModels().filter((u) => u !== abs)].slice(0, 20);
     localStorage.setItem(CUSTOM_KEY, JSON.stringify(list));
     this.renderLists();
@@ -106,7 +121,9 @@ export class ModelsPanel {
     this.ui.catalog.replaceChildren(...CATALOG.map((m) => this.card({
       url: m.url, name: m.name, facts: [m.params, m.quant, `≈ ${approxSize(m.bytes)}`, m.arch], note: m.note,
     })));
-    const custom = this.customModels();
+    this.ui.localSection.hidden = this.local.length === 0;
+    this.ui.localList.replaceChildren(...this.local.map((m) => this.card(m)));
+    const custom = this.customModels().filter((u) => !this.local.some((m) => m.url === u));
     this.ui.customSection.hidden = custom.length === 0;
     this.ui.customList.replaceChildren(...custom.map((url) => {
       const s = this.stored.get(url);
