@@ -884,26 +884,3 @@ test('bench page: table and JSON of oxidize bench, threads and isolation shown',
   assert.match(await plain.textContent('#runtime'), /single-thread build \(simd128\+relaxed\), 1 thread, cross-origin isolated: no/);
   await plain.close();
 });
-
-test('demo: chat with streaming output, then a screenshot', T, async () => {
-  const page = await openPage(servers.isolated.url, '/demo/');
-  await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('stories260K'), null, { timeout: 60_000 });
-  await page.fill('#temperature', '0');
-  await page.fill('#max-tokens', '48');
-  await page.fill('#prompt', PROMPT);
-  await page.click('#send');
-  await page.waitForFunction(() => document.getElementById('stats').textContent.includes('tokens/s'), null, { timeout: 60_000 });
-  const reply = await page.textContent('.msg.assistant');
-  const stats = await page.textContent('#stats');
-  const runtime = await page.textContent('#runtime');
-  await page.screenshot({ path: path.join(artifacts, 'demo.png'), fullPage: true });
-  assert.ok(reply.startsWith(expectedText.slice(0, 40)), `reply: ${reply}`);
-  assert.match(stats, /threads/);
-  assert.match(runtime, /multi-thread build/);
-  // A bad URL shows the core's message in the error box.
-  await page.fill('#model-url', '/__test/head/4096/stories260K.gguf');
-  await page.click('#load-url');
-  await page.waitForSelector('#error:not([hidden])');
-  assert.match(await page.textContent('#error'), /^invalid_file: /);
-  await page.close();
-});
