@@ -14,7 +14,10 @@ async function openOxidize({ modelUrl, threads }) {
   await engine.load(modelUrl, { cache: false, embeddings: true, nCtx: N_CTX, nBatch: N_CTX });
   return {
     runtime: { threads: engine.runtime.threads, pooling: engine.model?.embeddings?.pooling ?? null },
-    embed: async (input) => (await engine.embeddings.create({ input })).data.map((d) => d.embedding),
+    embed: async (input) => {
+      const { data } = await engine.embeddings.create({ input });
+      return () => data.map((d) => d.embedding);
+    },
     close: async () => engine.terminate(),
   };
 }
@@ -36,15 +39,33 @@ async function openWllama({ modelUrl, threads, maxBatch }) {
     n_parallel: maxBatch,
     n_gpu_layers: 0,
   });
+  // wllama 3.8.1's createEmbedding computes every input of an array (its worker sends one result
+  // chunk per input, in the order they finish, each with index 0) but returns only the last chunk's
+  // vector. The chunks are kept on their way through the worker proxy (the strings only; parsed
+  // after the clock stops) to check them all; their order is not the inputs'.
+  let chunks = null;
+  const action = wllama.proxy.wllamaAction.bind(wllama.proxy);
+  wllama.proxy.wllamaAction = async (name, body) => {
+    const result = await action(name, body);
+    if (name === 'get_result' && chunks && result.data_json && result.data_json !== 'null') chunks.push(result.data_json);
+    return result;
+  };
   return {
     runtime: { threads: wllama.getNumThreads(), multiThread: wllama.isMultithread() },
-    embed: async (input) => (await wllama.createEmbedding({ input })).data.map((d) => d.embedding),
+    embed: async (input) => {
+      chunks = [];
+      await wllama.createEmbedding({ input });
+      const got = chunks;
+      chunks = null;
+      return () => got.flatMap((json) => JSON.parse(json).data.map((d) => d.embedding));
+    },
     close: async () => wllama.exit(),
   };
 }
 
 // texts: the sentences; batches: batch sizes (each a prefix of texts). Returns, per batch size, the
-// milliseconds of each measured call and the first vector of the batch (for the cross-engine check).
+// milliseconds of each measured call and the last call's vectors (the cross-engine check).
+// An engine's embed(input) resolves, when the call has returned, to a function giving the vectors.
 export async function run({ engine, modelUrl, threads, texts, batches, reps, warmup }) {
   const maxBatch = Math.max(...batches);
   const e = engine === 'oxidize'
@@ -55,18 +76,18 @@ export async function run({ engine, modelUrl, threads, texts, batches, reps, war
     const results = {};
     for (const n of batches) {
       const input = texts.slice(0, n);
-      let first = null;
+      let vectors = null;
       // Untimed calls first: V8 tiers the wasm up during the first runs.
       for (let i = 0; i < warmup; i++) await e.embed(input);
       const ms = [];
       for (let i = 0; i < reps; i++) {
         const t0 = performance.now();
-        const vectors = await e.embed(input);
+        const got = await e.embed(input);
         ms.push(performance.now() - t0);
+        vectors = got();
         if (vectors.length !== n) throw new Error(`${engine}: ${vectors.length} vectors for ${n} inputs`);
-        first = vectors[0];
       }
-      results[n] = { ms, first, n_embd: first.length };
+      results[n] = { ms, vectors, n_embd: vectors[0].length };
     }
     return { runtime: { ...e.runtime, coi: self.crossOriginIsolated }, results };
   } finally {
