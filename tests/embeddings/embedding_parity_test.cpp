@@ -154,7 +154,8 @@ PairCount count_separated(const std::vector<float>& reference) {
 
 // rank_documents over our scores (the order every rerank API returns) puts document i before j
 // whenever llama.cpp's score of i is higher by more than kSeparated.
-void expect_llama_cpp_order(const std::vector<float>& ours, const std::vector<float>& reference, const std::string& what) {
+void expect_llama_cpp_order(const std::vector<float>& ours, const std::vector<float>& reference,
+                            const std::string& what) {
   ASSERT_EQ(ours.size(), reference.size()) << what;
   const std::vector<RankedDocument> ranked = rank_documents(ours, 0);
   ASSERT_EQ(ranked.size(), ours.size()) << what;
@@ -241,9 +242,9 @@ TEST_P(EmbeddingParity, MatchesLlamaCpp) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
                          testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "bert-rerank", "qwen3-last",
-                                         "llama-mean", "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean", "jina-bert-v2-rank",
-                                         "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls", "eurobert-mean",
-                                         "gemma-embedding-mean", "modern-bert-mean",
+                                         "llama-mean", "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean",
+                                         "jina-bert-v2-rank", "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls",
+                                         "eurobert-mean", "gemma-embedding-mean", "modern-bert-mean",
                                          "modern-bert-rank", "t5encoder-mean"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
@@ -256,7 +257,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
 // that regenerated references cannot quietly leave nothing to order).
 TEST(RerankOrder, ReferenceScoresAreWellApart) {
   const Reference r = read_reference("bert-rerank");
-  const std::vector<QueryDocuments> queries = group_pairs(read_lines(test::source_path("tests/data/embeddings/" + r.prompts)));
+  const std::vector<std::string> lines = read_lines(test::source_path("tests/data/embeddings/" + r.prompts));
+  const std::vector<QueryDocuments> queries = group_pairs(lines);
   ASSERT_GE(queries.size(), 2u);
   PairCount total;
   for (const QueryDocuments& q : queries) {
