@@ -1,5 +1,6 @@
 // `oxidize embed` (llama-embedding's flags and output shapes: examples/embedding/embedding.cpp) and
-// `oxidize rerank` (one relevance score per document line). core/session/embedding.h does the work.
+// `oxidize rerank` (one relevance score per document line, best first). core/session/embedding.h
+// does the work.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include "core/base/cpu_info.h"
 #include "core/session/embedding.h"
+#include "core/session/embedding_api.h"
 #include "core/session/session.h"
 #include "kernels/kernels.h"
 #include "native/commands.h"
@@ -196,7 +198,10 @@ Status cmd_rerank(Args& args) {
   OX_TRY(args.finish());
   const std::vector<std::string> documents = split_on(text, "\n");
   OX_ASSIGN_OR_RETURN(RerankResult r, embedder->rerank(query, documents, truncate));
-  for (size_t i = 0; i < r.scores.size(); ++i) std::printf("%zu\t%.6f\t%s\n", i, r.scores[i], documents[i].c_str());
+  // Best first, as llama-server's /v1/rerank and engine.rerank() order them; the line keeps the input index.
+  for (const RankedDocument& d : rank_documents(r.scores, 0)) {
+    std::printf("%d\t%.6f\t%s\n", d.index, d.score, documents[static_cast<size_t>(d.index)].c_str());
+  }
   std::fflush(stdout);
   std::fprintf(stderr, "rerank: %zu documents, %lld tokens\n", documents.size(), static_cast<long long>(r.total_tokens));
   return Status::ok();

@@ -203,7 +203,7 @@ const OptionDef kPerplexityOptions[] = {
 const OptionDef kSynthOptions[] = {
     {{"--arch"}, "NAME", "a tiny parity model of this architecture, every optional feature on (shape tiny-arch)"},
     {{"--variant"}, "NAME", "with --arch: a second layout of the architecture (deepseek2: kv_b)"},
-    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B, 1B or bge-small (embeddings: with --arch bert)"},
+    {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B, 1B, bge-small or bge-base (embeddings: with --arch bert)"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},
     {{"--vocab"}, "FILE", "take the vocabulary from this GGUF"},

@@ -38,6 +38,7 @@ constexpr Shape kShapes[] = {
     {"0.5B", 896, 4864, 24, 14, 2, 1000000.0f, 1e-6f},
     {"1B", 2048, 8192, 16, 32, 8, 500000.0f, 1e-5f},
     {"bge-small", 384, 1536, 12, 12, 12, 10000.0f, 1e-12f},  // BAAI/bge-small-en-v1.5 (33M, with --arch bert)
+    {"bge-base", 768, 3072, 12, 12, 12, 10000.0f, 1e-12f},   // BAAI/bge-base-en-v1.5 (110M, with --arch bert)
 };
 
 uint64_t splitmix64(uint64_t* state) {

@@ -388,4 +388,6 @@ check "rerank with a model without a classification head -> exit 1 naming cls" \
   bash -c "[ $rc -eq 1 ] && grep -q 'classification head' '$tmp/err'"
 "$cli" rerank -m "$model" -f "$tmp/docs.txt" > /dev/null 2> "$tmp/err"; rc=$?
 check "rerank without --query -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q -- '--query' '$tmp/err'"
+check "rerank: a synth cross-encoder's scores within 1e-4 of llama.cpp's, best first, in llama.cpp's order" \
+  bash tests/embeddings/rerank_cli.sh "$cli"
 check_summary

@@ -2,7 +2,9 @@
 // each case's tiny parity model (`oxidize synth --arch A`, F32 weights) is regenerated from the
 // recorded seed and embedded by Embedder, all prompts packed into one pass and each on its own;
 // every vector must be within cosine 0.99999 and 1e-4 (largest absolute difference) of
-// llama-embedding's. Rank cases compare the rerank score. Also the embedding path's errors.
+// llama-embedding's. Rank cases compare the rerank score of every (query, document) pair, and
+// check that the order rank_documents gives (what `oxidize rerank`, the server and the JS engine
+// return) is llama.cpp's wherever its scores are well apart. Also the embedding path's errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/session/embedding.h"
+#include "core/session/embedding_api.h"
 #include "core/session/session.h"
 #include "core/tools/synth.h"
 #include "tests/support/shared_data.h"
@@ -26,11 +29,15 @@ namespace {
 
 constexpr double kMinCosine = 0.99999;
 constexpr double kMaxAbs = 1e-4;
+// Two documents whose reference scores differ by more than this are ordered as llama.cpp orders
+// them: 5x the score tolerance (engines within kMaxAbs of the reference order pairs 2 * kMaxAbs apart).
+constexpr double kSeparated = 5 * kMaxAbs;
 
 struct Reference {
   std::string synth;  // --arch A --seed S --vocab PATH [--vocab-size N] --weight-std W
   Pooling pooling = Pooling::kNone;
   int normalize = 2;
+  std::string prompts;  // the inputs' file in tests/data/embeddings
   std::vector<std::vector<float>> vectors;
 };
 
@@ -48,12 +55,15 @@ Reference read_reference(const std::string& name) {
     if (line.rfind("synth: ", 0) == 0) r.synth = value("synth: ");
     if (line.rfind("pooling: ", 0) == 0) r.pooling = parse_pooling(value("pooling: "), "reference").value();
     if (line.rfind("normalize: ", 0) == 0) r.normalize = std::atoi(value("normalize: ").c_str());
+    if (line.rfind("prompts: ", 0) == 0) r.prompts = value("prompts: ");
     if (line.rfind("vector ", 0) == 0) {
       std::istringstream in(line.substr(line.find(':') + 1));
       std::vector<float>& v = r.vectors.emplace_back();
       for (float x; in >> x;) v.push_back(x);
     }
   }
+  // Files from before the "prompts:" line: the default inputs of their pooling.
+  if (r.prompts.empty()) r.prompts = r.pooling == Pooling::kRank ? "rerank_pairs.txt" : "prompts.txt";
   return r;
 }
 
@@ -105,6 +115,63 @@ void expect_close(const std::vector<float>& ours, const std::vector<float>& ref,
   EXPECT_LE(max_abs, kMaxAbs) << what;
 }
 
+// rerank_pairs.txt / rerank_docs.txt: "query<TAB>document" lines, a query's lines together.
+struct QueryDocuments {
+  std::string query;
+  std::vector<std::string> documents;
+  size_t first = 0;  // line (and reference score) of the first document
+};
+
+std::vector<QueryDocuments> group_pairs(const std::vector<std::string>& lines) {
+  std::vector<QueryDocuments> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t tab = lines[i].find('\t');
+    if (tab == std::string::npos) {
+      ADD_FAILURE() << "rerank pairs line " << i << " has no tab: " << lines[i];
+      continue;
+    }
+    const std::string query = lines[i].substr(0, tab);
+    if (out.empty() || out.back().query != query) out.push_back({query, {}, i});
+    out.back().documents.push_back(lines[i].substr(tab + 1));
+  }
+  return out;
+}
+
+// Pairs of documents whose reference scores are more than kSeparated apart (of all pairs).
+struct PairCount {
+  int separated = 0, all = 0;
+};
+PairCount count_separated(const std::vector<float>& reference) {
+  PairCount c;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    for (size_t j = i + 1; j < reference.size(); ++j) {
+      ++c.all;
+      if (std::fabs(double{reference[i]} - reference[j]) > kSeparated) ++c.separated;
+    }
+  }
+  return c;
+}
+
+// rank_documents over our scores (the order every rerank API returns) puts document i before j
+// whenever llama.cpp's score of i is higher by more than kSeparated.
+void expect_llama_cpp_order(const std::vector<float>& ours, const std::vector<float>& reference,
+                            const std::string& what) {
+  ASSERT_EQ(ours.size(), reference.size()) << what;
+  const std::vector<RankedDocument> ranked = rank_documents(ours, 0);
+  ASSERT_EQ(ranked.size(), ours.size()) << what;
+  std::vector<size_t> place(ours.size());
+  for (size_t k = 0; k < ranked.size(); ++k) place.at(static_cast<size_t>(ranked[k].index)) = k;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    for (size_t j = 0; j < reference.size(); ++j) {
+      if (reference[i] - double{reference[j]} > kSeparated) {
+        EXPECT_LT(place[i], place[j]) << what << ": document " << i << " (llama.cpp " << reference[i] << ", ours "
+                                      << ours[i] << ") should rank above document " << j << " (llama.cpp "
+                                      << reference[j] << ", ours " << ours[j] << ")";
+      }
+    }
+  }
+}
+
 class EmbeddingParity : public testing::TestWithParam<const char*> {};
 
 TEST_P(EmbeddingParity, MatchesLlamaCpp) {
@@ -123,23 +190,32 @@ TEST_P(EmbeddingParity, MatchesLlamaCpp) {
   options.numerics = Numerics::kLlamaCpp;
   Result<std::unique_ptr<Embedder>> e = Embedder::create(model, options);
   ASSERT_TRUE(e.ok()) << e.status().message();
-  const bool rank = r.pooling == Pooling::kRank;
-  const std::vector<std::string> lines =
-      read_lines(test::source_path(rank ? "tests/data/embeddings/rerank_pairs.txt" : "tests/data/embeddings/prompts.txt"));
-  if (rank) {
-    std::vector<std::string> docs;
-    std::string query;
-    for (const std::string& l : lines) {
-      query = l.substr(0, l.find('\t'));
-      docs.push_back(l.substr(l.find('\t') + 1));
+  const std::vector<std::string> lines = read_lines(test::source_path("tests/data/embeddings/" + r.prompts));
+  if (r.pooling == Pooling::kRank) {
+    // The order users see comes from the default numerics (the CLI's, the server's, the JS engine's).
+    EmbedderOptions f32_options = options;
+    f32_options.numerics = Numerics::kF32;
+    Result<std::unique_ptr<Embedder>> f32 = Embedder::create(model, f32_options);
+    ASSERT_TRUE(f32.ok()) << f32.status().message();
+    size_t n_pairs = 0;
+    for (const QueryDocuments& q : group_pairs(lines)) {
+      ASSERT_LE(q.first + q.documents.size(), r.vectors.size()) << name << ": more pairs than reference scores";
+      std::vector<float> reference;
+      for (size_t i = 0; i < q.documents.size(); ++i) reference.push_back(r.vectors[q.first + i].at(0));
+      Result<RerankResult> s = e.value()->rerank(q.query, q.documents);
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      ASSERT_EQ(s.value().scores.size(), q.documents.size());
+      for (size_t i = 0; i < q.documents.size(); ++i) {
+        expect_close({s.value().scores[i]}, r.vectors[q.first + i], 1, name + " score " + std::to_string(q.first + i));
+      }
+      expect_llama_cpp_order(s.value().scores, reference, name + " '" + q.query + "'");
+      Result<RerankResult> s32 = f32.value()->rerank(q.query, q.documents);
+      ASSERT_TRUE(s32.ok()) << s32.status().message();
+      expect_llama_cpp_order(s32.value().scores, reference, name + " '" + q.query + "', f32 numerics");
+      n_pairs += q.documents.size();
     }
-    Result<RerankResult> s = e.value()->rerank(query, docs);
-    ASSERT_TRUE(s.ok()) << s.status().message();
-    ASSERT_EQ(s.value().scores.size(), r.vectors.size());
-    for (size_t i = 0; i < docs.size(); ++i) {
-      expect_close({s.value().scores[i]}, r.vectors[i], 1, name + " score " + std::to_string(i));
-    }
-    std::printf("  %s: max |score - llama.cpp| %.2e\n", name.c_str(), g_worst.max_abs);
+    EXPECT_EQ(n_pairs, r.vectors.size()) << name;
+    std::printf("  %s: %zu pairs, max |score - llama.cpp| %.2e\n", name.c_str(), n_pairs, g_worst.max_abs);
     return;
   }
   EmbedParams params;
@@ -165,16 +241,36 @@ TEST_P(EmbeddingParity, MatchesLlamaCpp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, EmbeddingParity,
-                         testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "qwen3-last", "llama-mean",
-                                         "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean", "jina-bert-v2-rank",
-                                         "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls", "eurobert-mean",
-                                         "gemma-embedding-mean", "modern-bert-mean",
+                         testing::Values("bert-cls", "bert-mean", "bert-none", "bert-rank", "bert-rerank", "qwen3-last",
+                                         "llama-mean", "nomic-bert-mean", "qwen3-rank", "jina-bert-v2-mean",
+                                         "jina-bert-v2-rank", "nomic-bert-moe-mean", "jina-bert-v3-mean", "neo-bert-cls",
+                                         "eurobert-mean", "gemma-embedding-mean", "modern-bert-mean",
                                          "modern-bert-rank", "t5encoder-mean"),
                          [](const testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });
+
+// The cross-encoder case's data keeps the order check strong: several documents per query, and
+// nearly every pair of them further apart in llama.cpp's scores than kSeparated (checked here so
+// that regenerated references cannot quietly leave nothing to order).
+TEST(RerankOrder, ReferenceScoresAreWellApart) {
+  const Reference r = read_reference("bert-rerank");
+  const std::vector<std::string> lines = read_lines(test::source_path("tests/data/embeddings/" + r.prompts));
+  const std::vector<QueryDocuments> queries = group_pairs(lines);
+  ASSERT_GE(queries.size(), 2u);
+  PairCount total;
+  for (const QueryDocuments& q : queries) {
+    EXPECT_GE(q.documents.size(), 6u) << q.query;
+    std::vector<float> reference;
+    for (size_t i = 0; i < q.documents.size(); ++i) reference.push_back(r.vectors.at(q.first + i).at(0));
+    const PairCount c = count_separated(reference);
+    total.separated += c.separated;
+    total.all += c.all;
+  }
+  EXPECT_GE(total.separated * 10, total.all * 9) << total.separated << " of " << total.all << " pairs well apart";
+}
 
 // The errors the issue lists, each naming what is wrong.
 TEST(EmbeddingErrors, NameTheProblem) {

@@ -69,17 +69,19 @@ export function fail(what, r) {
 }
 
 // `oxidize synth` unless the file exists. Written to NAME.tmp first so an interrupted run leaves no
-// half model behind.
-export async function ensureSynthModel({ bin, shape, type, file, log }) {
+// half model behind. args: more synth flags (e.g. --arch bert --vocab V); the file name must differ
+// for each set.
+export async function ensureSynthModel({ bin, shape, type, file, log, args = [] }) {
   if (fs.existsSync(file)) return;
   if (!fs.existsSync(bin)) throw new Error(`${file} is missing and there is no ${bin} to create it (build the native CLI)`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;
-  log(`creating ${path.basename(file)}: ${bin} synth --shape ${shape} --type ${type}`);
-  const r = await exec([bin, 'synth', '--shape', shape, '--type', type, '-o', tmp]);
+  const what = ['synth', '--shape', shape, '--type', type, ...args].join(' ');
+  log(`creating ${path.basename(file)}: ${bin} ${what}`);
+  const r = await exec([bin, 'synth', '--shape', shape, '--type', type, ...args, '-o', tmp]);
   if (r.code !== 0 || !fs.existsSync(tmp)) {
     fs.rmSync(tmp, { force: true });
-    throw fail(`oxidize synth --shape ${shape} --type ${type}`, r);
+    throw fail(`oxidize ${what}`, r);
   }
   fs.renameSync(tmp, file);
 }

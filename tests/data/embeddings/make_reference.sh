@@ -3,8 +3,9 @@
 # tests/embeddings/embedding_parity_test.cpp reads them. For each case below: `oxidize synth
 # --arch A --seed S` (F32 weights), then llama-embedding (built here from llama.cpp's
 # examples/embedding/embedding.cpp against its libllama) on the prompts of prompts.txt, all in one
-# batch, with the case's --pooling and --embd-normalize, --embd-output-format json. NAME.txt keeps
-# the synth line, the pooling, the normalisation, the prompts and one "vector I:" line per output.
+# batch, with the case's --pooling and --embd-normalize, --embd-output-format json (rank cases:
+# the "query<TAB>document" pairs of rerank_pairs.txt, or of the case's own file). NAME.txt keeps the
+# synth line, the pooling, the normalisation, the prompts file and one "vector I:" line per output.
 # Usage: tests/data/embeddings/make_reference.sh [NAME ...]
 #   needs llama.cpp built (bench/build_llama_cpp.sh build/llama.cpp; LLAMA=/path/to/build/llama.cpp
 #   to use another) and build/native/bin/oxidize
@@ -18,12 +19,15 @@ oxidize=build/native/bin/oxidize
 # models') bert's activations are large enough that llama.cpp's own two attention paths (-fa on / off)
 # differ by up to 1.8e-4, above the bound the test holds both engines to; at 0.02 they differ by 1e-5.
 weight_std=0.02
-# name: synth flags | pooling | normalisation
+# name: synth flags | pooling | normalisation [| prompts file]
 declare -A cases=(
   [bert-cls]="--arch bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|cls|2"
   [bert-mean]="--arch bert --seed 2 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|-1"
   [bert-none]="--arch bert --seed 3 --vocab vocab/ggml-vocab-bert-bge.gguf|none|2"
   [bert-rank]="--arch bert --seed 4 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1"
+  # A cross-encoder's scores for 14 pairs (2 queries), most of them well apart, so `oxidize rerank`'s
+  # order can be checked: of seeds 5-24, the one whose scores spread widest (1e-2) at this weight scale.
+  [bert-rerank]="--arch bert --seed 16 --vocab vocab/ggml-vocab-bert-bge.gguf|rank|-1|rerank_docs.txt"
   [qwen3-last]="--arch qwen3 --seed 1 --vocab models/stories260K.gguf|last|2"
   [llama-mean]="--arch llama --seed 1 --vocab models/stories260K.gguf|mean|2"
   [nomic-bert-mean]="--arch nomic-bert --seed 1 --vocab vocab/ggml-vocab-bert-bge.gguf|mean|2"
@@ -49,17 +53,19 @@ bench/build_llama_embedding.sh "$llama" "$tmp/llama-embedding"
 
 for name in "${names[@]}"; do
   [ -n "${cases[$name]+set}" ] || { echo "$name: no such case" >&2; exit 1; }
-  IFS='|' read -r flags pooling norm <<< "${cases[$name]}"
+  IFS='|' read -r flags pooling norm prompts <<< "${cases[$name]}"
   vocab=$(sed -E 's/.*--vocab ([^ ]+).*/\1/' <<< "$flags")
   # shellcheck disable=SC2086 # flags: several words
   $oxidize synth ${flags/--vocab $vocab/--vocab $shared/$vocab} --weight-std $weight_std --type F32 \
     -o "$tmp/model.gguf" > /dev/null
-  prompts=$here/prompts.txt
-  [ "$pooling" = rank ] && prompts=$here/rerank_pairs.txt
+  if [ -z "$prompts" ]; then
+    prompts=prompts.txt
+    [ "$pooling" = rank ] && prompts=rerank_pairs.txt
+  fi
   # llama.cpp's logger writes stdout from a thread that may not finish the JSON before the process
   # exits: run again until the output ends with the closing brace.
   for try in 1 2 3 4 5 6 7 8; do
-    "$tmp/llama-embedding" -m "$tmp/model.gguf" -f "$prompts" --pooling "$pooling" --embd-normalize "$norm" \
+    "$tmp/llama-embedding" -m "$tmp/model.gguf" -f "$here/$prompts" --pooling "$pooling" --embd-normalize "$norm" \
       --embd-output-format json -c 512 -t 2 > "$tmp/out.json" 2> "$tmp/err.txt" ||
       { cat "$tmp/err.txt" >&2; exit 1; }
     [ "$(tr -d ' \n' < "$tmp/out.json" | tail -c 2)" = "]}" ] && break
@@ -70,6 +76,7 @@ for name in "${names[@]}"; do
     echo "synth: $flags --weight-std $weight_std"
     echo "pooling: $pooling"
     echo "normalize: $norm"
+    echo "prompts: $prompts"
     # Rank pooling: only the first value is the score (llama-embedding prints n_embd values from a
     # buffer of n_cls_out per sequence; the rest is whatever follows it).
     /usr/bin/python3 - "$tmp/out.json" "$pooling" <<'PY'
