@@ -171,10 +171,12 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
   // Tiles start at multiples of kAttentionTile (chunks do too), so a row meets the same tiles,
   // and gets the same bits, whichever batch and block it is evaluated in.
   // Positions of a tile before lo are seen by no row of this item: neither read nor weighed (the
-  // rows before the view's first one are not there to read).
+  // rows before the view's first one are not there to read). Skipped in whole groups of 4 from the
+  // tile's start, the groups the scalar attn_accumulate sums together, so a row's sums are the same
+  // whichever block it is in: a skipped group would only have added zeros.
   for (int64_t j0 = lo / kAttentionTile * kAttentionTile; j0 < hi; j0 += kAttentionTile) {
     const int64_t n = std::min(kAttentionTile, hi - j0);
-    const int64_t skip = std::max<int64_t>(0, lo - j0);
+    const int64_t skip = std::max<int64_t>({0, (lo - j0) / 4 * 4, plan.kv->pos_first - j0});
     tile_scores(plan, hk, rows, j0 + skip, n - skip, skip, s);
     int64_t v_stride = 0;
     const float* values = tile_values(plan, hk, j0 + skip, n - skip, s, &v_stride);
