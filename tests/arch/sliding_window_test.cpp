@@ -48,14 +48,6 @@ SwaReference read_swa_reference(const std::string& arch) {
 }
 
 
-// The value after `flag` in a synth line ("" if absent).
-std::string synth_option(const std::string& line, const std::string& flag) {
-  const size_t at = line.find(flag + " ");
-  if (at == std::string::npos) return "";
-  const size_t begin = at + flag.size() + 1;
-  return line.substr(begin, line.find(' ', begin) - begin);
-}
-
 // The reference's model: `oxidize synth --arch A --seed S --weight-std W --layers 4`.
 std::shared_ptr<const LoadedModel> swa_model(const std::string& arch) {
   static std::map<std::string, std::shared_ptr<const LoadedModel>> cache;
@@ -64,12 +56,12 @@ std::shared_ptr<const LoadedModel> swa_model(const std::string& arch) {
   SynthOptions o;
   o.arch = arch;
   o.shape = "tiny-arch";
-  o.seed = std::strtoull(synth_option(ref.synth, "--seed").c_str(), nullptr, 10);
-  o.weight_std = std::strtof(synth_option(ref.synth, "--weight-std").c_str(), nullptr);
+  o.seed = std::strtoull(test::synth_flag(ref.synth, "--seed").c_str(), nullptr, 10);
+  o.weight_std = std::strtof(test::synth_flag(ref.synth, "--weight-std").c_str(), nullptr);
   o.n_layer = 4;
-  EXPECT_EQ(synth_option(ref.synth, "--layers"), "4");
+  EXPECT_EQ(test::synth_flag(ref.synth, "--layers"), "4");
   EXPECT_GT(o.weight_std, 0.0f) << ref.synth;
-  o.vocab_path = test::shared_path("models/stories260K.gguf");
+  o.vocab_path = test::shared_path(test::synth_flag(ref.synth, "--vocab"));
   o.out_path = testing::TempDir() + "oxidize_swa_" + arch + ".gguf";
   const Status st = synth_gguf(o);
   EXPECT_TRUE(st.is_ok()) << st.message();
