@@ -3,6 +3,7 @@
 // drop_positions, seq_cp, can_resume and ranges/restore treat the positions a window layer holds.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -86,6 +87,35 @@ TEST(KvCacheSlidingWindow, WindowLayersHoldWindowPlusBatchPlusATile) {
   KvCacheShape bad = window_shape(1);
   bad.sliding.pop_back();
   EXPECT_EQ(KvCache::bytes_needed(bad).status().code(), ErrorCode::kInvalidArgument);
+}
+
+// Gemma 3 1B's cache (llama.cpp's hparams: 26 layers, one KV head of 256, window 512 on five layers
+// of six, so 22 window layers and 4 global ones) at f16 with batches of 512: 1024 bytes per
+// position and layer. llama.cpp's window cache has 1024 cells (window + ubatch, padded to 256);
+// ours 1088 (one tile more), against n_ctx rows for every layer before (and with --swa-full).
+TEST(KvCacheSlidingWindow, Gemma3OneBillionShape) {
+  KvCacheShape s;
+  s.n_layer = 26;
+  s.k_dim = s.v_dim = s.head_dim_k = s.head_dim_v = 256;
+  s.type_k = s.type_v = DType::F16;
+  for (int l = 0; l < 26; ++l) s.sliding.push_back(l % 6 < 5);
+  s.window = 512;
+  s.n_batch = 512;
+  for (int n_ctx : {4096, 32768}) {
+    s.n_ctx = n_ctx;
+    s.swa_full = false;
+    const uint64_t window = KvCache::bytes_needed(s).value();
+    s.swa_full = true;
+    const uint64_t full = KvCache::bytes_needed(s).value();
+    EXPECT_EQ(full, 26ull * n_ctx * 1024);
+    EXPECT_EQ(window, (4ull * n_ctx + 22ull * 1088) * 1024);
+    const uint64_t llama_cpp = (4ull * n_ctx + 22ull * 1024) * 1024;
+    std::printf("gemma3 1B, n_ctx %d, f16: %llu bytes (%.1f MiB) with the window, %llu (%.1f MiB) --swa-full; "
+                "llama.cpp %llu (%.1f MiB)\n",
+                n_ctx, static_cast<unsigned long long>(window), window / 1048576.0,
+                static_cast<unsigned long long>(full), full / 1048576.0, static_cast<unsigned long long>(llama_cpp),
+                llama_cpp / 1048576.0);
+  }
 }
 
 TEST(KvCacheSlidingWindow, MakeRoomKeepsTheWindowFromATileBoundary) {
