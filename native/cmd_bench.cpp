@@ -50,6 +50,7 @@ Status cmd_bench(Args& args) {
   OX_ASSIGN_OR_RETURN(int64_t n_batch, args.integer({"-b", "--batch-size"}, 512, 1, 1 << 16));
   OX_ASSIGN_OR_RETURN(std::string output, args.string({"-o", "--output"}, "md"));
   options.warmup = !args.flag({"--no-warmup"});
+  options.swa_full = args.flag({"--swa-full"});
   OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
   OX_TRY(args.finish());
   if (output != "md" && output != "json" && output != "jsonl") {

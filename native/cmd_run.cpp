@@ -53,6 +53,7 @@ Result<LoadedSession> open_session(Args& args, const OpenSessionOptions& open) {
   options.n_threads = static_cast<int>(n_threads);
   options.n_batch = static_cast<int>(n_batch);
   OX_TRY(cache_types(args, &options.cache_type_k, &options.cache_type_v));
+  options.swa_full = args.flag({"--swa-full"});
   std::string chat_template;
   if (open.chat_template) {
     OX_ASSIGN_OR_RETURN(chat_template, chat_template_arg(args));

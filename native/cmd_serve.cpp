@@ -55,6 +55,7 @@ Status cmd_serve(Args& args) {
   }
   OX_ASSIGN_OR_RETURN(o.chat_template, chat_template_arg(args));
   OX_TRY(cache_types(args, &o.cache_type_k, &o.cache_type_v));
+  o.swa_full = args.flag({"--swa-full"});
   OX_TRY(args.finish());
   if (!key_file.empty()) {
     if (!o.api_key.empty()) return error(ErrorCode::kInvalidArgument, "give either --api-key or --api-key-file");

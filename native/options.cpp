@@ -26,6 +26,7 @@ const OptionDef kModelOptions[] = {
     {{"-ctk", "--cache-type-k"}, "TYPE", "KV cache type for K: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 "
                                          "(default f16)"},
     {{"-ctv", "--cache-type-v"}, "TYPE", "KV cache type for V (same types; default f16)"},
+    {{"--swa-full"}, nullptr, "sliding-window layers keep the whole context (default: only their window, as llama.cpp)"},
     {{"-ngl", "--n-gpu-layers", "--gpu-layers"}, "N", "accepted for llama.cpp scripts; ignored", false,
      "oxidize has no GPU backend: -ngl is ignored, every layer runs on the CPU"},
     {{"--mlock"}, nullptr, "accepted for llama.cpp scripts; ignored", false,
@@ -188,6 +189,7 @@ const OptionDef kBenchOptions[] = {
     {{"-b", "--batch-size"}, "N", "prompt tokens per forward pass (default 512)"},
     {{"-ctk", "--cache-type-k"}, "TYPE", "KV cache type for K (default f16; see `oxidize run --help`)"},
     {{"-ctv", "--cache-type-v"}, "TYPE", "KV cache type for V (default f16)"},
+    {{"--swa-full"}, nullptr, "sliding-window layers keep the whole context (default: only their window)"},
     {{"-o", "--output"}, "md|json|jsonl", "output format (default md; jsonl: one JSON object per line)"},
     {{"--no-warmup"}, nullptr, "no untimed first run"},
     {{"--isa"}, "NAME", "kernel table to use"},

@@ -274,6 +274,7 @@ class JsEngine {
       o.chat_template = chat_template.as<std::string>();
     }
     o.embeddings = bool_or(options, "embeddings", false);
+    o.swa_full = bool_or(options, "swaFull", false);
     if (const val pooling = options.isUndefined() || options.isNull() ? val::undefined() : options["pooling"];
         !pooling.isUndefined()) {
       Result<Pooling> parsed = parse_pooling(pooling.isString() ? pooling.as<std::string>() : "", "pooling");

@@ -139,6 +139,7 @@ Result<std::unique_ptr<Session>> Engine::open_session(std::shared_ptr<const Load
   session_options.n_batch = options.n_batch;
   session_options.cache_type_k = options.cache_type_k;
   session_options.cache_type_v = options.cache_type_v;
+  session_options.swa_full = options.swa_full;
   return Session::create(std::move(model), session_options);
 }
 

@@ -38,6 +38,7 @@ struct LoadOptions {
   int n_batch = 512;
   DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
   DType cache_type_v = DType::F16;
+  bool swa_full = false;  // JS swaFull: sliding-window layers keep the whole context
   std::string chat_template;  // JS chatTemplate: a built-in name or Jinja source; empty: the model's
   // JS embeddings / pooling (wllama's and llama.cpp's names): the model is opened as an Embedder
   // (wasm/embeddings.cpp) instead of a generating session; pooling kRank makes it a reranker.

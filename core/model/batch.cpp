@@ -65,6 +65,12 @@ Status Model::check_batch(const ForwardState& st, std::span<const BatchToken> ba
 
 Status Model::forward_batch(ForwardState& st, std::span<const BatchToken> batch, float* logits) const {
   OX_TRY(check_batch(st, batch));
+  // Each sequence's rows for its tokens (positions ascend from n_pos within a sequence).
+  std::vector<int64_t> count(static_cast<size_t>(st.kv.n_seq()), 0);
+  for (const BatchToken& b : batch) ++count[static_cast<size_t>(b.seq)];
+  for (int s = 0; s < st.kv.n_seq(); ++s) {
+    if (count[static_cast<size_t>(s)] > 0) st.kv.make_room(s, st.kv.n_pos(s), count[static_cast<size_t>(s)]);
+  }
   forward_(*this, st, batch, logits);
   // Positions ascend within a sequence, so the last one written is the sequence's end.
   for (const BatchToken& b : batch) st.kv.set_n_pos(b.seq, b.pos + 1);
@@ -82,6 +88,7 @@ void Model::forward(ForwardState& st, std::span<const int32_t> tokens, int64_t p
     const bool logits_row = all_logits || t == n - 1;
     st.batch[static_cast<size_t>(t)] = BatchToken{tokens[static_cast<size_t>(t)], 0, pos0 + t, logits_row};
   }
+  st.kv.make_room(0, pos0, n);
   forward_(*this, st, std::span<const BatchToken>(st.batch.data(), static_cast<size_t>(n)), logits);
   st.kv.set_n_pos(0, pos0 + n);
 }

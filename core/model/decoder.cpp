@@ -275,9 +275,11 @@ void attention_block(const Model& m, ForwardState& st, int l, const float* h, st
   // (an earlier run of the same sequence in this batch was stored above).
   const int64_t att_row = hp.n_head * hp.head_dim_v;
   for (const SeqRun& r : runs) {
-    const KvLayerView view{st.kv.k(l, cache_seq(r), cache_pos0(r)), st.kv.v(l, cache_seq(r), cache_pos0(r)),
-                           st.kv.k_row_bytes(), st.kv.v_row_bytes(),
-                           st.kv.type_k(),         st.kv.type_v()};
+    KvLayerView view = st.kv.layer_view(l, cache_seq(r));
+    if (st.hidden_output) {  // the run's position 0 is at its batch offset (no sliding rows here)
+      view.k = st.kv.k(l, 0, cache_pos0(r));
+      view.v = st.kv.v(l, 0, cache_pos0(r));
+    }
     attention(ops, q + r.t0 * q_row, r.n, r.pos0, view, p, st.att.data() + r.t0 * att_row);
   }
   linear(ops, L.wo, L.bo, st.att.data(), n, out);

@@ -84,11 +84,12 @@ void attend(const Model& m, ForwardState& st, int l, std::span<const SeqRun> run
   p.scale = m.spec().attn_scale;
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   for (const SeqRun& r : runs) {
-    const uint8_t* k = st.kv.k(l, r.seq, 0);
-    const KvLayerView view =
-        latent ? KvLayerView{k, k, st.kv.k_row_bytes(), st.kv.k_row_bytes(), st.kv.type_k(), st.kv.type_k()}
-               : KvLayerView{k, st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(), st.kv.type_k(),
-                             st.kv.type_v()};
+    KvLayerView view = st.kv.layer_view(l, r.seq);
+    if (latent) {  // the values are the keys' first head_dim_v elements
+      view.v = view.k;
+      view.v_row_bytes = view.k_row_bytes;
+      view.type_v = view.type_k;
+    }
     attention(st.ops, q + r.t0 * q_row, r.n, r.pos0, view, p, st.att.data() + r.t0 * att_row);
   }
 }

@@ -88,9 +88,7 @@ void gemma_attention(const Model& m, ForwardState& st, int l, const float* h, st
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   float* att = st.att.data();  // [n, q_dim]
   for (const SeqRun& r : runs) {
-    const KvLayerView view{st.kv.k(la.kv_layer, r.seq, 0), st.kv.v(la.kv_layer, r.seq, 0), st.kv.k_row_bytes(),
-                           st.kv.v_row_bytes(),          st.kv.type_k(),                   st.kv.type_v()};
-    ox::attention(ops, q + r.t0 * q_dim, r.n, r.pos0, view, p, att + r.t0 * q_dim);
+    ox::attention(ops, q + r.t0 * q_dim, r.n, r.pos0, st.kv.layer_view(la.kv_layer, r.seq), p, att + r.t0 * q_dim);
   }
   matmul(ops, L.wo, att, n, out);
 }

@@ -39,6 +39,7 @@ Status Model::forward_hidden(ForwardState& st, std::span<const BatchToken> batch
                                                   static_cast<long long>(t), static_cast<long long>(b.pos), hparams_.n_ctx_train));
     }
   }
+  st.kv.make_room(0, 0, n);
   st.hidden_output = true;
   forward_(*this, st, batch, hidden);
   st.hidden_output = false;

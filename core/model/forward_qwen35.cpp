@@ -67,9 +67,7 @@ void gated_attention(const Model& m, ForwardState& st, int l, const float* h, st
   p.f16_accumulator = st.numerics == Numerics::kLlamaCpp;
   float* att = st.att.data();
   for (const SeqRun& r : runs) {
-    const KvLayerView view{st.kv.k(l, r.seq, 0), st.kv.v(l, r.seq, 0), st.kv.k_row_bytes(), st.kv.v_row_bytes(),
-                           st.kv.type_k(),         st.kv.type_v()};
-    attention(ops, q + r.t0 * q_dim, r.n, r.pos0, view, p, att + r.t0 * q_dim);
+    attention(ops, q + r.t0 * q_dim, r.n, r.pos0, st.kv.layer_view(l, r.seq), p, att + r.t0 * q_dim);
   }
   for (int64_t t = 0; t < n; ++t) {
     for (int64_t i = 0; i < q_dim; ++i) {

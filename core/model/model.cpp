@@ -168,7 +168,8 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   return std::shared_ptr<const Model>(std::move(model));
 }
 
-KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq) const {
+KvCacheShape Model::kv_shape(int n_ctx, int max_batch, DType cache_type_k, DType cache_type_v, int n_seq,
+                             bool swa_full) const {
   const HParams& hp = hparams_;
   KvCacheShape s;
   // The layers that store keys and values (the last ones may reuse earlier ones'), each
@@ -189,6 +190,17 @@ KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, 
   s.type_k = cache_type_k;
   s.type_v = cache_type_v;
   s.n_seq = n_seq;
+  // Causal sliding-window layers (llama4's chunks too: a chunk lies within the window before a
+  // position) keep only their window unless swa_full; a symmetric window sees later positions too.
+  const bool windows = spec_.causal_attention && !spec_.swa_symmetric;
+  for (int l = 0; l < s.n_layer && windows; ++l) {
+    const int window = layers_[static_cast<size_t>(l)].window;
+    s.window = std::max(s.window, window);
+    s.sliding.push_back(window > 0);
+  }
+  if (s.window == 0) s.sliding.clear();
+  s.n_batch = max_batch;
+  s.swa_full = swa_full;
   // The latent cache of deepseek2 files with attn_k_b / attn_v_b: a position's value is the start of
   // its key row (llama.cpp's K-only cache, which ignores the V type), so no V rows.
   if (spec_.mla && hp.mla_absorbed()) {
@@ -207,7 +219,7 @@ KvCacheShape Model::kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, 
 
 Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
                                                        ThreadPool* pool, DType cache_type_k, DType cache_type_v,
-                                                       int n_seq) const {
+                                                       int n_seq, bool swa_full) const {
   const HParams& hp = hparams_;
   if (n_ctx < 1 || max_batch < 1 || n_seq < 1) {
     return error(ErrorCode::kInvalidArgument, strfmt("context %d, batch %d and sequences %d must be positive", n_ctx,
@@ -221,7 +233,7 @@ Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch,
   // Everything below, counted before any of it is allocated: a context too large for this
   // machine (or wasm's 4 GiB) is refused with the numbers instead of aborting or swapping.
   const uint64_t n = static_cast<uint64_t>(max_batch);
-  const KvCacheShape kv_shape = this->kv_shape(n_ctx, cache_type_k, cache_type_v, n_seq);
+  const KvCacheShape kv_shape = this->kv_shape(n_ctx, max_batch, cache_type_k, cache_type_v, n_seq, swa_full);
   OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
   // Head buffers as wide as the widest layer's (window layers may have heads of their own size).
   const int head_dim_k = std::max(hp.head_dim_k, hp.head_dim_k_swa), head_dim_v = std::max(hp.head_dim_v, hp.head_dim_v_swa);
@@ -297,12 +309,9 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
                         static_cast<long long>(n_keep), static_cast<long long>(n_keep + n_discard),
                         static_cast<long long>(n_past), seq, static_cast<long long>(st.kv.n_pos(seq))));
   }
-  const int64_t n_moved = n_past - n_keep - n_discard;
-  st.kv.move_rows(seq, n_keep + n_discard, n_keep, n_moved);
-  if (!spec_.rope) {  // ALiBi's biases depend on distances only: the moved keys stay as they are
-    st.kv.set_n_pos(seq, n_past - n_discard);
-    return Status::ok();
-  }
+  st.kv.set_n_pos(seq, n_past);
+  st.kv.drop_positions(seq, n_keep, n_keep + n_discard);
+  if (!spec_.rope) return Status::ok();  // ALiBi's biases depend on distances only: the moved keys stay as they are
   // Rotating by -n_discard: RoPE's angle is linear in the position, so rotation by theta(p) then by
   // theta(-d) is rotation by theta(p - d). A block of rows at a time, as one token of many heads.
   const int64_t k_dim = st.kv.k_dim();
@@ -320,14 +329,15 @@ Status Model::shift(ForwardState& st, int64_t n_keep, int64_t n_discard, int64_t
     RopeParams rope_params = la.rope;
     rope_params.attn_factor /= rope_mscale(rope_params);
     const int64_t layer_k_dim = int64_t{la.n_head_kv} * la.head_dim_k;
-    for (int64_t r0 = 0; r0 < n_moved; r0 += kRows) {
-      const int64_t n = std::min(kRows, n_moved - r0);
-      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, n_keep + r0 + r), rows.data() + r * layer_k_dim, layer_k_dim);
+    // The moved positions this layer holds (a sliding-window layer: only its window's).
+    const int64_t end = n_past - n_discard;
+    for (int64_t p0 = std::max(n_keep, st.kv.first_pos(l, seq)); p0 < end; p0 += kRows) {
+      const int64_t n = std::min(kRows, end - p0);
+      for (int64_t r = 0; r < n; ++r) load(st.kv.k(l, seq, p0 + r), rows.data() + r * layer_k_dim, layer_k_dim);
       rope(rows.data() + rot_offset, 1, static_cast<int>(n * la.n_head_kv), la.head_dim_k, -n_discard, rope_params);
-      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * layer_k_dim, st.kv.k(l, seq, n_keep + r0 + r), layer_k_dim);
+      for (int64_t r = 0; r < n; ++r) store(rows.data() + r * layer_k_dim, st.kv.k(l, seq, p0 + r), layer_k_dim);
     }
   }
-  st.kv.set_n_pos(seq, n_past - n_discard);
   return Status::ok();
 }
 

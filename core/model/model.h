@@ -185,12 +185,15 @@ class Model {
 
   // Sizes a ForwardState for n_seq sequences of n_ctx positions and batches of up to max_batch
   // tokens, with a KV cache of the given element types (kKvCacheTypes). Refuses, naming the bytes,
-  // what does not fit in memory.
+  // what does not fit in memory. Causal sliding-window layers keep only their window (about window
+  // + max_batch positions per sequence, as llama.cpp's SWA cache) unless swa_full.
   Result<std::unique_ptr<ForwardState>> new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
                                                   ThreadPool* pool, DType cache_type_k = DType::F16,
-                                                  DType cache_type_v = DType::F16, int n_seq = 1) const;
+                                                  DType cache_type_v = DType::F16, int n_seq = 1,
+                                                  bool swa_full = false) const;
   // The KV cache new_state would allocate (types and size checked by KvCache).
-  KvCacheShape kv_shape(int n_ctx, DType cache_type_k, DType cache_type_v, int n_seq = 1) const;
+  KvCacheShape kv_shape(int n_ctx, int max_batch, DType cache_type_k, DType cache_type_v, int n_seq = 1,
+                        bool swa_full = false) const;
 
   // Runs tokens at positions pos0.. of sequence 0 through the model, filling the KV cache; sequence
   // 0 then holds pos0 + tokens.size() positions (evaluating at pos0 below what it held drops the

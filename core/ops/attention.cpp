@@ -38,7 +38,7 @@ struct Plan {
   uint64_t v_head_bytes;
   int64_t rows;              // group * block_tokens: query rows of a full item
   int64_t scratch_floats;    // per thread
-  int64_t n_kv;              // positions held: [0, n_kv)
+  int64_t n_kv;              // positions held: [kv->pos_first, n_kv)
 };
 
 // Per-thread scratch of one item, carved from OpContext::float_scratch.
@@ -77,31 +77,42 @@ int64_t scratch_floats(const Plan& plan) {
 }
 
 // Positions visible to the token at pos: [first, end_visible) (end: pos + 1, or every position held
-// for non-causal attention).
-inline int64_t first_visible(const AttentionParams& p, int64_t pos) {
-  if (p.window > 0 && p.chunked) return pos / p.window * p.window;
-  if (p.window > 0 && p.symmetric) return std::max<int64_t>(0, pos - p.window / 2);
-  return (p.window > 0 && pos + 1 > p.window) ? pos + 1 - p.window : 0;
+// for non-causal attention), none before the first one the view holds.
+inline int64_t first_visible(const Plan& plan, int64_t pos) {
+  const AttentionParams& p = *plan.p;
+  int64_t first = 0;
+  if (p.window > 0 && p.chunked) {
+    first = pos / p.window * p.window;
+  } else if (p.window > 0 && p.symmetric) {
+    first = std::max<int64_t>(0, pos - p.window / 2);
+  } else if (p.window > 0 && pos + 1 > p.window) {
+    first = pos + 1 - p.window;
+  }
+  return std::max(first, plan.kv->pos_first);
 }
 inline int64_t end_visible(const AttentionParams& p, int64_t pos, int64_t n_kv) {
   const int64_t end = p.causal ? pos + 1 : n_kv;
   return p.window > 0 && p.symmetric ? std::min(end, pos + p.window / 2 + 1) : end;
 }
 
-// Scores of every row against positions [j0, j0 + n) of KV head hk: scores[r * kAttentionTile + j].
-void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, const Scratch& s) {
+// Row of position j in the view (j >= kv.pos_first).
+inline uint64_t view_row(const KvLayerView& kv, int64_t j) { return static_cast<uint64_t>(j - kv.pos_first); }
+
+// Scores of every row against positions [j0, j0 + n) of KV head hk, in columns [c, c + n) of the
+// tile: scores[r * kAttentionTile + c + j].
+void tile_scores(const Plan& plan, int hk, int64_t rows, int64_t j0, int64_t n, int64_t c, const Scratch& s) {
   const AttentionParams& p = *plan.p;
   const KvLayerView& kv = *plan.kv;
-  const uint8_t* keys = kv.k + static_cast<uint64_t>(j0) * kv.k_row_bytes + static_cast<uint64_t>(hk) * plan.k_head_bytes;
+  const uint8_t* keys = kv.k + view_row(kv, j0) * kv.k_row_bytes + static_cast<uint64_t>(hk) * plan.k_head_bytes;
   const uint32_t type = static_cast<uint32_t>(kv.type_k);
   if (const kernels::GemmFn gemm = plan.kernels->gemm[type]; gemm != nullptr) {
-    gemm(p.head_dim_k, keys, kv.k_row_bytes, n, s.q_conv, plan.q_row_bytes, rows, s.scores, kAttentionTile);
+    gemm(p.head_dim_k, keys, kv.k_row_bytes, n, s.q_conv, plan.q_row_bytes, rows, s.scores + c, kAttentionTile);
     return;
   }
   const VecDotFn dot = plan.kernels->vec_dot[type];
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* q = s.q_conv + static_cast<uint64_t>(r) * plan.q_row_bytes;
-    float* out = s.scores + r * kAttentionTile;
+    float* out = s.scores + r * kAttentionTile + c;
     for (int64_t j = 0; j < n; ++j) dot(p.head_dim_k, out + j, keys + static_cast<uint64_t>(j) * kv.k_row_bytes, q);
   }
 }
@@ -125,7 +136,7 @@ void add_sink(const AttentionParams& p, int64_t h, float* max, float* sum, float
 const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const Scratch& s, int64_t* stride) {
   const KvLayerView& kv = *plan.kv;
   const int dv = plan.p->head_dim_v;
-  const uint8_t* values = kv.v + static_cast<uint64_t>(j0) * kv.v_row_bytes + static_cast<uint64_t>(hk) * plan.v_head_bytes;
+  const uint8_t* values = kv.v + view_row(kv, j0) * kv.v_row_bytes + static_cast<uint64_t>(hk) * plan.v_head_bytes;
   if (kv.type_v == DType::F32) {  // read in place
     *stride = static_cast<int64_t>(kv.v_row_bytes / sizeof(float));
     return reinterpret_cast<const float*>(values);
@@ -154,20 +165,25 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
     s.sum[r] = 0.0f;
   }
   std::memset(s.acc, 0, sizeof(float) * static_cast<size_t>(rows * dv));
-  const int64_t lo = std::max(c0, first_visible(p, pos0 + t0));
+  const int64_t lo = std::max(c0, first_visible(plan, pos0 + t0));
   const int64_t hi = std::min(c1, end_visible(p, pos0 + t1 - 1, plan.n_kv));  // exclusive
   const float softcap_scale = p.softcap > 0 ? p.scale / p.softcap : 0.0f;
   // Tiles start at multiples of kAttentionTile (chunks do too), so a row meets the same tiles,
   // and gets the same bits, whichever batch and block it is evaluated in.
+  // Positions of a tile before lo are seen by no row of this item: neither read nor weighed (the
+  // rows before the view's first one are not there to read). Skipped in whole groups of 4 from the
+  // tile's start, the groups the scalar attn_accumulate sums together, so a row's sums are the same
+  // whichever block it is in: a skipped group would only have added zeros.
   for (int64_t j0 = lo / kAttentionTile * kAttentionTile; j0 < hi; j0 += kAttentionTile) {
     const int64_t n = std::min(kAttentionTile, hi - j0);
-    tile_scores(plan, hk, rows, j0, n, s);
+    const int64_t skip = std::max<int64_t>({0, (lo - j0) / 4 * 4, plan.kv->pos_first - j0});
+    tile_scores(plan, hk, rows, j0 + skip, n - skip, skip, s);
     int64_t v_stride = 0;
-    const float* values = tile_values(plan, hk, j0, n, s, &v_stride);
+    const float* values = tile_values(plan, hk, j0 + skip, n - skip, s, &v_stride);
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t pos = pos0 + t0 + r / plan.group;
       // This row's visible part of the tile: [a, b).
-      const int64_t a = std::max<int64_t>(0, first_visible(p, pos) - j0);
+      const int64_t a = std::max<int64_t>(skip, first_visible(plan, pos) - j0);
       const int64_t b = std::min<int64_t>(n, end_visible(p, pos, plan.n_kv) - j0);
       if (a >= b) continue;
       float* sc = s.scores + r * kAttentionTile;
@@ -190,7 +206,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
       // updated; what was summed under an older, smaller maximum is scaled down to the new one.
       const float old_max = s.max[r];
       const float tile_sum = plan.kernels->attn_softmax(sc + a, b - a, scale, &s.max[r]);
-      for (int64_t j = 0; j < a; ++j) sc[j] = 0.0f;
+      for (int64_t j = skip; j < a; ++j) sc[j] = 0.0f;
       float* acc = s.acc + r * dv;
       if (s.max[r] > old_max && s.sum[r] > 0.0f) {
         const float shrink = std::exp(old_max - s.max[r]);
@@ -198,7 +214,7 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         s.sum[r] *= shrink;
       }
       s.sum[r] += tile_sum;
-      plan.kernels->attn_accumulate(acc, sc, values, v_stride, b, dv);
+      plan.kernels->attn_accumulate(acc, sc + skip, values, v_stride, b - skip, dv);
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -233,9 +249,9 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
   std::memset(acc, 0, sizeof(float) * static_cast<size_t>(p.head_dim_v));
   float max_s = -INFINITY, sum = 0;
   const float slope = alibi_slope(h, p.n_head, p.alibi_max_bias);  // 0 without ALiBi
-  for (int64_t j = first_visible(p, pos); j < end_visible(p, pos, plan.n_kv); ++j) {
+  for (int64_t j = first_visible(plan, pos); j < end_visible(p, pos, plan.n_kv); ++j) {
     float s = 0.0f;
-    dot(p.head_dim_k, &s, kv.k + static_cast<uint64_t>(j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
+    dot(p.head_dim_k, &s, kv.k + view_row(kv, j) * kv.k_row_bytes + hk * plan.k_head_bytes, q16);
     s = p.softcap > 0 ? p.softcap * std::tanh(s * (p.scale / p.softcap)) : s * p.scale;
     s += slope * alibi_distance(j, pos);
     if (p.rel_bias != nullptr) s += p.rel_bias[(j - pos) * p.n_head + h];
@@ -248,7 +264,7 @@ void attend_f16_accumulator(const Plan& plan, const float* q, int64_t pos, int h
     } else {
       w = std::exp(s - max_s);
     }
-    to_float(kv.v + static_cast<uint64_t>(j) * kv.v_row_bytes + hk * plan.v_head_bytes, v32, p.head_dim_v);
+    to_float(kv.v + view_row(kv, j) * kv.v_row_bytes + hk * plan.v_head_bytes, v32, p.head_dim_v);
     for (int d = 0; d < p.head_dim_v; ++d) acc[d] = round_f16(acc[d] + v32[d] * w);
     sum = sum * rescale + w;
   }

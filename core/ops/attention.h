@@ -44,7 +44,9 @@ struct AttentionParams {
 };
 
 // One layer of the cache as attention reads it: position j's keys (every KV head, in type_k) at
-// k + j * k_row_bytes, its values likewise. A head's keys are whole blocks of type_k.
+// k + (j - pos_first) * k_row_bytes, its values likewise. A head's keys are whole blocks of type_k.
+// Positions before pos_first are not held (a sliding-window layer's cache keeps only the window)
+// and are seen by no query.
 struct KvLayerView {
   const uint8_t* k = nullptr;
   const uint8_t* v = nullptr;
@@ -52,10 +54,12 @@ struct KvLayerView {
   uint64_t v_row_bytes = 0;
   DType type_k = DType::F16;
   DType type_v = DType::F16;
+  int64_t pos_first = 0;
 };
 
 // q: [n_tokens][n_head * head_dim_k], token t at position pos0 + t, whose keys and values are
-// already in the cache (positions [0, pos0 + n_tokens); without p.causal each token sees all of them). out: [n_tokens][n_head * head_dim_v].
+// already in the cache (positions [kv.pos_first, pos0 + n_tokens); without p.causal each token sees
+// all of them). out: [n_tokens][n_head * head_dim_v].
 void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
                const AttentionParams& p, float* out);
 

@@ -119,6 +119,8 @@ Status Generation::begin() {
   if (common == prompt_.size()) --common;
   // A recurrent state cannot be cut back to the common prefix: it is reused whole or not at all.
   if (session_.model().model().has_recurrent_state() && common < cached.size()) common = 0;
+  // Sliding-window layers that moved past the window the cut needs: the whole prompt again.
+  if (common > 0 && !session_.can_resume(static_cast<int>(common))) common = 0;
   OX_TRY(session_.truncate(static_cast<int>(common)));
   prompt_pos_ = common;
   stats_.n_prompt_cached = static_cast<int>(common);

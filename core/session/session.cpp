@@ -93,7 +93,7 @@ Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const LoadedMod
   session->n_batch_ = std::min(options.n_batch, n_ctx);
   OX_ASSIGN_OR_RETURN(session->state_,
                       model->model().new_state(n_ctx, session->n_batch_, &kernels::best_kernels(), &session->pool_,
-                                               options.cache_type_k, options.cache_type_v));
+                                               options.cache_type_k, options.cache_type_v, 1, options.swa_full));
   session->logits_.resize(static_cast<size_t>(model->hparams().n_vocab));
   return session;
 }
@@ -117,6 +117,13 @@ Status Session::eval(std::span<const int32_t> tokens, float* all_logits) {
                  strfmt("%zu tokens do not fit in the context: %zu of %d positions are used; raise the context "
                         "size (-c) or shorten the prompt",
                         tokens.size(), tokens_.size(), n_ctx_));
+  }
+  if (!tokens_.empty() && !can_resume(n_past())) {
+    // The sliding-window layers lack positions the next token sees (a cut back, or a context shift
+    // that kept fewer than a window): the held tokens again from position 0.
+    const std::vector<int32_t> held = std::move(tokens_);
+    tokens_.clear();
+    OX_TRY(eval(held, nullptr));
   }
   for (size_t done = 0; done < tokens.size();) {
     const size_t n = std::min(tokens.size() - done, static_cast<size_t>(n_batch_));

@@ -92,6 +92,9 @@ struct SessionOptions {
   // Element formats of the KV cache (kv_cache.h's kKvCacheTypes); f16 as llama.cpp's default.
   DType cache_type_k = DType::F16;
   DType cache_type_v = DType::F16;
+  // Sliding-window layers keep n_ctx positions like the others (llama.cpp's --swa-full) instead of
+  // their window only: more memory, but any cut back can continue without evaluating again.
+  bool swa_full = false;
   static constexpr int kDefaultMaxContext = 4096;
 };
 
@@ -121,8 +124,16 @@ class Session {
   Status eval(std::span<const int32_t> tokens, float* all_logits);
   // Logits of the next-token distribution after the last eval ([n_vocab]); empty before any eval.
   std::span<const float> logits() const;
-  // Drops every position >= n_keep from the KV cache (n_keep <= n_past).
+  // Drops every position >= n_keep from the KV cache (n_keep <= n_past). Where the cache's
+  // sliding-window layers no longer hold what continuing at n_keep sees (can_resume), the next
+  // eval first evaluates the kept tokens again.
   Status truncate(int n_keep);
+  // Whether the cache can continue after its first n positions as they are (n <= n_past): false
+  // where sliding-window layers have moved past the window position n needs (llama.cpp then
+  // evaluates the prompt again too). Callers reusing a prefix ask, to count what is reused.
+  bool can_resume(int n) const { return state_->kv.can_resume(0, n); }
+  // Whether sliding-window layers keep only their window (so a cut back may need can_resume).
+  bool window_only_cache() const { return state_->kv.has_sliding() && !state_->kv.shape().swa_full; }
   // Context shift: drops positions [n_keep, n_keep + n_discard) and moves the rest down, re-rotating
   // their keys (Model::shift); tokens() follows. The logits stay those of the last token.
   Status shift(int n_keep, int n_discard);

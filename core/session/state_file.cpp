@@ -59,6 +59,7 @@ struct Expected {
   int n_ctx = 0;
   int n_vocab = 0;
   int n_layer = 0;
+  const KvCache* kv = nullptr;  // which layers are sliding-window ones
   DType type_k = DType::F16, type_v = DType::F16;
   uint64_t k_row_bytes = 0, v_row_bytes = 0;
   uint64_t rs_layer_bytes = 0;  // recurrent state per layer (0: a transformer)
@@ -66,6 +67,7 @@ struct Expected {
 
 struct Parsed {
   uint32_t n_tokens = 0;
+  uint32_t window_first = 0;
   bool has_logits = false;
   const uint8_t* tokens = nullptr;  // n_tokens little-endian i32
   const uint8_t* logits = nullptr;  // n_vocab little-endian f32, if has_logits
@@ -119,7 +121,15 @@ Status check_header(std::span<const uint8_t> bytes, const Expected& e, Parsed* o
                         "of %d; raise the context size (-c, n_ctx)",
                         n_tokens, saved_ctx, e.n_ctx));
   }
+  const uint32_t window_first = get_u32(p + 40);
+  if (window_first > n_tokens || (window_first > 0 && !e.kv->has_sliding())) {
+    return error(ErrorCode::kInvalidFile,
+                 strfmt("window_first %u at offset 40 is not a position of the %u tokens held by a sliding-window "
+                        "layer of this model",
+                        window_first, n_tokens));
+  }
   out->n_tokens = n_tokens;
+  out->window_first = window_first;
   out->has_logits = (flags & kStateHasLogits) != 0;
   if (out->has_logits && n_tokens == 0) {
     return error(ErrorCode::kInvalidFile, "the flags at offset 12 say logits follow, but the state holds no tokens");
@@ -148,10 +158,11 @@ Status check_body(std::span<const uint8_t> bytes, const Expected& e, Parsed* out
   }
   out->kv = bytes.data() + offset;
   for (int l = 0; l < e.n_layer; ++l) {
+    const uint64_t rows = static_cast<uint64_t>(e.kv->saved_rows(l, static_cast<int64_t>(n), out->window_first));
     for (auto [row, name] : {std::pair{e.k_row_bytes, "K"}, std::pair{e.v_row_bytes, "V"}}) {
       const std::string what = strfmt("the %s cache of layer %d for %llu positions", name, l,
-                                      static_cast<unsigned long long>(n));
-      OX_TRY(take(n * row, what).status());  // read in place by load_state, from out->kv on
+                                      static_cast<unsigned long long>(rows));
+      OX_TRY(take(rows * row, what).status());  // read in place by load_state, from out->kv on
     }
   }
   for (int l = 0; l < e.n_layer && e.rs_layer_bytes > 0; ++l) {
@@ -193,8 +204,8 @@ uint64_t model_fingerprint(const gguf::GgufFile& file) {
 Result<std::vector<uint8_t>> Session::save_state() const {
   const KvCache& kv = state_->kv;
   const uint64_t n = tokens_.size();
-  const uint64_t kv_bytes =
-      n * (kv.k_row_bytes() + kv.v_row_bytes()) * static_cast<uint64_t>(kv.shape().n_layer) + kv.rs().bytes() / kv.n_seq();
+  const int64_t window_first = kv.saved_first(static_cast<int64_t>(n));
+  const uint64_t kv_bytes = kv.saved_bytes(static_cast<int64_t>(n), window_first);
   const uint64_t total = kStateHeaderBytes + 4 * n + (logits_valid_ ? 4 * logits_.size() : 0) + kv_bytes;
   OX_TRY(check_memory(total, "the saved state", "save a shorter context"));
   std::vector<uint8_t> out;
@@ -207,6 +218,7 @@ Result<std::vector<uint8_t>> Session::save_state() const {
   put_u32(out, static_cast<uint32_t>(kv.type_k()));
   put_u32(out, static_cast<uint32_t>(kv.type_v()));
   put_u32(out, static_cast<uint32_t>(n));
+  put_u32(out, static_cast<uint32_t>(window_first));
   for (int32_t id : tokens_) put_u32(out, static_cast<uint32_t>(id));
   if (logits_valid_) {
     for (float f : logits_) {
@@ -227,6 +239,7 @@ Status Session::load_state(std::span<const uint8_t> bytes) {
   e.n_ctx = n_ctx_;
   e.n_vocab = model_->hparams().n_vocab;
   e.n_layer = kv.shape().n_layer;
+  e.kv = &kv;
   e.type_k = kv.type_k();
   e.type_v = kv.type_v();
   e.k_row_bytes = kv.k_row_bytes();
@@ -245,11 +258,7 @@ Status Session::load_state(std::span<const uint8_t> bytes) {
       std::memcpy(&logits_[i], &bits, 4);
     }
   }
-  const uint8_t* src = p.kv;
-  for (std::span<uint8_t> r : kv.mutable_ranges(p.n_tokens)) {
-    if (!r.empty()) std::memcpy(r.data(), src, r.size());
-    src += r.size();
-  }
+  kv.restore(0, p.n_tokens, p.window_first, p.kv);
   return Status::ok();
 }
 

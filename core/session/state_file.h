@@ -10,13 +10,17 @@
 //   28      4   u32         K cache type (GGUF type id: 1 = f16, 8 = q8_0, ...)
 //   32      4   u32         V cache type
 //   36      4   u32         n_tokens
-//   40      4 * n_tokens    token ids (i32)
+//   40      4   u32         window_first: the first position the sliding-window layers' rows hold
+//                           (0 for models without; <= n_tokens)
+//   44      4 * n_tokens    token ids (i32)
 //   ...     4 * n_vocab     logits (f32), if flag bit 0
 //   ...                     per layer: K rows of positions [0, n_tokens), then V rows (the cache's
-//                           own row bytes, KvCache::ranges)
+//                           own row bytes, KvCache::ranges); a sliding-window layer's rows of
+//                           positions [window_first, n_tokens) only
 //   ...                     models with recurrent layers (mamba, hybrids): per layer, the sequence's
 //                           recurrent state, conv then ssm floats (f32; RecurrentState::ranges)
-// Version 2 added the recurrent state (a transformer's state is the same bytes as in version 1).
+// Version 2 added the recurrent state (a transformer's state is the same bytes as in version 1);
+// version 3 window_first (sliding-window layers keep only their window).
 #pragma once
 
 #include <cstddef>
@@ -27,8 +31,8 @@
 namespace ox {
 
 inline constexpr char kStateMagic[8] = {'O', 'X', 'S', 'T', 'A', 'T', 'E', '\0'};
-inline constexpr uint32_t kStateFormatVersion = 2;
-inline constexpr size_t kStateHeaderBytes = 40;
+inline constexpr uint32_t kStateFormatVersion = 3;
+inline constexpr size_t kStateHeaderBytes = 44;
 inline constexpr uint32_t kStateHasLogits = 1u;
 
 // Names the model a state belongs to: 64-bit FNV-1a over general.architecture and, in file order,

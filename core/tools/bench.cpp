@@ -61,9 +61,12 @@ std::vector<int32_t> bench_tokens(int n, int n_vocab) {
 }
 
 // One timed test on top of the first n_depth positions (filled by run_test, kept from run to run):
-// pp is one eval of n_prompt tokens, tg n_gen evals of one token.
-Result<double> time_once(Session& session, int n_depth, int n_prompt, int n_gen, int n_vocab) {
+// pp is one eval of n_prompt tokens, tg n_gen evals of one token. Sliding-window layers that moved
+// past the depth's window get it back from depth_state, as llama-bench restores its saved state.
+Result<double> time_once(Session& session, int n_depth, int n_prompt, int n_gen, int n_vocab,
+                         const std::vector<uint8_t>& depth_state) {
   OX_TRY(session.truncate(n_depth));
+  if (!session.can_resume(n_depth)) OX_TRY(session.load_state(depth_state));
   const double start = seconds_now();
   if (n_prompt > 0) {
     OX_TRY(session.eval(bench_tokens(n_prompt, n_vocab)));
@@ -90,6 +93,7 @@ Result<BenchResult> run_test(std::shared_ptr<const LoadedModel> model, const Ben
   so.n_batch = std::max(options.n_batch, 1);
   so.cache_type_k = options.cache_type_k;
   so.cache_type_v = options.cache_type_v;
+  so.swa_full = options.swa_full;
   const int64_t n_ctx = static_cast<int64_t>(r.n_depth) + r.n_prompt + r.n_gen;
   if (n_ctx > INT32_MAX) {
     return error(ErrorCode::kInvalidArgument, strfmt("bench: depth %d + %d tokens do not fit one context", r.n_depth,
@@ -102,11 +106,17 @@ Result<BenchResult> run_test(std::shared_ptr<const LoadedModel> model, const Ben
   r.type_k = kv_cache_type_name(options.cache_type_k);
   r.type_v = kv_cache_type_name(options.cache_type_v);
   r.kv_bytes = session->kv_bytes();
-  if (r.n_depth > 0) OX_TRY(session->eval(bench_tokens(r.n_depth, n_vocab)));
-  if (options.warmup) OX_TRY(time_once(*session, r.n_depth, r.n_prompt, r.n_gen, n_vocab).status());
+  std::vector<uint8_t> depth_state;
+  if (r.n_depth > 0) {
+    OX_TRY(session->eval(bench_tokens(r.n_depth, n_vocab)));
+    if (session->window_only_cache()) {
+      OX_ASSIGN_OR_RETURN(depth_state, session->save_state());
+    }
+  }
+  if (options.warmup) OX_TRY(time_once(*session, r.n_depth, r.n_prompt, r.n_gen, n_vocab, depth_state).status());
   double sum = 0;
   for (int rep = 0; rep < options.repetitions; ++rep) {
-    OX_ASSIGN_OR_RETURN(double ts, time_once(*session, r.n_depth, r.n_prompt, r.n_gen, n_vocab));
+    OX_ASSIGN_OR_RETURN(double ts, time_once(*session, r.n_depth, r.n_prompt, r.n_gen, n_vocab, depth_state));
     r.samples_ts.push_back(ts);
     sum += ts;
   }

@@ -20,6 +20,7 @@ struct BenchOptions {
   int n_batch = 512;
   DType cache_type_k = DType::F16;  // -ctk / -ctv
   DType cache_type_v = DType::F16;
+  bool swa_full = false;  // --swa-full: sliding-window layers keep the whole context
   bool warmup = true;  // one untimed run of each test first (V8 tiers up wasm during the first run)
 };
 

@@ -68,7 +68,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(std::shared_ptr<const Loade
   s->options_.n_batch = std::max(options.n_batch, options.n_slots);
   OX_ASSIGN_OR_RETURN(s->state_, model->model().new_state(options.n_ctx_slot, s->options_.n_batch,
                                                           &kernels::best_kernels(), &s->pool_, options.cache_type_k,
-                                                          options.cache_type_v, options.n_slots));
+                                                          options.cache_type_v, options.n_slots, options.swa_full));
   s->slots_.resize(static_cast<size_t>(options.n_slots));
   s->logits_.resize(static_cast<size_t>(options.n_slots) * static_cast<size_t>(model->hparams().n_vocab));
   s->batch_.reserve(static_cast<size_t>(s->options_.n_batch));
@@ -149,7 +149,9 @@ void Scheduler::admit(const std::shared_ptr<Job>& job, const std::vector<int>& s
     const int s = slots[c];
     Slot& slot = slots_[static_cast<size_t>(s)];
     const bool evaluates = c == 0;  // the other choices get its cache rows and logits
-    const size_t common = reusable_prefix(slot, prompt, evaluates);
+    size_t common = reusable_prefix(slot, prompt, evaluates);
+    // Sliding-window layers that moved past what the cut needs: the whole prompt again.
+    if (common > 0 && !state_->kv.can_resume(s, static_cast<int64_t>(common))) common = 0;
     const Status removed = model_->model().seq_rm(*state_, s, static_cast<int64_t>(common), -1);
     OX_CHECK(removed.is_ok());  // a tail, or a recurrent sequence whole: cannot fail
     slot.cached.resize(common);

@@ -31,6 +31,7 @@ struct SchedulerOptions {
   int max_queue = 64;
   DType cache_type_k = DType::F16;
   DType cache_type_v = DType::F16;
+  bool swa_full = false;       // sliding-window layers keep the whole context (llama.cpp's --swa-full)
   bool context_shift = false;  // llama-server's --context-shift (off by default in v0.5.0)
 };
 

@@ -73,6 +73,7 @@ Result<Loaded> load(const ServerOptions& o, Metrics* metrics) {
   so.max_queue = o.max_queue;
   so.cache_type_k = o.cache_type_k;
   so.cache_type_v = o.cache_type_v;
+  so.swa_full = o.swa_full;
   // As llama-server: a context that cannot shift (learned absolute positions) disables it.
   so.context_shift = o.context_shift && out.model->model().can_shift();
   if (o.context_shift && !so.context_shift) {

@@ -30,6 +30,7 @@ struct ServerOptions {
   size_t max_body = 8u << 20;  // request bodies above it: 413
   DType cache_type_k = DType::F16;
   DType cache_type_v = DType::F16;
+  bool swa_full = false;  // --swa-full: sliding-window layers keep the whole context
   std::string api_key;                // empty: no authentication
   std::vector<std::string> cors_origins;  // origins that get CORS headers ("*": any)
   // --embeddings / --rerank (llama-server's): the model is loaded as an Embedder instead of a

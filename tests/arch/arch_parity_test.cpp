@@ -98,14 +98,6 @@ ArchReference read_arch_reference(const std::string& arch) {
   return r;
 }
 
-// The value after `flag` in the synth line ("" if absent).
-std::string option(const std::string& line, const std::string& flag) {
-  const size_t at = line.find(flag + " ");
-  if (at == std::string::npos) return "";
-  const size_t begin = at + flag.size() + 1;
-  return line.substr(begin, line.find(' ', begin) - begin);
-}
-
 // The parity model of arch (F32 or Q4_K_M), written once per test run.
 std::shared_ptr<const Model> parity_model(const std::string& name, const ArchReference& r, bool q4_k_m) {
   const std::string arch = name.substr(0, name.find('@'));
@@ -115,13 +107,13 @@ std::shared_ptr<const Model> parity_model(const std::string& name, const ArchRef
   SynthOptions o;
   o.arch = arch;
   o.shape = "tiny-arch";
-  o.seed = std::strtoull(option(r.synth, "--seed").c_str(), nullptr, 10);
-  o.weight_std = std::strtof(option(r.synth, "--weight-std").c_str(), nullptr);
-  o.vocab_path = test::shared_path(option(r.synth, "--vocab"));
-  o.n_layer = static_cast<uint32_t>(std::strtoul(option(r.synth, "--layers").c_str(), nullptr, 10));  // 0: the shape's
-  o.variant = option(r.synth, "--variant");  // "": the default
+  o.seed = std::strtoull(test::synth_flag(r.synth, "--seed").c_str(), nullptr, 10);
+  o.weight_std = std::strtof(test::synth_flag(r.synth, "--weight-std").c_str(), nullptr);
+  o.vocab_path = test::shared_path(test::synth_flag(r.synth, "--vocab"));
+  o.n_layer = static_cast<uint32_t>(std::strtoul(test::synth_flag(r.synth, "--layers").c_str(), nullptr, 10));  // 0: the shape's
+  o.variant = test::synth_flag(r.synth, "--variant");  // "": the default
   o.out_path = testing::TempDir() + "oxidize_arch_" + name + ".gguf";
-  EXPECT_EQ(option(r.synth, "--arch"), arch);
+  EXPECT_EQ(test::synth_flag(r.synth, "--arch"), arch);
   EXPECT_GT(o.weight_std, 0.0f) << r.synth;
   const Status st = synth_gguf(o);
   EXPECT_TRUE(st.is_ok()) << st.message();

@@ -79,12 +79,12 @@ TEST(Deepseek2, ContextShiftRotatesOnlyTheRotaryPartOfTheKeys) {
 TEST(Deepseek2, LatentCacheHasNoValueRows) {
   std::shared_ptr<const Model> model = synth_deepseek2("");
   ASSERT_NE(model, nullptr);
-  const KvCacheShape s = model->kv_shape(64, DType::F16, DType::Q8_0);
+  const KvCacheShape s = model->kv_shape(64, 8, DType::F16, DType::Q8_0);
   EXPECT_EQ(s.k_dim, model->hparams().n_lora_kv + model->hparams().n_rot);
   EXPECT_EQ(s.v_dim, 0);
   std::shared_ptr<const Model> kv_b = synth_deepseek2("kv_b");
   ASSERT_NE(kv_b, nullptr);
-  EXPECT_EQ(kv_b->kv_shape(64, DType::F16, DType::F16).v_dim, kv_b->hparams().n_head * kv_b->hparams().head_dim_v);
+  EXPECT_EQ(kv_b->kv_shape(64, 8, DType::F16, DType::F16).v_dim, kv_b->hparams().n_head * kv_b->hparams().head_dim_v);
 }
 
 // attn_k_b and attn_v_b are 3-D (one matrix per head) but no experts: a decoded token reads all of

@@ -390,4 +390,24 @@ check "rerank with a model without a classification head -> exit 1 naming cls" \
 check "rerank without --query -> exit 1" bash -c "[ $rc -eq 1 ] && grep -q -- '--query' '$tmp/err'"
 check "rerank: a synth cross-encoder's scores within 1e-4 of llama.cpp's, best first, in llama.cpp's order" \
   bash tests/embeddings/rerank_cli.sh "$cli"
+
+# Sliding-window layers keep only their window (the zoo's gemma3: a window of 8 on layer 0 of 2):
+# `bench -o json` reports fewer KV bytes than with --swa-full, and a generation far past the window
+# (prompt batches of 4, 120 tokens, context shifts at -c 96) gives the same ids either way.
+swa_model=$shared/zoo/models/gemma3.gguf
+if [ -f "$swa_model" ]; then
+  kv_bytes() { tr -d ' \n' < "$1" | grep -o '"kv_bytes":[0-9]*' | cut -d: -f2; }
+  "$cli" bench -m "$swa_model" -p 0 -n 4 -d 252 -r 1 -t 1 -b 4 -o json > "$tmp/swa.json" 2> "$tmp/err"; rc=$?
+  "$cli" bench -m "$swa_model" -p 0 -n 4 -d 252 -r 1 -t 1 -b 4 -o json --swa-full > "$tmp/full.json" 2>> "$tmp/err"
+  window=$(kv_bytes "$tmp/swa.json"); full=$(kv_bytes "$tmp/full.json")
+  check "bench -o json: kv_bytes of a sliding-window model ($window) below --swa-full's ($full)" \
+    bash -c "[ $rc -eq 0 ] && [ -n '$window' ] && [ -n '$full' ] && [ '$window' -lt '$full' ]"
+  for flag in "" --swa-full; do
+    # shellcheck disable=SC2086 # flag: empty or one word
+    "$cli" run -m "$swa_model" -p "$story" -n 120 -c 96 -b 4 --temp 0 --ignore-eos --ids $flag > "$tmp/swa$flag.ids" 2> "$tmp/err"
+  done
+  check "run far past the window with context shifts: the same ids as --swa-full" \
+    bash -c "[ \$(wc -w < '$tmp/swa.ids') -eq 120 ] && cmp -s '$tmp/swa.ids' '$tmp/swa--swa-full.ids'"
+fi
+
 check_summary

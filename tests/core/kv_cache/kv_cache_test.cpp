@@ -107,14 +107,16 @@ TEST(KvCacheSequences, SeqCpCopiesOnlyTheRangeIntoTheOtherSequence) {
   EXPECT_EQ(c->n_pos(1), 2);
 }
 
-TEST(KvCacheSequences, MoveRowsStaysInItsSequence) {
+TEST(KvCacheSequences, DropPositionsStaysInItsSequence) {
   Result<KvCache> c = KvCache::create(shape(2));
   ASSERT_TRUE(c.ok());
   fill(*c);
-  c->move_rows(1, 5, 2, 3);  // sequence 1: positions 5, 6, 7 -> 2, 3, 4
+  c->set_n_pos(1, 8);
+  c->drop_positions(1, 2, 5);  // sequence 1: positions 5, 6, 7 -> 2, 3, 4
+  EXPECT_EQ(c->n_pos(1), 5);
   for (int l = 0; l < 2; ++l) {
     for (int64_t p = 0; p < 8; ++p) {
-      const int64_t src = p >= 2 && p < 5 ? p + 3 : p;
+      const int64_t src = p >= 2 && p < 5 ? p + 3 : p;  // (rows from 5 on are stale: they keep theirs)
       EXPECT_TRUE(row_is(c->k(l, 1, p), c->k_row_bytes(), mark(l, 1, src, true))) << l << " " << p;
       EXPECT_TRUE(row_is(c->v(l, 1, p), c->v_row_bytes(), mark(l, 1, src, false))) << l << " " << p;
       EXPECT_TRUE(row_is(c->k(l, 0, p), c->k_row_bytes(), mark(l, 0, p, true))) << "sequence 0 untouched";
@@ -126,12 +128,14 @@ TEST(KvCacheSequences, RangesCoverOneSequence) {
   Result<KvCache> c = KvCache::create(shape(2));
   ASSERT_TRUE(c.ok());
   fill(*c);
+  c->set_n_pos(1, 3);
   const auto r = c->ranges(3, 1);
   ASSERT_EQ(r.size(), 4u);  // K, V of 2 layers
   EXPECT_EQ(r[2].data(), c->k(1, 1, 0));
   EXPECT_EQ(r[2].size(), 3 * c->k_row_bytes());
   EXPECT_EQ(r[3].size(), 3 * c->v_row_bytes());
-  c->mutable_ranges(5, 1);
+  std::vector<uint8_t> bytes(c->saved_bytes(5, 0), 0);
+  c->restore(1, 5, 0, bytes.data());
   EXPECT_EQ(c->n_pos(1), 5) << "filling positions [0, 5) makes the sequence hold them";
   EXPECT_EQ(c->n_pos(0), 0);
 }

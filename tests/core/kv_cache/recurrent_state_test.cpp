@@ -71,6 +71,7 @@ TEST(RecurrentState, LayersAndSequencesAreDisjointAndCopiedWhole) {
 TEST(RecurrentState, SavedAfterTheRows) {
   KvCache c = KvCache::create(hybrid_shape()).value();
   c.rs().ssm(1, 1)[3] = 7.0f;
+  c.set_n_pos(1, 4);
   const auto ranges = c.ranges(4, 1);
   ASSERT_EQ(ranges.size(), 3u * 2 + 3);  // K and V per layer, then the state per layer
   EXPECT_EQ(ranges[0].size(), 4u * 32 * 4);
@@ -78,9 +79,11 @@ TEST(RecurrentState, SavedAfterTheRows) {
   float v;
   std::memcpy(&v, ranges[6 + 1].data() + (6 + 3) * 4, 4);
   EXPECT_EQ(v, 7.0f);
-  // Filling through mutable_ranges restores it.
-  auto out = c.mutable_ranges(4, 0);
-  for (size_t i = 0; i < out.size(); ++i) std::memcpy(out[i].data(), ranges[i].data(), ranges[i].size());
+  // restore() from those bytes, back to back, restores it.
+  std::vector<uint8_t> bytes;
+  for (const auto& r : ranges) bytes.insert(bytes.end(), r.begin(), r.end());
+  ASSERT_EQ(bytes.size(), c.saved_bytes(4, 0));
+  c.restore(0, 4, 0, bytes.data());
   EXPECT_EQ(c.rs().ssm(1, 0)[3], 7.0f);
   EXPECT_EQ(c.n_pos(0), 4);
 }

@@ -72,6 +72,15 @@ inline std::vector<std::pair<int32_t, float>> parse_top(const std::string& s) {
   return out;
 }
 
+// The value after `flag` in a "synth:" line of a reference ("" if absent): the oxidize synth flags
+// its model was made with.
+inline std::string synth_flag(const std::string& line, const std::string& flag) {
+  const size_t at = line.find(flag + " ");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + flag.size() + 1;
+  return line.substr(begin, line.find(' ', begin) - begin);
+}
+
 // The text after "\n<key>" up to the end of that line.
 inline std::string field(const std::string& text, const std::string& key) {
   const size_t at = text.find("\n" + key);

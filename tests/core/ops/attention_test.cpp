@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -173,6 +174,68 @@ TEST_P(AttentionTypes, EveryCacheTypeMatchesFloat64Reference) {
     }
     const Case mixed{200, 3, 8, 2, 64, 0, 0.0f};
     EXPECT_LT(max_error(table, 2, DType::F16, type, mixed), 2e-5) << table->isa << " v " << kv_cache_type_name(type);
+  }
+}
+
+// A sliding-window layer's cache holds its rows from some position on (KvLayerView::pos_first):
+// attention must give the bits of the whole cache, reading nothing before that row (the bytes
+// there are NaN here, which would show in the output); and past the window's start it sees only
+// what is held.
+TEST_P(AttentionTypes, WindowViewFromItsFirstHeldPosition) {
+  const kernels::KernelTable* table = GetParam();
+  constexpr int64_t kKv = 700, kTokens = 5;
+  constexpr int kHeadDim = 64, kHeadKv = 2;
+  const int64_t pos0 = kKv - kTokens, kd = kHeadKv * kHeadDim;
+  AttentionParams p;
+  p.n_head = 8;
+  p.n_head_kv = kHeadKv;
+  p.head_dim_k = p.head_dim_v = kHeadDim;
+  p.scale = 0.125f;
+  p.window = 100;  // the first token sees [596, 695]
+  const std::vector<float> q = random_vector(static_cast<size_t>(kTokens * p.n_head * kHeadDim), 31, 2.0f);
+  const std::vector<float> k = random_vector(static_cast<size_t>(kKv * kd), 32);
+  const std::vector<float> v = random_vector(static_cast<size_t>(kKv * kd), 33);
+  for (DType type : {DType::F16, DType::F32, DType::Q8_0}) {
+    const uint64_t row = dtype_row_bytes(type, static_cast<uint64_t>(kd));
+    std::vector<uint8_t> k_bytes(row * kKv), v_bytes(row * kKv);
+    for (int64_t j = 0; j < kKv; ++j) {
+      table->quantize_row[static_cast<uint32_t>(type)](k.data() + j * kd, k_bytes.data() + j * row, kd);
+      table->quantize_row[static_cast<uint32_t>(type)](v.data() + j * kd, v_bytes.data() + j * row, kd);
+    }
+    for (int threads : {1, 2}) {
+      ThreadPool pool(threads);
+      OpContext ctx;
+      ctx.kernels = table;
+      ctx.pool = &pool;
+      const size_t n_out = static_cast<size_t>(kTokens * p.n_head * kHeadDim);
+      std::vector<float> whole(n_out), held(n_out);
+      attention(ctx, q.data(), kTokens, pos0, KvLayerView{k_bytes.data(), v_bytes.data(), row, row, type, type}, p,
+                whole.data());
+      for (int64_t first : {576, 590, 596}) {  // a tile boundary, inside the tile, the window's first position
+        std::vector<uint8_t> k_cut = k_bytes, v_cut = v_bytes;
+        std::memset(k_cut.data(), 0xFF, static_cast<size_t>(first) * row);  // NaN scales and values
+        std::memset(v_cut.data(), 0xFF, static_cast<size_t>(first) * row);
+        const KvLayerView view{k_cut.data() + first * row, v_cut.data() + first * row, row, row, type, type, first};
+        attention(ctx, q.data(), kTokens, pos0, view, p, held.data());
+        EXPECT_EQ(std::memcmp(held.data(), whole.data(), n_out * sizeof(float)), 0)
+            << table->isa << " " << kv_cache_type_name(type) << " first " << first << " threads " << threads;
+      }
+      // Held from 650 on (a window cut short): what it sees is those positions only, softmax-weighted.
+      std::vector<uint8_t> k_cut = k_bytes, v_cut = v_bytes;
+      std::memset(k_cut.data(), 0xFF, 650 * row);
+      std::memset(v_cut.data(), 0xFF, 650 * row);
+      attention(ctx, q.data(), kTokens, pos0, KvLayerView{k_cut.data() + 650 * row, v_cut.data() + 650 * row, row, row,
+                                                           type, type, 650}, p, held.data());
+      AttentionParams shorter = p;
+      shorter.window = 50;  // the last token (699) sees [650, 699]: equal for it
+      attention(ctx, q.data(), kTokens, pos0, KvLayerView{k_bytes.data(), v_bytes.data(), row, row, type, type},
+                shorter, whole.data());
+      const size_t last = static_cast<size_t>((kTokens - 1) * p.n_head * kHeadDim);
+      for (size_t i = 0; i < n_out; ++i) ASSERT_FALSE(std::isnan(held[i])) << i;
+      for (size_t i = last; i < n_out; ++i) {
+        ASSERT_NEAR(held[i], whole[i], 1e-6) << table->isa << " " << kv_cache_type_name(type) << " " << i;
+      }
+    }
   }
 }
 

@@ -186,8 +186,14 @@ TEST_F(StateErrors, MagicVersionFlagsTypes) {
   state_[0] = 'X';
   expect_refused(state_, {"not an oxidize state file", "offset 0"});
   state_ = good;
-  put_u32(8, 3);
-  expect_refused(state_, {"format version 3 at offset 8 is not supported", "reads version 2"});
+  put_u32(8, 2);  // before window_first (v3)
+  expect_refused(state_, {"format version 2 at offset 8 is not supported", "reads version 3"});
+  state_ = good;
+  put_u32(40, 1);  // this model has no sliding-window layer
+  expect_refused(state_, {"window_first 1 at offset 40"});
+  state_ = good;
+  put_u32(40, 1000);
+  expect_refused(state_, {"window_first 1000 at offset 40"});
   state_ = good;
   put_u32(12, 6);
   expect_refused(state_, {"unknown flags 0x6 at offset 12"});

@@ -3,7 +3,10 @@
 // first N_TOP positions, N_GEN greedy ids (ties to the lower id) and their pieces. Built against the
 // llama.cpp that bench/build_llama_cpp.sh builds, by make_reference.sh beside this file; the model
 // runs with llama.cpp's CPU defaults (f16 KV cache, flash attention auto), n_ctx 512, 1 thread.
-// Usage: greedy_ref MODEL PROMPT N_GEN N_TOP
+// With N_CTX and N_BATCH (tests/data/sliding_window): that context, the prompt in batches of
+// N_BATCH (n_batch = n_ubatch) and sliding-window layers in llama.cpp's window-only cache
+// (swa_full off, llama-completion's default).
+// Usage: greedy_ref MODEL PROMPT N_GEN N_TOP [N_CTX N_BATCH]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -27,8 +30,8 @@ llama_token argmax(const float* logits, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: greedy_ref MODEL PROMPT N_GEN N_TOP\n");
+  if (argc != 5 && argc != 7) {
+    std::fprintf(stderr, "usage: greedy_ref MODEL PROMPT N_GEN N_TOP [N_CTX N_BATCH]\n");
     return 2;
   }
   const std::string path = argv[1], prompt = argv[2];
@@ -42,6 +45,11 @@ int main(int argc, char** argv) {
   cparams.n_batch = 512;
   cparams.n_threads = 1;
   cparams.n_threads_batch = 1;
+  if (argc == 7) {
+    cparams.n_ctx = static_cast<uint32_t>(std::atoi(argv[5]));
+    cparams.n_batch = cparams.n_ubatch = static_cast<uint32_t>(std::atoi(argv[6]));
+    cparams.swa_full = false;
+  }
   llama_context* ctx = llama_init_from_model(model, cparams);
   if (ctx == nullptr) return 1;
   const llama_vocab* vocab = llama_model_get_vocab(model);
@@ -56,7 +64,10 @@ int main(int argc, char** argv) {
   for (llama_token id : ids) std::printf(" %d", id);
   std::printf("\n");
 
-  if (llama_decode(ctx, llama_batch_get_one(ids.data(), static_cast<int32_t>(ids.size()))) != 0) return 1;
+  for (size_t done = 0; done < ids.size(); done += cparams.n_batch) {
+    const int32_t n_eval = static_cast<int32_t>(std::min<size_t>(cparams.n_batch, ids.size() - done));
+    if (llama_decode(ctx, llama_batch_get_one(ids.data() + done, n_eval)) != 0) return 1;
+  }
   std::vector<llama_token> gen;
   for (int step = 0; step < n_gen; ++step) {
     const float* logits = llama_get_logits_ith(ctx, -1);
