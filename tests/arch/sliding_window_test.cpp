@@ -278,12 +278,20 @@ TEST_P(SlidingWindow, PrefixReuseWithRollbackMatchesSwaFull) {
   }
 }
 
+// Not on aarch64 (CI runs it under qemu: test_arch took 885 s there, and natively these 12 cases
+// are about a third of its single-table time): the window bookkeeping is the same C++ on every
+// ISA, and the NEON kernels see window-only caches in ArchParity's gemma2 and gemma3 runs, whose
+// default cache this now is.
+#if !defined(__aarch64__)
 INSTANTIATE_TEST_SUITE_P(Archs, SlidingWindow, ::testing::Values("gemma3", "gemma2"),
                          [](const ::testing::TestParamInfo<std::string>& i) {
                            std::string name = i.param;
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
+#else
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SlidingWindow);
+#endif
 
 }  // namespace
 }  // namespace ox
