@@ -306,6 +306,8 @@ class JsEngine {
     out.set("n_vocab", hp.n_vocab);
     out.set("n_ctx_train", hp.n_ctx_train);
     out.set("n_ctx", embedding ? engine_.embedder()->n_ctx() : engine_.session().n_ctx());
+    out.set("n_ctx_source", std::string(context_source_name(engine_.context_choice().source)));
+    out.set("n_ctx_reason", engine_.context_choice().reason);
     out.set("n_embd", hp.n_embd);
     out.set("n_layer", hp.n_layer);
     out.set("n_head", hp.n_head);

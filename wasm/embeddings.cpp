@@ -86,6 +86,7 @@ Status Engine::load_embedder(std::shared_ptr<const LoadedModel> model, const Loa
   eo.pooling = options.pooling;
   OX_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, Embedder::create(model, eo));
   unload();  // only now: a failed load leaves the previous model loaded
+  context_choice_ = embedder_context_choice(options.n_ctx, embedder->n_ctx(), model->hparams().n_ctx_train);
   embedder_ = std::move(embedder);
   model_ = std::move(model);
   load_options_ = options;

@@ -103,7 +103,8 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
                         model->file().name().c_str(), n_ctx_train));
   }
   if (options.embeddings) return load_embedder(std::move(model), options);
-  Result<std::unique_ptr<Session>> session = open_session(model, options);
+  ContextChoice choice;
+  Result<std::unique_ptr<Session>> session = open_chosen_session(model, options, &choice);
   if (!session.ok() && session.status().code() == ErrorCode::kTooLarge && session_ != nullptr) {
     // No room beside the loaded model's context: free that context and try again; if the new one
     // still does not fit, the previous model gets a fresh (empty) context back and stays loaded.
@@ -111,7 +112,7 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
     generation_.reset();
     conversations_.clear();
     session_.reset();
-    session = open_session(model, options);
+    session = open_chosen_session(model, options, &choice);
     if (!session.ok()) {
       Result<std::unique_ptr<Session>> previous = open_session(model_, load_options_);
       if (previous.ok()) {
@@ -128,7 +129,16 @@ Status Engine::load_model(std::string name, const LoadOptions& options) {
   session_ = std::move(session.value());
   conversations_ = ConversationCache(kConversationSlots, memory_budget().available / 4);
   load_options_ = options;
+  load_options_.n_ctx = session_->n_ctx();  // end_bench and a restore re-create this context, not a new choice
+  context_choice_ = std::move(choice);
   return Status::ok();
+}
+
+Result<std::unique_ptr<Session>> Engine::open_chosen_session(std::shared_ptr<const LoadedModel> model,
+                                                             const LoadOptions& options, ContextChoice* choice) const {
+  if (options.n_ctx == 0) return open_default_session(std::move(model), options, choice);
+  *choice = {ContextSource::kRequested, strfmt("nCtx = %d as requested", options.n_ctx)};
+  return open_session(std::move(model), options);
 }
 
 Result<std::unique_ptr<Session>> Engine::open_session(std::shared_ptr<const LoadedModel> model,

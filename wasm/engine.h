@@ -15,6 +15,7 @@
 #include "core/session/session.h"
 #include "core/session/tool_chat.h"
 #include "core/tools/bench.h"
+#include "wasm/context_size.h"
 
 namespace ox::web {
 
@@ -33,7 +34,7 @@ inline constexpr int kMaxBenchTokens = 1 << 20;  // the native CLI's bounds
 inline constexpr int kMaxBenchRepetitions = 1000;
 
 struct LoadOptions {
-  int n_ctx = 0;      // 0: the model's training context, capped by the session
+  int n_ctx = 0;      // 0: the trained context where memory allows (open_default_session)
   int n_threads = 1;  // the worker's thread included
   int n_batch = 512;
   DType cache_type_k = DType::F16;  // JS cacheTypeK / cacheTypeV
@@ -67,13 +68,17 @@ class Engine {
   // is the previous model unloaded. On error the previous model stays loaded (with an empty
   // context when the new one's did not fit beside its context). nCtx above the trained context is
   // refused; a context too large for memory is refused with the numbers before allocating.
+  // n_ctx 0: the trained context if its KV cache fits in memory, else the largest power of two
+  // that does (context_choice() says which and why).
   Status load_model(std::string name, const LoadOptions& options);
   void unload();
   bool loaded() const { return session_ != nullptr; }
   // A model loaded with LoadOptions::embeddings (then loaded() is false: there is no session).
   bool embedding_loaded() const { return embedder_ != nullptr; }
   Embedder* embedder() { return embedder_.get(); }
+  // The loaded model's options, n_ctx the context it got (a default resolved to its number).
   const LoadOptions& load_options() const { return load_options_; }
+  const ContextChoice& context_choice() const { return context_choice_; }
   const LoadedModel& model() const { return *model_; }
   Session& session() { return *session_; }
 
@@ -123,6 +128,11 @@ class Engine {
   Status require_model() const;
   static Result<std::unique_ptr<Session>> open_session(std::shared_ptr<const LoadedModel> model,
                                                        const LoadOptions& options);
+  // options.n_ctx 0: the default context (context_size.cpp); otherwise open_session.
+  Result<std::unique_ptr<Session>> open_chosen_session(std::shared_ptr<const LoadedModel> model,
+                                                       const LoadOptions& options, ContextChoice* choice) const;
+  Result<std::unique_ptr<Session>> open_default_session(std::shared_ptr<const LoadedModel> model,
+                                                        const LoadOptions& options, ContextChoice* choice) const;
   Status load_embedder(std::shared_ptr<const LoadedModel> model, const LoadOptions& options);  // embeddings.cpp
 
   uint8_t* buffer_ = nullptr;  // reserved, not yet handed to a model
@@ -143,6 +153,7 @@ class Engine {
   // chat: 8 slots, at most a quarter of the memory left when the model was loaded.
   ConversationCache conversations_{kConversationSlots, 0};
   LoadOptions load_options_;
+  ContextChoice context_choice_;
   std::unique_ptr<BenchRun> bench_;
   std::vector<BenchResult> bench_results_;  // of the last benchmark
 };

@@ -47,7 +47,10 @@ MemoryBudget memory_budget() {
   const uint64_t heap_size = emscripten_get_heap_size();
   const struct mallinfo mi = mallinfo();
   b.total = heap_max;
-  b.available = (heap_max > heap_size ? heap_max - heap_size : 0) + static_cast<uint64_t>(mi.fordblks);
+  // mallinfo's fields are declared int (compat/malloc.h) but hold dlmalloc's size_t: above 2 GiB
+  // free they read negative, which a direct cast would turn into 2^64 - x.
+  const uint64_t free_bytes = static_cast<uint32_t>(mi.fordblks);
+  b.available = (heap_max > heap_size ? heap_max - heap_size : 0) + free_bytes;
 #else
   b.total = proc_kb("/proc/meminfo", "MemTotal");
   b.available = proc_kb("/proc/meminfo", "MemAvailable");

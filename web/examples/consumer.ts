@@ -9,6 +9,7 @@ import {
   type ChatCompletionChunk,
   type ChatMessage,
   type Completion,
+  type ContextSource,
   type EmbeddingsResponse,
   type ModelInfo,
   type RerankResponse,
@@ -20,6 +21,8 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
   const engine = await createEngine({ onLog: (level, message) => console.log(level, message) });
   const runtime: RuntimeInfo = engine.runtime;
   console.log(runtime.build, runtime.threads, runtime.reason);
+  const fallback: string | null = runtime.fallback;  // why one thread runs, when threads were wanted
+  if (fallback !== null) console.warn(fallback);
 
   const controller = new AbortController();
   let model: ModelInfo;
@@ -34,6 +37,8 @@ export async function demo(file: File | null, output: HTMLElement): Promise<void
     throw e;
   }
   console.log(model.arch, model.n_vocab, model.n_threads);
+  const contextSource: ContextSource = model.n_ctx_source;  // 'requested' here: nCtx was given
+  console.log(model.n_ctx, contextSource, model.n_ctx_reason);
 
   const messages: ChatMessage[] = [
     { role: 'system', content: [{ type: 'text', text: 'You tell short stories.' }] },  // OpenAI's content parts

@@ -56,6 +56,7 @@ export type {
   ToolParams,
   ChatTemplateInfo,
   ChatTemplateOrigin,
+  ContextSource,
   EmbeddingsParams,
   EmbeddingsResponse,
   ErrorCode,

@@ -78,6 +78,13 @@ export interface RuntimeInfo {
   threads: number;
   /** Why this build was chosen (e.g. "the page is not cross-origin isolated: ..."). */
   reason: string;
+  /**
+   * Why the engine runs one thread although threads were not turned off (forceSingleThread): the
+   * page is not cross-origin isolated, or the multi-thread build failed to start (its cause
+   * included). null when the multi-thread build runs or forceSingleThread asked for one thread.
+   * A fallback is also reported through EngineOptions.onLog as a warning.
+   */
+  fallback: string | null;
   crossOriginIsolated: boolean;
   /** Kernel table that runs: "simd128", or "simd128+relaxed" in the relaxed-SIMD module. */
   kernels: string;
@@ -93,7 +100,11 @@ export interface LoadParams {
    * Context length in tokens, up to the model's trained context (ModelInfo.n_ctx_train; above it
    * the load rejects with "invalid_argument"). The KV cache and buffers it needs are estimated
    * before anything is allocated: a context that does not fit in memory rejects with "too_large"
-   * naming the bytes needed and available. 0 or absent: the trained context capped at 4096.
+   * naming the bytes needed and available. 0 or absent: the trained context when its KV cache (in
+   * cacheTypeK / cacheTypeV) and 256 MiB kept for buffers fit in what wasm memory can still grow
+   * to (4 GiB less the model and what is allocated), else the largest power of two below it that
+   * fits (at least 256); ModelInfo.n_ctx_source and n_ctx_reason say which and why. With
+   * embeddings: true, absent means the trained context capped at 8192.
    */
   nCtx?: number;
   /** Prompt tokens evaluated per forward pass (default 512). */
@@ -174,12 +185,23 @@ export interface ChatTemplateInfo {
   origin: ChatTemplateOrigin;
 }
 
+/**
+ * How ModelInfo.n_ctx was chosen: 'requested' (LoadParams.nCtx), 'trained' (the model's trained
+ * context, which fits), 'memory' (the trained context does not fit in wasm memory: the largest
+ * power of two below it that does) or 'default' (a fixed default: embeddings cap the trained
+ * context at 8192; a file that does not give its trained context gets 4096).
+ */
+export type ContextSource = 'requested' | 'trained' | 'memory' | 'default';
+
 export interface ModelInfo {
   name: string;
   arch: string;
   n_vocab: number;
   n_ctx_train: number;
   n_ctx: number;
+  /** How n_ctx was chosen, and a sentence saying why with the sizes (KV cache, memory left). */
+  n_ctx_source: ContextSource;
+  n_ctx_reason: string;
   n_embd: number;
   n_layer: number;
   n_head: number;

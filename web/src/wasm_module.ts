@@ -1,6 +1,6 @@
 // Types of the embind module built from wasm/bindings.cpp (oxidize-mt.js / oxidize-st.js).
 import type {
-  AssistantMessage, ChatTemplateInfo, EmbeddingsParams, EmbeddingsResponse, ErrorCode, FinishReason, KvCacheType, MessageDelta,
+  AssistantMessage, ChatTemplateInfo, ContextSource, EmbeddingsParams, EmbeddingsResponse, ErrorCode, FinishReason, KvCacheType, MessageDelta,
   PoolingType, RerankParams, RerankResponse,
 } from './protocol.js';
 
@@ -17,6 +17,8 @@ export interface WasmModelInfo {
   n_vocab: number;
   n_ctx_train: number;
   n_ctx: number;
+  n_ctx_source: ContextSource;
+  n_ctx_reason: string;
   n_embd: number;
   n_layer: number;
   n_head: number;
@@ -132,7 +134,7 @@ export interface OxidizeModule {
 }
 
 export interface ModuleArgs {
-  /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt): threads - 1. */
+  /** Read by the threaded build's PTHREAD_POOL_SIZE expression (wasm/CMakeLists.txt): 2 x (threads - 1), see worker.ts. */
   oxidizePoolSize?: number;
   /** wasm/relaxed_select.js: false loads NAME.wasm; undefined NAME.relaxed.wasm where relaxed SIMD validates. */
   oxidizeRelaxed?: false;

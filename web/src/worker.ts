@@ -26,7 +26,7 @@ import type {
 } from './protocol.js';
 import { fetchModel } from './storage/load_url.js';
 import { openStore } from './storage/store.js';
-import type { OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
+import type { ModuleArgs, ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
 import { explainScriptFailure } from './asset_check.js';
 import { buildFiles, importFactory, locateArgs } from './wasm_files.js';
 
@@ -138,19 +138,47 @@ async function waitForThreadPool(mod: OxidizeModule, size: number): Promise<void
   }
 }
 
-/** Imports a build's glue; a failure names the cause where the response shows it. */
-async function importBuild(build: 'mt' | 'st', options: InitOptions, isolated: boolean) {
+/**
+ * Imports a build's glue and instantiates its module with `extra` arguments; a failure names the
+ * file and the cause where its response shows it (an HTTP status, a wrong content type).
+ */
+async function instantiateBuild(build: 'mt' | 'st', options: InitOptions, isolated: boolean,
+                                extra: Omit<ModuleArgs, 'locateFile' | 'mainScriptUrlOrBlob'>): Promise<OxidizeModule> {
   const files = buildFiles(build, options.wasmBaseUrl);
   if (build === 'mt') {
     // Pool workers whose script does not load fail without a word: check it first.
     const problem = await explainScriptFailure(files.byName['oxidize-mt.worker.js'], { worker: false, isolated });
     if (problem !== null) throw new EngineError('io', problem);
   }
+  let factory: ModuleFactory;
   try {
-    return { factory: await importFactory(files), args: locateArgs(files) };
+    factory = await importFactory(files);
   } catch (e) {
     const cause = await explainScriptFailure(files.glue, { worker: false, isolated });
     throw new EngineError('io', `could not import ${files.glue}: ${cause ?? toWireError(e).message}`);
+  }
+  // The .wasm the glue asks for (NAME.wasm or NAME.relaxed.wasm): Emscripten's own error says
+  // "Aborted(both async and sync fetching of the wasm failed)" without the URL or the status.
+  const args = locateArgs(files);
+  const located: string[] = [];
+  const locate = args.locateFile!;
+  args.locateFile = (path, prefix) => {
+    const url = locate(path, prefix);
+    if (path.endsWith('.wasm')) located.push(url);
+    return url;
+  };
+  // The glue makes this object its Module: the pool workers it made before failing are on it.
+  const moduleArgs: ModuleArgs = { ...args, ...extra };
+  try {
+    return await factory(moduleArgs);
+  } catch (e) {
+    (moduleArgs as Partial<OxidizeModule>).PThread?.terminateAllThreads();
+    for (const url of located) {
+      const cause = await explainScriptFailure(url, { worker: false, isolated });
+      if (cause !== null) throw new EngineError('io', `could not instantiate ${url}: ${cause}`);
+    }
+    const where = located.length > 0 ? located.join(', ') : files.glue;
+    throw new EngineError('internal', `could not instantiate ${where}: ${toWireError(e).message}`);
   }
 }
 
@@ -160,30 +188,51 @@ function relaxedChoice(options: InitOptions): false | undefined {
   return options.relaxedSimd === false ? false : undefined;
 }
 
+/**
+ * Why threads cannot run on this page, or null when they can: they need cross-origin isolation
+ * (COOP + COEP), which gives workers SharedArrayBuffer.
+ */
+function threadsUnavailable(): string | null {
+  if (scope.crossOriginIsolated !== true) {
+    return (
+      'the page is not cross-origin isolated, so SharedArrayBuffer and threads are unavailable; serve it (and the ' +
+      "engine's worker script) with 'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: " +
+      "require-corp' to use threads"
+    );
+  }
+  if (typeof SharedArrayBuffer !== 'function') {
+    return 'the page is cross-origin isolated, but this browser gives its workers no SharedArrayBuffer, which threads need';
+  }
+  return null;
+}
+
 async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
   initOptions = options;
   if (!WebAssembly.validate(SIMD_PROBE)) {
     throw new EngineError('unsupported', 'this browser does not support WebAssembly SIMD128, which oxidize needs');
   }
-  const isolated = scope.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
-  let reason: string;
+  const noThreads = threadsUnavailable();
+  const isolated = noThreads === null;
+  let fallback: string | null = null;  // why one thread runs though threads were not turned off
   if (options.forceSingleThread) {
-    reason = 'single-thread build requested (forceSingleThread)';
-  } else if (!isolated) {
-    reason =
-      'the page is not cross-origin isolated, so SharedArrayBuffer and threads are unavailable; serve it with ' +
-      "'Cross-Origin-Opener-Policy: same-origin' and 'Cross-Origin-Embedder-Policy: require-corp' to use threads";
+    // one thread as asked: not a fallback
+  } else if (noThreads !== null) {
+    fallback = noThreads;
   } else {
     const hardware = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : 0;
     const choice = chooseThreads(options.threads, hardware);
     if (choice.clamped) log('warn', `oxidize: ${choice.reason}`);
+    // Pool workers for two sessions' threads: a load opens the new session (or embedder) before it
+    // closes the loaded one, so both hold threads for a moment. A thread the pool has no worker for
+    // gets a new Worker, which cannot start while this thread is busy; a session refused for memory
+    // is destroyed (its threads joined) at once, and joining such a thread never returned.
+    const poolSize = 2 * (choice.threads - 1);
     let mod: OxidizeModule | null = null;
     try {
-      const { factory, args } = await importBuild('mt', options, isolated);
-      mod = await factory({
-        ...args, oxidizePoolSize: choice.threads - 1, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t),
+      mod = await instantiateBuild('mt', options, isolated, {
+        oxidizePoolSize: poolSize, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t),
       });
-      await waitForThreadPool(mod, choice.threads - 1);
+      await waitForThreadPool(mod, poolSize);
       wasm = mod;
       engine = new mod.Engine();
       const r = engine.runtime();
@@ -191,6 +240,7 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
         build: 'multi-thread',
         threads: choice.threads,
         reason: choice.reason,
+        fallback: null,
         crossOriginIsolated: true,
         kernels: r.kernels,
         maxMemory: r.max_memory,
@@ -199,22 +249,29 @@ async function startRuntime(options: InitOptions): Promise<RuntimeInfo> {
       mod?.PThread?.terminateAllThreads();  // no pool workers left behind by a failed start
       wasm = null;
       engine = null;
-      reason = `the multi-thread build failed to start (${toWireError(e).message})`;
+      fallback = `the multi-thread build failed to start (${toWireError(e).message})`;
     }
   }
-  const { factory, args } = await importBuild('st', options, isolated).catch((e: unknown) => {
+  try {
+    wasm = await instantiateBuild('st', options, isolated, { oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
+    engine = new wasm.Engine();
+  } catch (e) {
+    wasm = null;
+    engine = null;
     const w = toWireError(e);
-    throw new EngineError(w.code, reason.startsWith('the multi-thread') ? `${w.message}; before that, ${reason}` : w.message);
-  });
-  wasm = await factory({ ...args, oxidizeRelaxed: relaxedChoice(options), printErr: (t) => log('warn', t) });
-  engine = new wasm.Engine();
+    // Both causes: the single-thread build's, and what kept the multi-thread build from running.
+    throw new EngineError(w.code, `the single-thread build failed to start: ${w.message}${fallback !== null ? `; before that, ${fallback}` : ''}`);
+  }
   const r = engine.runtime();
-  log('info', `oxidize: using the single-thread build: ${reason}`);
+  const reason = fallback ?? 'single-thread build requested (forceSingleThread)';
+  if (fallback !== null) log('warn', `oxidize: falling back to the single-thread build (one thread): ${fallback}`);
+  else log('info', `oxidize: using the single-thread build: ${reason}`);
   return finishRuntime({
     build: 'single-thread',
     threads: 1,
     reason,
-    crossOriginIsolated: isolated,
+    fallback,
+    crossOriginIsolated: scope.crossOriginIsolated === true,
     kernels: r.kernels,
     maxMemory: r.max_memory,
   });

@@ -22,6 +22,9 @@ const STORIES = '/models/stories260K.gguf';
 const GEMMA3 = '/__test/generated/gemma3.gguf';  // the zoo's gemma3: its greedy text holds invalid UTF-8
 const LONG_CTX = '/__test/generated/llama-long-ctx.gguf';  // the zoo's llama, trained context set to 2^23
 const LONG_CTX_TRAIN = 1 << 23;  // 2 layers x 2 KV heads x 32 dims x (K + V) x f16: 4 GiB of KV cache at 2^23
+const KV_BYTES_PER_TOKEN = 2 * 2 * 2 * 32 * 2;  // the same sum: 512 bytes
+const FITS_CTX = '/__test/generated/llama-131k.gguf';  // the zoo's llama, trained context set to 2^17 (64 MiB of KV)
+const FITS_CTX_TRAIN = 1 << 17;
 const T = { timeout: 120_000 };
 
 let browser;
@@ -62,6 +65,7 @@ before(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   fs.copyFileSync(path.join(zoo, 'gemma3.gguf'), path.join(artifacts, 'gemma3.gguf'));
   withTrainedContext(path.join(zoo, 'llama.gguf'), LONG_CTX_TRAIN, path.join(artifacts, 'llama-long-ctx.gguf'));
+  withTrainedContext(path.join(zoo, 'llama.gguf'), FITS_CTX_TRAIN, path.join(artifacts, 'llama-131k.gguf'));
   ({ browser, servers, close: closeAll } = await startBrowserAndServers(artifacts, consoleLines));
 });
 
@@ -109,6 +113,19 @@ for (const mode of ['isolated', 'plain']) {
         assert.equal(f.model, 'stories260K.gguf', `${f.what}: engine.model`);
         assert.equal(f.text, r.before, `${f.what}: the previous model still generates the same text`);
       }
+    });
+
+    test('one load after another: each replaces the last and generates (the threaded build hung on the third)', T, async () => {
+      const r = await inEngine(page, async (engine, a) => {
+        const out = [];
+        for (let i = 0; i < 4; ++i) {
+          const info = await engine.load(a.stories);
+          const c = await engine.completions.create({ prompt: [1], max_tokens: 8, temperature: 0 });
+          out.push({ name: info.name, tokens: c.usage.completion_tokens });
+        }
+        return out;
+      }, { stories: STORIES });
+      assert.deepEqual(r, Array(4).fill({ name: 'stories260K.gguf', tokens: 8 }));
     });
 
     test('abort: no chunk follows it, generation stops at once; an aborted signal rejects at once', T, async () => {
@@ -289,29 +306,62 @@ describe('API contract (cross-origin isolated)', () => {
     for (const [name, outcome] of Object.entries(r)) assert.match(outcome, /^rejected (invalid_argument|unsupported)$/, `${name}: ${outcome}`);
   });
 
-  test('nCtx: up to the trained context, estimated before allocating; refused with the numbers otherwise', T, async () => {
+  test('nCtx: by default the trained context where it fits, else the largest power of two that does; refused with the numbers', T, async () => {
     const r = await inEngine(page, async (engine, a) => {
-      const attempt = async (options) => {
+      const attempt = async (url, options) => {
         try {
-          const info = await engine.load(a.url, options);
-          return { n_ctx: info.n_ctx, kv_bytes: info.kv_bytes };
+          const info = await engine.load(url, options);
+          return { n_ctx: info.n_ctx, kv_bytes: info.kv_bytes, source: info.n_ctx_source, reason: info.n_ctx_reason };
         } catch (e) {
           return { code: e.code, message: e.message, model: engine.model?.n_ctx ?? null };
         }
       };
+      // A prompt past position 4096 (the old cap), without context shifts: the context holds it.
+      const longPrompt = async () => {
+        const c = await engine.completions.create({
+          prompt: Array(5000).fill(a.token), max_tokens: 4, temperature: 0, context_shift: false,
+        });
+        return { finish: c.choices[0].finish_reason, usage: c.usage };
+      };
       const out = {};
-      out.byDefault = await attempt({});
-      out.large = await attempt({ nCtx: 65536 });
-      out.tooLarge = await attempt({ nCtx: a.train });
+      out.fits = await attempt(a.fits, {});
+      out.fitsRun = await longPrompt();
+      out.memory = await attempt(a.long, {});
+      const m = await engine.completions.create({ prompt: 'Hello', max_tokens: 4, temperature: 0 });
+      out.memoryRun = m.choices[0].finish_reason;
+      // In q8_0 the trained context's cache (2.13 GiB) would fit in memory but not in one wasm32
+      // KV cache (at most 2 GiB): refused by the core, the next power of two is taken.
+      out.memoryQ8 = await attempt(a.long, { cacheTypeK: 'q8_0', cacheTypeV: 'q8_0' });
+      out.large = await attempt(a.long, { nCtx: 65536 });
+      out.tooLarge = await attempt(a.long, { nCtx: a.train });
       const c = await engine.completions.create({ prompt: 'Hello', max_tokens: 4, temperature: 0 });
       out.afterRefusal = c.choices[0].finish_reason;
-      out.aboveTrained = await attempt({ nCtx: a.train + 1 });
-      out.renamed = await attempt({ n_ctx: 512 });
+      out.aboveTrained = await attempt(a.long, { nCtx: a.train + 1 });
+      out.renamed = await attempt(a.long, { n_ctx: 512 });
       return out;
-    }, { url: LONG_CTX, train: LONG_CTX_TRAIN });
-    assert.equal(r.byDefault.n_ctx, 4096, 'the default stays the trained context capped at 4096');
+    }, { long: LONG_CTX, train: LONG_CTX_TRAIN, fits: FITS_CTX, token: 400 });
+    // The trained context fits: it is the default.
+    assert.equal(r.fits.n_ctx, FITS_CTX_TRAIN, JSON.stringify(r));
+    assert.equal(r.fits.kv_bytes, FITS_CTX_TRAIN * KV_BYTES_PER_TOKEN);
+    assert.equal(r.fits.source, 'trained');
+    assert.match(r.fits.reason, /^the trained context of 131072 tokens: its KV cache \(64\.0 MiB in f16\/f16\) fits in wasm memory \([\d.]+ GiB free\)$/);
+    assert.equal(r.fitsRun.usage.prompt_tokens, 5000);
+    assert.equal(r.fitsRun.usage.completion_tokens, 4);
+    assert.equal(r.fitsRun.finish, 'length');
+    // 2^23 positions need 4 GiB of KV cache: the default is 2^22 (2 GiB), and says why.
+    assert.equal(r.memory.n_ctx, LONG_CTX_TRAIN / 2);
+    assert.equal(r.memory.kv_bytes, (LONG_CTX_TRAIN / 2) * KV_BYTES_PER_TOKEN);
+    assert.equal(r.memory.source, 'memory');
+    assert.match(r.memory.reason, /^4194304 tokens \(KV cache 2\.00 GiB in f16\/f16\), the largest power of two that fits: the trained context of 8388608 tokens does not \(its KV cache \(4\.00 GiB in f16\/f16\) and 256\.0 MiB kept for buffers need more than the [\d.]+ GiB wasm memory can still grow to\)/);
+    assert.equal(r.memoryRun, 'length');
+    assert.equal(r.memoryQ8.n_ctx, LONG_CTX_TRAIN / 2, JSON.stringify(r.memoryQ8));
+    assert.equal(r.memoryQ8.kv_bytes, (LONG_CTX_TRAIN / 2) * 2 * 2 * (2 * 34));  // 2 layers, K + V, 2 q8_0 blocks of 34 bytes per row
+    assert.equal(r.memoryQ8.source, 'memory');
+    assert.match(r.memoryQ8.reason, /^4194304 tokens \(KV cache 1\.06 GiB in q8_0\/q8_0\), the largest power of two that fits: the trained context of 8388608 tokens does not \(KV cache for 8388608 positions x 2 layers x 1 sequences needs 2176\.0 MiB, more than this build can hold \(2048 MiB\)/);
+    // Explicit sizes: as asked, or refused before allocating with the numbers.
     assert.equal(r.large.n_ctx, 65536, 'a context above 4096 as asked');
-    assert.equal(r.large.kv_bytes, 65536 * 512);
+    assert.equal(r.large.kv_bytes, 65536 * KV_BYTES_PER_TOKEN);
+    assert.equal(r.large.source, 'requested');
     assert.equal(r.tooLarge.code, 'too_large');
     assert.match(r.tooLarge.message, /8388608 positions \(KV cache 4\.00 GiB in f16\/f16.*needs [\d.]+ GiB but only [\d.]+ GiB of memory is available/);
     assert.equal(r.tooLarge.model, 65536, 'the previous model (and context) is still loaded');
