@@ -1016,7 +1016,12 @@ function urlSource(input: string | URL | (string | URL)[], options: LoadOptions)
   };
 }
 
-/** Starts the worker and the wasm build this page can run (threads when cross-origin isolated). */
+/**
+ * Starts the worker and the wasm build this page can run: threads when cross-origin isolated; one
+ * thread otherwise or when the threaded build fails to start (`engine.runtime.fallback` says why,
+ * and `onLog` gets a warning). Rejects with EngineError when the worker cannot start or neither
+ * build can, naming the cause (a file's URL and HTTP status, a missing header) of each.
+ */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const threads = options.threads ?? 0;
   if (typeof threads !== 'number' || !Number.isSafeInteger(threads) || threads < 0) {
