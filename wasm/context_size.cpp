@@ -2,6 +2,7 @@
 // for when wasm memory can hold its KV cache, and never silently smaller without saying why.
 #include "wasm/context_size.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "core/base/memory.h"
@@ -55,7 +56,10 @@ Result<std::unique_ptr<Session>> Engine::open_default_session(std::shared_ptr<co
   const std::string types = kv_cache_type_name(options.cache_type_k) + "/" + kv_cache_type_name(options.cache_type_v);
   std::string why;  // why `first` was not taken
   for (int n = first; n >= kMinDefaultContext || n == first; n = power_of_two_below(n)) {
-    OX_ASSIGN_OR_RETURN(const uint64_t kv, KvCache::bytes_needed(m.kv_shape(n, options.cache_type_k, options.cache_type_v)));
+    // The shape Session::create asks for: its batch is n_batch capped at the context.
+    const KvCacheShape shape = m.kv_shape(n, std::min(options.n_batch, n), options.cache_type_k, options.cache_type_v,
+                                          /*n_seq=*/1, options.swa_full);
+    OX_ASSIGN_OR_RETURN(const uint64_t kv, KvCache::bytes_needed(shape));
     if (kv + kDefaultContextMargin > available) {
       if (why.empty()) {
         why = strfmt("its KV cache (%s in %s) and %s kept for buffers need more than the %s wasm memory can still "
@@ -81,7 +85,7 @@ Result<std::unique_ptr<Session>> Engine::open_default_session(std::shared_ptr<co
     } else {
       *choice = {ContextSource::kMemory,
                  strfmt("%d tokens (KV cache %s in %s), the largest power of two that fits: the trained context of "
-                        "%d tokens does not (%s); pass a smaller nCtx or cacheTypeK/cacheTypeV 'q8_0' to choose",
+                        "%d tokens does not (%s); pass nCtx to choose the size",
                         n, bytes_text(kv).c_str(), types.c_str(), first, why.c_str())};
     }
     return session;
