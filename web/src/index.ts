@@ -673,6 +673,7 @@ export class Engine {
     if (options.nBatch !== undefined) params.nBatch = options.nBatch;
     if (options.cacheTypeK !== undefined) params.cacheTypeK = options.cacheTypeK;
     if (options.cacheTypeV !== undefined) params.cacheTypeV = options.cacheTypeV;
+    if (options.swaFull !== undefined) params.swaFull = options.swaFull;
     if (typeof options.sha256 === 'string') params.sha256 = options.sha256;
     else if (options.sha256 !== undefined && !(typeof input === 'string' || input instanceof URL || Array.isArray(input))) {
       throw new EngineError('invalid_argument', 'sha256 for a File, Blob or ArrayBuffer is one string (a list is for the shards of a split model by URL)');

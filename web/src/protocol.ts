@@ -112,6 +112,11 @@ export interface LoadParams {
   /** KV cache element types (llama.cpp's -ctk / -ctv); 'f16' when absent. */
   cacheTypeK?: KvCacheType;
   cacheTypeV?: KvCacheType;
+  /**
+   * Sliding-window layers (Gemma 2/3, gpt-oss, ...) keep the whole context instead of only their
+   * window (llama.cpp's --swa-full): more memory, for nothing but parity checks. Default false.
+   */
+  swaFull?: boolean;
   /** File / Blob / ArrayBuffer sources: expected SHA-256 (hex), checked before parsing (URL sources: UrlLoadParams.sha256). */
   sha256?: string;
   /**

@@ -71,6 +71,7 @@ export interface WasmEngine {
       n_threads: number;
       cacheTypeK?: string;
       cacheTypeV?: string;
+      swaFull?: boolean;
       chatTemplate?: string;
       embeddings?: boolean;
       pooling?: string;

@@ -387,6 +387,7 @@ function openModel(eng: WasmEngine, name: string, params: LoadParams, source: Mo
       n_threads: runtime?.threads ?? 1,
       cacheTypeK: params.cacheTypeK,
       cacheTypeV: params.cacheTypeV,
+      swaFull: params.swaFull,
       chatTemplate: params.chatTemplate,
       embeddings: params.embeddings,
       pooling: params.pooling,

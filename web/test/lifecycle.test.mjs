@@ -45,8 +45,8 @@ function withTrainedContext(file, n, out) {
 }
 
 // What the native CLI writes for a greedy run (stdout, less its final newline), as bytes.
-function nativeGreedyBytes(model, prompt, n) {
-  const out = execFileSync(cli, ['run', '-m', model, '-p', prompt, '-n', String(n), '--temp', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function nativeGreedyBytes(model, prompt, n, extra = []) {
+  const out = execFileSync(cli, ['run', '-m', model, '-p', prompt, '-n', String(n), '--temp', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   return out.subarray(0, out.length - 1);
 }
 
@@ -274,6 +274,27 @@ describe('API contract (cross-origin isolated)', () => {
         assert.ok(e.isEngineError);
       }
     }
+  });
+
+  test('swaFull: sliding-window layers keep only their window by default (fewer KV bytes), the same text as the whole context', T, async () => {
+    // The zoo's gemma3: a window of 8 on layer 0 of 2. Batches of 4 keep 8 + 4 + 64 rows there, so
+    // 100 tokens move the window rows several times; the native CLI with --swa-full is the reference.
+    const n = 100;
+    const want = new TextDecoder().decode(nativeGreedyBytes(path.join(zoo, 'gemma3.gguf'), PROMPT, n, ['--swa-full', '-c', '128']));
+    const r = await inEngine(page, async (engine, a) => {
+      const out = {};
+      for (const swaFull of [false, true]) {
+        const info = await engine.load(a.model, { nCtx: 128, nBatch: 4, swaFull });
+        const c = await engine.completions.create({ prompt: a.prompt, max_tokens: a.n, temperature: 0 });
+        out[swaFull ? 'full' : 'window'] = { kv: info.kv_bytes, text: c.choices[0].text, n: c.usage.completion_tokens };
+      }
+      await engine.load(a.stories);
+      return out;
+    }, { prompt: PROMPT, n, model: GEMMA3, stories: STORIES });
+    assert.ok(r.window.kv < r.full.kv, `window-only ${r.window.kv} bytes, --swa-full ${r.full.kv}`);
+    assert.ok(r.window.n > 80, `${r.window.n} tokens: too few to move the window rows`);
+    assert.equal(r.window.text, want);
+    assert.equal(r.full.text, want);
   });
 
   test('create() and every method reject instead of throwing synchronously', T, async () => {
