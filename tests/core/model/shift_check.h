@@ -24,6 +24,7 @@ inline std::vector<float> cache_row(const ForwardState& st, bool key, int64_t po
   const KvCache& kv = st.kv;
   const int64_t n = key ? kv.k_dim() : kv.v_dim();
   std::vector<float> out(static_cast<size_t>(n));
+  if (n == 0) return out;  // an MLA cache (deepseek2) has no V rows: no buffer to read
   quant_traits(key ? kv.type_k() : kv.type_v()).to_float(key ? kv.k(0, 0, pos) : kv.v(0, 0, pos), out.data(), n);
   return out;
 }
