@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "core/base/status.h"
 
@@ -30,6 +31,9 @@ class TokenConstraint {
   virtual bool can_end() const = 0;
   // Back to the start state (a new generation).
   virtual void reset() = 0;
+  // Why nothing may come next, when the constraint knows more than "its language ends here"
+  // (empty: it does not).
+  virtual std::string why_nothing_allowed() const { return {}; }
 };
 
 }  // namespace ox

@@ -46,7 +46,18 @@ Result<std::unique_ptr<GrammarConstraint>> GrammarConstraint::create(Grammar gra
   for (int32_t id : eog_ids) {
     if (id >= 0 && id < trie->n_vocab()) eog.push_back(id);
   }
-  return std::unique_ptr<GrammarConstraint>(new GrammarConstraint(std::move(grammar), std::move(trie), std::move(eog)));
+  std::unique_ptr<GrammarConstraint> made(new GrammarConstraint(std::move(grammar), std::move(trie), std::move(eog)));
+  if (made->initial_set_ == GrammarStacks::kDead && made->stacks_.overflowed()) {
+    return error(ErrorCode::kInvalidArgument, made->why_nothing_allowed());
+  }
+  return made;
+}
+
+std::string GrammarConstraint::why_nothing_allowed() const {
+  if (!stacks_.overflowed()) return {};
+  return strfmt("the grammar is too ambiguous: a step needed more than %zu parse stacks (nested repetitions such "
+                "as \"x++\", or rules of rules of \"+\", multiply them with every character)",
+                GrammarStacks::kMaxStacks);
 }
 
 bool GrammarConstraint::is_eog(int32_t token) const {

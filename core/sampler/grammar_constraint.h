@@ -28,6 +28,7 @@ class GrammarConstraint final : public TokenConstraint {
   Status accept(int32_t token) override;
   bool can_end() const override;
   void reset() override;
+  std::string why_nothing_allowed() const override;
 
   // Whether each token of the vocabulary may come next (1) or not (0), from one trie walk; cached
   // until the next accept()/reset().

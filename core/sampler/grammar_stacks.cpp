@@ -99,10 +99,14 @@ uint32_t GrammarStacks::push(uint32_t parent, uint32_t elem) {
 // llama_grammar_advance_stack: expands rule references on top until every stack has a terminal
 // on top (or is empty: the grammar is complete). Left recursion was refused by check_grammar, so
 // the expansion is finite.
-void GrammarStacks::advance(uint32_t stack, std::vector<uint32_t>& out) {
+bool GrammarStacks::advance(uint32_t stack, std::vector<uint32_t>& out) {
   todo_.assign(1, stack);
   seen_.clear();
   while (!todo_.empty()) {
+    if (out.size() > kMaxStacks || seen_.size() > 4 * kMaxStacks) {
+      overflowed_ = true;
+      return false;
+    }
     const uint32_t cur = todo_.back();
     todo_.pop_back();
     if (!seen_.insert(cur).second) continue;
@@ -126,6 +130,7 @@ void GrammarStacks::advance(uint32_t stack, std::vector<uint32_t>& out) {
       ++alt;
     }
   }
+  return true;
 }
 
 uint32_t GrammarStacks::intern_set(std::vector<uint32_t>& stacks) {
@@ -147,7 +152,7 @@ uint32_t GrammarStacks::initial_set() {
   std::vector<uint32_t> out;
   uint32_t alt = rule_start_[root_];
   while (true) {  // one stack per alternative of the root, as llama_grammar_init_impl
-    advance(is_end_of_sequence(elems_[alt].op) ? 0 : push(0, alt), out);
+    if (!advance(is_end_of_sequence(elems_[alt].op) ? 0 : push(0, alt), out)) return kDead;
     while (!is_end_of_sequence(elems_[alt].op)) ++alt;
     if (elems_[alt].op != GrammarOp::kAlt) break;
     ++alt;
@@ -162,7 +167,7 @@ uint32_t GrammarStacks::compute_step_char(uint32_t set, uint32_t cp) {
     const auto [ok, next] = match_char(elems_, nodes_[s].elem, cp);
     if (!ok) continue;
     const uint32_t parent = nodes_[s].parent;
-    advance(is_end_of_sequence(elems_[next].op) ? parent : push(parent, next), out);
+    if (!advance(is_end_of_sequence(elems_[next].op) ? parent : push(parent, next), out)) return kDead;
   }
   return intern_set(out);
 }
@@ -235,7 +240,7 @@ uint32_t GrammarStacks::step_token(uint32_t set, int32_t token) {
     const bool same = e.value == static_cast<uint32_t>(token);
     if (same != (e.op == GrammarOp::kToken)) continue;
     const uint32_t parent = nodes_[s].parent;
-    advance(is_end_of_sequence(elems_[pos + 1].op) ? parent : push(parent, pos + 1), out);
+    if (!advance(is_end_of_sequence(elems_[pos + 1].op) ? parent : push(parent, pos + 1), out)) return kDead;
   }
   return intern_set(out);
 }

@@ -32,6 +32,11 @@ struct GrammarState {
 class GrammarStacks {
  public:
   static constexpr uint32_t kDead = 0;  // the empty set of stacks
+  // At most this many stacks in one set, and stack expansions in one advance. Nested repetitions
+  // ("x++++...", or rules of rules of "+") make the number of parse stacks grow exponentially
+  // with the text; past the budget a step yields the dead set and overflowed() says why, instead
+  // of the walk taking minutes (a fuzzed grammar did).
+  static constexpr size_t kMaxStacks = 1u << 13;
 
   explicit GrammarStacks(const Grammar& grammar);
 
@@ -47,6 +52,8 @@ class GrammarStacks {
   // Token elements on top of the set's stacks: (op, id) pairs for kToken / kTokenNot.
   std::vector<GrammarElement> token_tops(uint32_t set) const;
   size_t n_stack_nodes() const { return nodes_.size(); }
+  // Some step needed more than kMaxStacks stacks (sticky).
+  bool overflowed() const { return overflowed_; }
   // Drops every stack and memo entry not needed by `live` (a set id); returns its new id.
   uint32_t compact(uint32_t live);
 
@@ -62,7 +69,8 @@ class GrammarStacks {
   };
 
   uint32_t push(uint32_t parent, uint32_t elem);
-  void advance(uint32_t stack, std::vector<uint32_t>& out);
+  // False (and overflowed_ set) when the expansion passed kMaxStacks.
+  bool advance(uint32_t stack, std::vector<uint32_t>& out);
   uint32_t intern_set(std::vector<uint32_t>& stacks);
   uint32_t step_char(uint32_t set, uint32_t cp);
   uint32_t compute_step_char(uint32_t set, uint32_t cp);
@@ -85,6 +93,7 @@ class GrammarStacks {
   std::unordered_map<uint64_t, uint32_t> memo_;      // other code points, and partial-char checks
   std::vector<uint32_t> todo_;                       // advance()'s scratch
   std::unordered_set<uint32_t> seen_;
+  bool overflowed_ = false;
 };
 
 }  // namespace ox

@@ -87,6 +87,9 @@ Result<int32_t> Sampler::sample(std::span<const float> logits, std::span<const i
     constraint_->apply(candidates_);
     id = run_chain(candidates_.size(), history);
   }
+  if (id < 0 && constraint_ != nullptr && !constraint_->why_nothing_allowed().empty()) {
+    return error(ErrorCode::kInvalidArgument, "no token is possible: " + constraint_->why_nothing_allowed());
+  }
   if (id < 0) {
     return error(ErrorCode::kInvalidArgument,
                  constraint_ != nullptr ? "no token is possible: the grammar and the logit biases rule out all of them"

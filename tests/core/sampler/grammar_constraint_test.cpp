@@ -148,6 +148,29 @@ TEST(GrammarTokens, EndOfGenerationAndControlTokens) {
   EXPECT_FALSE(bad.ok());
 }
 
+// Nested repetitions multiply the parse stacks with every character: "." followed by 80 "+" (from
+// a fuzzed grammar) took minutes per step. Past GrammarStacks::kMaxStacks the step is refused and
+// the constraint says why; the same language written plainly still works.
+TEST(GrammarTokens, ExponentiallyAmbiguousGrammarIsRefusedNotSlow) {
+  auto vocab = byte_vocab();
+  auto c = constraint("root ::= \"a\" . " + std::string(80, '+'), vocab);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->why_nothing_allowed().empty());
+  ASSERT_TRUE(c->accept('a').is_ok());
+  bool refused = false;
+  for (int i = 0; i < 64 && !refused; ++i) {
+    const std::vector<uint8_t>& mask = c->allowed_tokens();
+    if (!mask['x']) {
+      refused = true;
+      break;
+    }
+    ASSERT_TRUE(c->accept('x').is_ok());
+  }
+  ASSERT_TRUE(refused) << "64 characters of a grammar with 80 nested repetitions: the stacks stayed under the budget";
+  EXPECT_NE(c->why_nothing_allowed().find("too ambiguous"), std::string::npos) << c->why_nothing_allowed();
+  EXPECT_TRUE(matches("root ::= \"a\" .+", "a" + std::string(64, 'x')));
+}
+
 TEST(GrammarTokens, ApplySetsMinusInfinityOnShortAndFullCandidateLists) {
   auto trie = TokenTrie::build({"a", "b", "ab", "ba"});
   auto made = make_grammar_constraint("root ::= \"ab\"", trie, {});
