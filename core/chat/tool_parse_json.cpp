@@ -219,6 +219,15 @@ bool python_kwargs(std::string_view text, size_t* pos, nlohmann::ordered_json* a
       if (p >= text.size()) return false;
       ++p;
       (*args)[key] = value;
+    } else if (text[p] == '{' || text[p] == '[') {
+      // An object or array argument (what the grammar of an LFM2 call writes for such a
+      // parameter): JSON, whose commas and parentheses belong to it.
+      const JsonSpan span = scan_json_value(text, p);
+      if (span.state != JsonScan::kComplete) return false;
+      const nlohmann::ordered_json j = nlohmann::ordered_json::parse(text.substr(p, span.end - p), nullptr, false);
+      if (j.is_discarded()) return false;
+      (*args)[key] = j;
+      p = span.end;
     } else {
       const size_t v = p;
       while (p < text.size() && text[p] != ',' && text[p] != ')') ++p;

@@ -164,6 +164,9 @@ const std::vector<Example>& examples() {
        "Checking.", "Two lookups.", {kParis, kCet}},
       {ChatFormat::kLfm2, "lfm2 literals", "<|tool_call_start|>[ns.f(a=1, b=True, c=null, d=-2.5)]<|tool_call_end|>", "", "",
        {{"ns.f", R"({"a":1,"b":true,"c":null,"d":-2.5})"}}},
+      {ChatFormat::kLfm2, "lfm2 object and array arguments",
+       "<|tool_call_start|>[f(where={\"city\": \"Paris, FR\", \"at\": [1, 2]}, tags=[\"a)\", \"b\"], n=3)]<|tool_call_end|>", "", "",
+       {{"f", R"j({"where":{"city":"Paris, FR","at":[1,2]},"tags":["a)","b"],"n":3})j"}}},
       {ChatFormat::kLfm2, "lfm2 malformed", "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>",
        "<|tool_call_start|>[get_weather(location=)]<|tool_call_end|>", "", {}, false, false},
       // Gemma 4 (llama.cpp's test-chat.cpp cases for its gemma4 parser)
