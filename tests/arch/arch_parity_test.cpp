@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -183,6 +184,14 @@ TEST_P(ArchParity, QuantizedQ4KMGreedyIdsMatchLlamaCpp) {
   if (find_variant(arch) != nullptr && find_variant(arch)->quantized_generated == 0) {
     GTEST_SKIP() << arch << ": no Q4_K_M ids compared (kVariants)";
   }
+#if defined(__aarch64__)
+  // Under qemu (CI's neon stage) quantizing every architecture's model (the same C++ as on x86 and
+  // wasm, which compare all of them) took most of test_arch's ~470 s: three families people run on
+  // ARM keep the NEON Q4_K_M kernels checked end to end (test_kernels checks each kernel against
+  // the scalar reference).
+  static const std::set<std::string> kOnArm = {"llama", "qwen3", "gemma3"};
+  if (kOnArm.count(arch) == 0) GTEST_SKIP() << arch << ": Q4_K_M parity on aarch64 only for llama, qwen3, gemma3";
+#endif
   std::shared_ptr<const Model> model = parity_model(arch, r, true);
   ASSERT_NE(model, nullptr);
   ThreadPool pool(2);
