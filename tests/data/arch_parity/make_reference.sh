@@ -36,8 +36,9 @@ fi
 version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g++ -O1 -std=c++17 -I$llama/src/include -I$llama/src/ggml/include tests/data/format_parity/greedy_ref.cpp \
-  -L$bin -lllama -lggml -lggml-base -Wl,-rpath,"$PWD/$bin" -o "$tmp/greedy_ref"
+# shellcheck source=tests/data/format_parity/build_greedy_ref.sh
+source tests/data/format_parity/build_greedy_ref.sh
+build_greedy_ref "$llama" "$tmp/greedy_ref"
 
 # The smallest top-1/top-2 gap over the N "pos P top5 logits:" lines of a reference (-1 if fewer).
 min_gap() {

@@ -22,8 +22,9 @@ for t in llama-quantize llama-imatrix; do [ -x "$bin/$t" ] || { echo "no $bin/$t
 version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g++ -O1 -std=c++17 -I$llama/src/include -I$llama/src/ggml/include $here/greedy_ref.cpp -L$bin -lllama -lggml \
-  -lggml-base -Wl,-rpath,"$PWD/$bin" -o "$tmp/greedy_ref"
+# shellcheck source=tests/data/format_parity/build_greedy_ref.sh
+source tests/data/format_parity/build_greedy_ref.sh
+build_greedy_ref "$llama" "$tmp/greedy_ref"
 build/native/bin/oxidize synth --shape tiny-256 --layers 1 --weight-std 0.08 --type F32 \
   --vocab "$shared/models/stories260K.gguf" -o "$tmp/f32.gguf" > /dev/null
 "$bin/llama-imatrix" -m "$tmp/f32.gguf" -f tests/data/perplexity/story.txt -c 128 -t 2 -o "$tmp/imatrix.gguf" \

@@ -11,7 +11,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 llama=build/llama.cpp
-bin=$llama/build/bin
 here=tests/data/sliding_window
 shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
@@ -19,8 +18,9 @@ prompt="Once upon a time, there was a little girl named Lily. She loved to play 
 version=$(git -C $llama/src rev-parse --short HEAD 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g++ -O1 -std=c++17 -I$llama/src/include -I$llama/src/ggml/include tests/data/format_parity/greedy_ref.cpp \
-  -L$bin -lllama -lggml -lggml-base -Wl,-rpath,"$PWD/$bin" -o "$tmp/greedy_ref"
+# shellcheck source=tests/data/format_parity/build_greedy_ref.sh
+source tests/data/format_parity/build_greedy_ref.sh
+build_greedy_ref "$llama" "$tmp/greedy_ref"
 
 # The smallest top-1/top-2 gap over a reference's "pos P top5 logits:" sections (pieces may hold
 # newlines or brackets; logits are printed with 6 decimals).
