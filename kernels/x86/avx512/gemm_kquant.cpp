@@ -22,7 +22,7 @@ constexpr int kChunk = 2, kTokens = 8;
 // per 8 tokens, no panels) costs less than packing panels, whose cost per row is several dots'
 // worth and pays for itself only over many tokens. One token stays on dots_by_row (same arithmetic).
 // Measured on Zen 4 (bench/batch_decode_bench.cpp, 1B Q4_K_M, CPU time of one thread per step):
-// 4 tokens 162 -> 95 ms, 8 tokens 189 -> 166 ms; at 16 panels win.
+// 4 tokens 160 -> 95 ms, 8 tokens 188 -> 166 ms (by the per-token costs, panels win from ~10).
 constexpr int64_t kFewTokensMax = 8;
 inline bool few_tokens_pay(int64_t n_tokens) { return n_tokens >= 2 && n_tokens <= kFewTokensMax; }
 constexpr uint64_t kQs = offsetof(BlockQ8_K, qs), kBsums = offsetof(BlockQ8_K, bsums);
