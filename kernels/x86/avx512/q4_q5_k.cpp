@@ -113,16 +113,8 @@ void q4_k_row_tokens(int64_t nb, const BlockQ4_K* x, const uint8_t* a, uint64_t 
 
 void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  const int64_t nb = n / kQK_K;
-  const uint64_t row_bytes = static_cast<uint64_t>(nb) * sizeof(BlockQ4_K);
-  for (int64_t r = 0; r < n_rows; ++r) {
-    few_tokens::prefetch_row(w + static_cast<uint64_t>(r + 2) * w_stride, row_bytes);
-    const auto* x = reinterpret_cast<const BlockQ4_K*>(w + static_cast<uint64_t>(r) * w_stride);
-    few_tokens::by_groups(n_tokens, [&](auto tokens, int64_t t0) {
-      q4_k_row_tokens<decltype(tokens)::value>(nb, x, a + static_cast<uint64_t>(t0) * a_stride, a_stride,
-                                               y + t0 * y_stride + r, y_stride);
-    });
-  }
+  const auto row_tokens = [](auto tokens, auto... args) { q4_k_row_tokens<decltype(tokens)::value>(args...); };
+  few_tokens::rows<BlockQ4_K, kQK_K>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, row_tokens);
 }
 
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {

@@ -124,6 +124,23 @@ static inline void prefetch_row(const uint8_t* row, uint64_t bytes) {
   for (uint64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
 }
 
+// gemm_few_* over super-blocks of kElems: for each row (the one two ahead prefetched), every group
+// of tokens through row_tokens(std::integral_constant<int, T>{}, nb, x, a, a_stride, y, y_stride)
+// with x the row's blocks, a the group's first activation row and y its first output.
+template <typename Block, int kElems, typename RowTokens>
+static inline void rows(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                        uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride, RowTokens row_tokens) {
+  const int64_t nb = n / kElems;
+  const uint64_t row_bytes = static_cast<uint64_t>(nb) * sizeof(Block);
+  for (int64_t r = 0; r < n_rows; ++r) {
+    prefetch_row(w + static_cast<uint64_t>(r + 2) * w_stride, row_bytes);
+    const auto* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride);
+    by_groups(n_tokens, [&](auto tokens, int64_t t0) {
+      row_tokens(tokens, nb, x, a + static_cast<uint64_t>(t0) * a_stride, a_stride, y + t0 * y_stride + r, y_stride);
+    });
+  }
+}
+
 }  // namespace few_tokens
 
 }  // namespace ox::kernels::avx512
