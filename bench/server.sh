@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # `oxidize serve` against llama-server (built from the bundled llama.cpp source:
-# bench/build_llama_cpp.sh build/llama.cpp llama-server) at 1, 4 and 16 concurrent clients, both
-# servers started with the same model, -np, -c and -t, one after the other in one run (issue #23).
-# Each cell: STREAMS concurrent streamed /v1/completions requests of N_GEN greedy tokens (ignore_eos,
-# short prompts) through bench/server_load.mjs. Throughput: generated tokens of all streams / wall
-# seconds, best of REPS. Latency: time to first token (request sent -> first chunk with text), p50
-# and p95 over every request of the REPS runs.
+# bench/build_llama_cpp.sh build/llama.cpp llama-server) at 1, 2, 4 and 8 concurrent clients, both
+# servers started with the same model, -np, -c and -t (issue #23). Both run for the whole benchmark
+# and take turns: each repetition sends every cell's load to each engine in turn, so drift in the
+# machine's load (other processes on the cores) falls on both alike. Each cell: STREAMS concurrent
+# streamed /v1/completions requests of N_GEN greedy tokens (ignore_eos, short prompts) through
+# bench/server_load.mjs. Throughput: generated tokens of all streams / wall seconds, the median of
+# REPS (min-max beside it). Latency: time to first token (request sent -> first chunk with text),
+# p50 and p95 over every request of the REPS runs.
 #
 #   bench/server.sh [MODEL.gguf]
 #
@@ -13,8 +15,8 @@
 # missing. Environment:
 #   OXIDIZE        the oxidize binary (default build/native/bin/oxidize)
 #   LLAMA_SERVER   llama-server (default build/llama.cpp/build/bin/llama-server); LLAMA=0 skips it
-#   STREAMS        concurrent clients per cell ("1 4 16"); -np is the largest
-#   N_GEN, REPS    tokens per stream (64) and repetitions per cell (3)
+#   STREAMS        concurrent clients per cell ("1 2 4 8"); -np is the largest
+#   N_GEN, REPS    tokens per stream (64) and repetitions per cell (5)
 #   THREADS        -t for both servers (2); CTX_SLOT: positions per slot (256)
 #   LLAMA_ARGS     more llama-server flags (e.g. "--poll 0": its threads sleep instead of spinning
 #                  while they wait, which matters on a loaded machine); OXIDIZE_ARGS the same for oxidize
@@ -24,9 +26,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 oxidize=${OXIDIZE:-$root/build/native/bin/oxidize}
 llama_server=${LLAMA_SERVER:-$root/build/llama.cpp/build/bin/llama-server}
-read -r -a streams <<<"${STREAMS:-1 4 16}"
+read -r -a streams <<<"${STREAMS:-1 2 4 8}"
 n_gen=${N_GEN:-64}
-reps=${REPS:-3}
+reps=${REPS:-5}
 threads=${THREADS:-2}
 ctx_slot=${CTX_SLOT:-256}
 model=${1:-/tmp/0.5B-q4km.gguf}
@@ -48,14 +50,16 @@ fi
 
 free_port() { node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 
-pid=
-stop() { if [[ -n $pid ]]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=; fi; }
+declare -A pid url
+stop() {
+  for e in "${!pid[@]}"; do kill -TERM "${pid[$e]}" 2>/dev/null || true; wait "${pid[$e]}" 2>/dev/null || true; done
+}
 trap stop EXIT
 
-start() {  # start ENGINE: starts the server in the background, sets url once /health is 200
+start() {  # start ENGINE: starts the server in the background, sets url[ENGINE] once /health is 200
   local port
   port=$(free_port)
-  url=http://127.0.0.1:$port
+  url[$1]=http://127.0.0.1:$port
   case $1 in
     # shellcheck disable=SC2086  # the extra flags are words
     oxidize) "$oxidize" serve -m "$model" --port "$port" -np "$np" -c "$ctx" -t "$threads" ${OXIDIZE_ARGS:-} \
@@ -64,10 +68,10 @@ start() {  # start ENGINE: starts the server in the background, sets url once /h
     llama-server) "$llama_server" -m "$model" --host 127.0.0.1 --port "$port" -np "$np" -c "$ctx" -t "$threads" \
       ${LLAMA_ARGS:-} >/dev/null 2>/tmp/server-bench-$1.log & ;;
   esac
-  pid=$!
+  pid[$1]=$!
   for _ in $(seq 600); do
-    [[ $(curl -s -o /dev/null -w '%{http_code}' "$url/health" || true) == 200 ]] && return 0
-    kill -0 "$pid" 2>/dev/null || { echo "server.sh: $1 exited; see /tmp/server-bench-$1.log" >&2; return 1; }
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "${url[$1]}/health" || true) == 200 ]] && return 0
+    kill -0 "${pid[$1]}" 2>/dev/null || { echo "server.sh: $1 exited; see /tmp/server-bench-$1.log" >&2; return 1; }
     sleep 0.2
   done
   echo "server.sh: $1 not ready after 120 s" >&2
@@ -80,29 +84,37 @@ percentiles() {
     .sort((a, b) => a - b); const q = (p) => v[Math.min(v.length - 1, Math.ceil(p * v.length) - 1)];
     console.log(`${Math.round(q(0.5))} ${Math.round(q(0.95))}`)'
 }
+# "median min max" of numbers, one a line.
+median() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[1], v[NR] }'; }
 
-echo "load before: $(uptime)"
-declare -A tps p50 p95
 for e in "${engines[@]}"; do
   start "$e"
-  node "$root/bench/server_load.mjs" "$url" 1 8 >/dev/null  # warm-up
+  node "$root/bench/server_load.mjs" "${url[$e]}" 1 8 >/dev/null  # warm-up
+done
+echo "load before: $(uptime)"
+declare -A lines tps_all
+for _ in $(seq "$reps"); do
   for s in "${streams[@]}"; do
-    best=0
-    lines=
-    for _ in $(seq "$reps"); do
-      line=$(node "$root/bench/server_load.mjs" "$url" "$s" "$n_gen")
-      lines+=$line$'\n'
-      t=$(sed 's/.*"tps":\([0-9.]*\).*/\1/' <<<"$line")
-      best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (b > a) ? b : a }')
+    for e in "${engines[@]}"; do
+      line=$(node "$root/bench/server_load.mjs" "${url[$e]}" "$s" "$n_gen")
+      lines[$e,$s]+=$line$'\n'
+      tps_all[$e,$s]+="$(sed 's/.*"tps":\([0-9.]*\).*/\1/' <<<"$line")"$'\n'
     done
-    tps[$e,$s]=$best
-    read -r p50[$e,$s] p95[$e,$s] < <(printf '%s' "$lines" | percentiles)
   done
-  stop
 done
 echo "load after:  $(uptime)"
 
-echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, t/s best of $reps, TTFT over all $reps runs"
+declare -A tps spread p50 p95
+for e in "${engines[@]}"; do
+  for s in "${streams[@]}"; do
+    read -r tps[$e,$s] lo hi < <(printf '%s' "${tps_all[$e,$s]}" | median)
+    spread[$e,$s]="$lo-$hi"
+    read -r p50[$e,$s] p95[$e,$s] < <(printf '%s' "${lines[$e,$s]}" | percentiles)
+  done
+done
+
+echo "model $(basename "$model"), -np $np, -c $ctx, -t $threads, $n_gen tokens per stream, t/s median (min-max) of $reps" \
+  "taking turns, TTFT over all $reps runs"
 echo "extra flags: oxidize '${OXIDIZE_ARGS:-}', llama-server '${LLAMA_ARGS:-}'"
 echo
 header="| clients |"; rule="| ---: |"
@@ -112,8 +124,16 @@ for e in "${engines[@]}"; do header+=" $e TTFT p50 / p95 ms |"; rule+=" ---: |";
 echo "$header"; echo "$rule"
 for s in "${streams[@]}"; do
   row="| $s |"
-  for e in "${engines[@]}"; do row+=" ${tps[$e,$s]} |"; done
+  for e in "${engines[@]}"; do row+=" ${tps[$e,$s]} (${spread[$e,$s]}) |"; done
   [[ ${#engines[@]} -gt 1 ]] && row+=" $(awk -v a="${tps[oxidize,$s]}" -v b="${tps[llama-server,$s]}" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }') |"
   for e in "${engines[@]}"; do row+=" ${p50[$e,$s]} / ${p95[$e,$s]} |"; done
   echo "$row"
+done
+echo
+for e in "${engines[@]}"; do  # against the first STREAMS entry; the issue's second target: 4 streams >= 2.5x one stream's aggregate
+  line="$e, aggregate t/s against 1 client:"
+  for s in "${streams[@]}"; do
+    line+=" $s: $(awk -v a="${tps[$e,$s]}" -v b="${tps[$e,${streams[0]}]}" 'BEGIN { printf "%.2fx", (b > 0) ? a / b : 0 }')"
+  done
+  echo "$line"
 done

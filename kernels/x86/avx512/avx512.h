@@ -51,6 +51,12 @@ void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
+// Few tokens (a decode step of several sequences): one pass over the rows, each super-block
+// unpacked once for up to 8 tokens; every output equals vec_dot's (q4_q5_k.cpp, q6_k_iq4_xs.cpp).
+void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -67,6 +67,56 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = hsum512(acc) + avx2::hsum(acc_min);
 }
 
+namespace {
+
+// One Q4_K row against T Q8_K activation rows (a_stride bytes apart): each super-block's nibbles,
+// scales and mins are unpacked once for all T tokens; per (row, token) the arithmetic and its order
+// are vec_dot_q4_k_q8_k's, so each output is the float that vec_dot gives.
+template <int T>
+void q4_k_row_tokens(int64_t nb, const BlockQ4_K* x, const uint8_t* a, uint64_t a_stride, float* y, int64_t y_stride) {
+  const __m512i idx[4] = {word_pair_index(0, 1), word_pair_index(2, 3), word_pair_index(4, 5), word_pair_index(6, 7)};
+  __m512 acc[T];
+  __m256 acc_min[T];
+  for (int t = 0; t < T; ++t) {
+    acc[t] = _mm512_setzero_ps();
+    acc_min[t] = _mm256_setzero_ps();
+  }
+  for (int64_t i = 0; i < nb; ++i) {
+    const avx2::KScales k = avx2::unpack_k4_scales(x[i].scales);
+    const __m128i sc8 = _mm_set_epi32(0, 0, static_cast<int>(k.scales[1]), static_cast<int>(k.scales[0]));
+    const __m128i mn8 = _mm_set_epi32(0, 0, static_cast<int>(k.mins[1]), static_cast<int>(k.mins[0]));
+    const __m512i scales16 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sc8));
+    const __m256i mins16 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn8, mn8));
+    __m512i sc[4], wq[4];
+    for (int c = 0; c < 4; ++c) sc[c] = _mm512_permutexvar_epi16(idx[c], scales16);
+    for (int h = 0; h < 2; ++h) {
+      const ChunkPair c = split_chunks(x[i].qs + 64 * h);
+      wq[2 * h] = c.a;
+      wq[2 * h + 1] = c.b;
+    }
+    const float dx = fp16(x[i].d), dmin = fp16(x[i].dmin);
+    for (int t = 0; t < T; ++t) {
+      const BlockQ8_K& yb = reinterpret_cast<const BlockQ8_K*>(a + static_cast<uint64_t>(t) * a_stride)[i];
+      __m512i sumi = _mm512_setzero_si512();
+      for (int c = 0; c < 4; ++c) {
+        sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(wq[c], load512(yb.qs + 64 * c)), sc[c]);
+      }
+      const __m256i min_dot = _mm256_madd_epi16(load256(yb.bsums), mins16);
+      acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(yb.d * dx), _mm512_cvtepi32_ps(sumi), acc[t]);
+      acc_min[t] = _mm256_fnmadd_ps(_mm256_set1_ps(yb.d * dmin), _mm256_cvtepi32_ps(min_dot), acc_min[t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) y[t * y_stride] = hsum512(acc[t]) + avx2::hsum(acc_min[t]);
+}
+
+}  // namespace
+
+void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  const auto row_tokens = [](auto tokens, auto... args) { q4_k_row_tokens<decltype(tokens)::value>(args...); };
+  few_tokens::rows<BlockQ4_K, kQK_K>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, row_tokens);
+}
+
 void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);

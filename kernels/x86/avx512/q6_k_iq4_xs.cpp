@@ -42,6 +42,54 @@ void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = hsum512(acc);
 }
 
+namespace {
+
+// One Q6_K row against T Q8_K activation rows (a_stride bytes apart): each super-block's 6-bit
+// values and scales are unpacked once for all T tokens; per (row, token) the arithmetic and its
+// order are vec_dot_q6_k_q8_k's, so each output is the float that vec_dot gives.
+template <int T>
+void q6_k_row_tokens(int64_t nb, const BlockQ6_K* x, const uint8_t* a, uint64_t a_stride, float* y, int64_t y_stride) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m512i m30 = _mm512_set1_epi8(0x30);
+  const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+  const __m512i down = _mm512_inserti64x4(_mm512_set1_epi16(0), _mm256_set1_epi16(2), 1);
+  const __m512i idx[4] = {word_quad_index(0), word_quad_index(4), word_quad_index(8), word_quad_index(12)};
+  __m512 acc[T];
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < nb; ++i) {
+    const __m256i sc16 = _mm256_cvtepi8_epi16(load128(x[i].scales));
+    const __m512i scales16 = _mm512_castsi256_si512(sc16);
+    __m512i sc[4], wq[4];
+    for (int c = 0; c < 4; ++c) sc[c] = _mm512_permutexvar_epi16(idx[c], scales16);
+    for (int h = 0; h < 2; ++h) {  // as in vec_dot_q6_k_q8_k
+      const __m512i l = load512(x[i].ql + 64 * h);
+      const __m512i qh = _mm512_broadcast_i64x4(load256(x[i].qh + 32 * h));
+      wq[2 * h] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_sllv_epi16(qh, up), m30));
+      wq[2 * h + 1] = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4),
+                                      _mm512_and_si512(_mm512_srlv_epi16(qh, down), m30));
+    }
+    const float dx = fp16(x[i].d);
+    for (int t = 0; t < T; ++t) {
+      const BlockQ8_K& yb = reinterpret_cast<const BlockQ8_K*>(a + static_cast<uint64_t>(t) * a_stride)[i];
+      const __m256i bias = _mm256_slli_epi32(_mm256_madd_epi16(load256(yb.bsums), sc16), 5);
+      __m512i sumi = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_sub_epi32(_mm256_setzero_si256(), bias), 0);
+      for (int c = 0; c < 4; ++c) {
+        sumi = _mm512_dpwssd_epi32(sumi, _mm512_maddubs_epi16(wq[c], load512(yb.qs + 64 * c)), sc[c]);
+      }
+      acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(yb.d * dx), _mm512_cvtepi32_ps(sumi), acc[t]);
+    }
+  }
+  for (int t = 0; t < T; ++t) y[t * y_stride] = hsum512(acc[t]);
+}
+
+}  // namespace
+
+void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  const auto row_tokens = [](auto tokens, auto... args) { q6_k_row_tokens<decltype(tokens)::value>(args...); };
+  few_tokens::rows<BlockQ6_K, kQK_K>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, row_tokens);
+}
+
 void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ4_XS* x = static_cast<const BlockIQ4_XS*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
