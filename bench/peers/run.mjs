@@ -16,13 +16,17 @@ import { ENGINES, markdownTable, stats } from './lib/report.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..', '..');
 const SHAPES = ['tiny-15M', '0.5B', '1B'];
+// Shapes of other architectures (synth.cpp), run only when named: bench/moe_hybrid.sh.
+const MORE_SHAPES = ['moe-16x64', 'lfm2-1.2B'];
 const TYPES = ['Q4_0', 'Q8_0', 'Q4_K_M'];
 // Idle time after Chromium starts, before its first page: its start-up work (GPU process, profile
 // set-up) runs for a few seconds and would otherwise overlap the first measured run.
 const SETTLE_MS = 5000;
 
 const USAGE = `usage: node bench/peers/run.mjs [options]
-  --models LIST    synth shapes (${SHAPES.join(',')}) and/or paths to .gguf files (default: all shapes)
+  --models LIST    synth shapes (${SHAPES.join(',')}; also ${MORE_SHAPES.join(',')}) and/or paths to
+                   .gguf files (default: ${SHAPES.join(',')})
+  --model-dir DIR  where synth models are written and found (default bench/peers/models)
   --types LIST     weight types for synth shapes (default: ${TYPES.join(',')})
   --threads LIST   thread counts (default: 1,2)
   --engines LIST   subset of ${ENGINES.join(',')} (default: all)
@@ -52,7 +56,7 @@ function parseArgs(argv) {
     wasm: 'auto', quick: false, timeout: 1800, verbose: false, out: path.join(here, 'results'),
     oxidize: process.env.OXIDIZE_BIN || path.join(repo, 'build/native/bin/oxidize'),
     oxidizeWasm: path.join(repo, 'build/wasm/bin/oxidize.mjs'),
-    web: path.join(repo, 'web/dist'),
+    web: path.join(repo, 'web/dist'), modelDir: path.join(here, 'models'),
   };
   const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
   const int = (s, flag) => {
@@ -84,6 +88,7 @@ function parseArgs(argv) {
     else if (flag === '--oxidize-wasm') a.oxidizeWasm = path.resolve(next());
     else if (flag === '--web') a.web = path.resolve(next());
     else if (flag === '--out') a.out = path.resolve(next());
+    else if (flag === '--model-dir') a.modelDir = path.resolve(next());
     else if (flag === '--verbose') a.verbose = true;
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
@@ -111,11 +116,11 @@ function modelList(a) {
       const file = path.resolve(m);
       if (!fs.existsSync(file)) throw new Error(`--models: no file ${file}`);
       out.push({ name: path.basename(file, '.gguf'), file, type: null, url: `/models/${out.length}-${path.basename(file)}` });
-    } else if (SHAPES.includes(m)) {
+    } else if (SHAPES.includes(m) || MORE_SHAPES.includes(m)) {
       for (const type of a.types) {
-        out.push({ name: m, shape: m, type, file: path.join(here, 'models', `${m}-${type}.gguf`), url: `/models/${out.length}-${m}-${type}.gguf` });
+        out.push({ name: m, shape: m, type, file: path.join(a.modelDir, `${m}-${type}.gguf`), url: `/models/${out.length}-${m}-${type}.gguf` });
       }
-    } else throw new Error(`--models: ${m} is neither a shape (${SHAPES.join(',')}) nor a .gguf path`);
+    } else throw new Error(`--models: ${m} is neither a shape (${[...SHAPES, ...MORE_SHAPES].join(',')}) nor a .gguf path`);
   }
   return out;
 }

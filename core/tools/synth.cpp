@@ -26,6 +26,10 @@ struct Shape {
   const char* name;
   uint32_t n_embd, n_ff, n_layer, n_head, n_head_kv;
   float rope_base, rms_eps;
+  // The architecture the shape is of (nullptr: llama, or --arch's tiny parity model) and, with one,
+  // its keys in place of the architecture's parity-model synth keys.
+  const char* arch = nullptr;
+  SynthKey keys[8] = {};
 };
 
 // Hyper-parameters as the models they imitate publish them (llama2.c stories15M, Qwen2.5-0.5B,
@@ -39,6 +43,20 @@ constexpr Shape kShapes[] = {
     {"1B", 2048, 8192, 16, 32, 8, 500000.0f, 1e-5f},
     {"bge-small", 384, 1536, 12, 12, 12, 10000.0f, 1e-12f},  // BAAI/bge-small-en-v1.5 (33M, with --arch bert)
     {"bge-base", 768, 3072, 12, 12, 12, 10000.0f, 1e-12f},   // BAAI/bge-base-en-v1.5 (110M, with --arch bert)
+    // Qwen3-30B-A3B's attention (32 heads of 128 over 4 KV heads, width 2048) with 16 of its 48
+    // layers, 64 of its 128 experts (8 active) and experts 256 wide instead of 768: ~1.2 GB at
+    // Q4_K_M, ~0.27 GB of weights read per decoded token.
+    {"moe-16x64", 2048, 6144, 16, 32, 4, 1000000.0f, 1e-6f, "qwen3moe",
+     {{"attention.key_length", SynthKey::kU32, 128},
+      {"attention.value_length", SynthKey::kU32, 128},
+      {"rope.dimension_count", SynthKey::kU32, 128},
+      {"expert_count", SynthKey::kU32, 64},
+      {"expert_used_count", SynthKey::kU32, 8},
+      {"expert_feed_forward_length", SynthKey::kU32, 256}}},
+    // LiquidAI LFM2-1.2B: 10 short-convolution and 6 attention layers (32 heads / 8 KV), SwiGLU 8192.
+    {"lfm2-1.2B", 2048, 8192, 16, 32, 8, 1000000.0f, 1e-5f, "lfm2",
+     {{"attention.head_count_kv", SynthKey::kU32Layers, 0, "0,0,8,0,0,8,0,0,8,0,8,0,8,0,8,0"},
+      {"shortconv.l_cache", SynthKey::kU32, 3}}},
 };
 
 uint64_t splitmix64(uint64_t* state) {
@@ -383,17 +401,32 @@ Status synth_gguf(const SynthOptions& o) {
     n_vocab = o.vocab_size;
   }
 
-  // No --arch: the llama models of the benchmarks (no optional tensors, norms exactly 1). With one:
-  // a parity model with every optional feature of the architecture switched on.
+  // No --arch: the benchmark models of the shape's architecture (llama unless the shape names one; no
+  // optional tensors, norms exactly 1). With one: a parity model with every optional feature of the
+  // architecture switched on.
+  if (shape->arch != nullptr && !o.arch.empty()) {
+    return error(ErrorCode::kInvalidArgument, strfmt("synth: --arch %s: shape '%s' is a %s model (leave --arch out)",
+                                                     o.arch.c_str(), shape->name, shape->arch));
+  }
   const bool all_features = !o.arch.empty();
-  const ArchDef* arch = find_arch(all_features ? o.arch : "llama");
+  const ArchDef* arch = find_arch(all_features ? o.arch : shape->arch != nullptr ? shape->arch : "llama");
   if (arch == nullptr) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("synth: unknown architecture '%s' (known: %s)", o.arch.c_str(), arch_names().c_str()));
   }
   // Layers: --layers, else the architecture's block_count synth key (a layer pattern that needs more
   // than the shape's two: smollm3's NoPE layer is every fourth), else the shape's.
-  OX_ASSIGN_OR_RETURN(const std::vector<SynthKey> keys, variant_keys(*arch, o.variant));
+  std::vector<SynthKey> keys;
+  if (shape->arch != nullptr) {
+    if (!o.variant.empty()) {
+      return error(ErrorCode::kInvalidArgument, strfmt("synth: --variant needs --arch (shape '%s' has no variants)", shape->name));
+    }
+    for (const SynthKey& k : shape->keys) {
+      if (k.key != nullptr) keys.push_back(k);
+    }
+  } else {
+    OX_ASSIGN_OR_RETURN(keys, variant_keys(*arch, o.variant));
+  }
   uint32_t n_layer = shape->n_layer;
   for (const SynthKey& k : keys) {
     if (std::string_view(k.key) == "block_count") n_layer = static_cast<uint32_t>(k.value);

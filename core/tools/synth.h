@@ -33,7 +33,9 @@ struct SynthOptions {
 };
 
 // "tiny-15M" (dim 288, ffn 768, 6 layers, 6 heads), "0.5B" (896, 4864, 24 layers, 14 heads / 2 KV),
-// "1B" (2048, 8192, 16 layers, 32 heads / 8 KV). The vocabulary size is the vocab file's.
+// "1B" (2048, 8192, 16 layers, 32 heads / 8 KV); shapes of other architectures (no --arch):
+// "moe-16x64" (qwen3moe, 16 layers of 64 experts, 8 active) and "lfm2-1.2B" (lfm2's convolution and
+// attention hybrid). The vocabulary size is the vocab file's.
 const std::vector<std::string>& synth_shape_names();
 
 // $OXIDIZE_SHARED/vocab/ggml-vocab-llama-spm.gguf, else ../shared/vocab/... beside the source tree.

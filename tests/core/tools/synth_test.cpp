@@ -279,3 +279,92 @@ TEST(Synth, EveryArchitectureWithEveryOptionalTensor) {
 
 }  // namespace
 }  // namespace ox
+
+namespace ox {
+namespace {
+
+// A shape of another architecture, cut to n_layer layers, Q4_0, stories260K's 512 tokens: the
+// file, or nullptr after a failed expectation.
+std::shared_ptr<const gguf::GgufFile> synth_shape(const char* shape, uint32_t n_layer, const std::string& out) {
+  SynthOptions o;
+  o.shape = shape;
+  o.n_layer = n_layer;
+  o.type = "Q4_0";
+  o.n_threads = 2;
+  o.vocab_path = test::shared_path("models/stories260K.gguf");
+  o.out_path = out;
+  const Status st = synth_gguf(o);
+  EXPECT_TRUE(st.is_ok()) << shape << ": " << st.message();
+  if (!st.is_ok()) return nullptr;
+  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::open(out);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  if (!file.ok()) return nullptr;
+  return std::shared_ptr<const gguf::GgufFile>(std::move(file).value());
+}
+
+// The benchmark shapes of issue #20 item 5: Qwen3-30B-A3B's attention and router as llama.cpp's
+// qwen3moe reads them (32 heads of 128, 4 KV heads, width 2048), 64 experts 256 wide, 8 active.
+TEST(Synth, MoeShapeIsAScaledQwen3Moe) {
+  if (!test::file_exists(test::shared_path("models/stories260K.gguf"))) GTEST_SKIP() << "missing stories260K";
+  const std::string out = temp("oxidize_synth_moe.gguf");
+  std::shared_ptr<const gguf::GgufFile> f = synth_shape("moe-16x64", 1, out);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->get_string("general.architecture").value(), "qwen3moe");
+  EXPECT_EQ(f->get_u32("qwen3moe.embedding_length").value(), 2048u);
+  EXPECT_EQ(f->get_u32("qwen3moe.attention.head_count").value(), 32u);
+  EXPECT_EQ(f->get_u32("qwen3moe.attention.head_count_kv").value(), 4u);
+  EXPECT_EQ(f->get_u32("qwen3moe.attention.key_length").value(), 128u);
+  EXPECT_EQ(f->get_u32("qwen3moe.expert_count").value(), 64u);
+  EXPECT_EQ(f->get_u32("qwen3moe.expert_used_count").value(), 8u);
+  EXPECT_EQ(f->find_tensor("blk.0.attn_q.weight")->dims, (std::vector<uint64_t>{2048, 4096}));
+  EXPECT_EQ(f->find_tensor("blk.0.attn_k_norm.weight")->dims, (std::vector<uint64_t>{128}));
+  EXPECT_EQ(f->find_tensor("blk.0.ffn_gate_inp.weight")->dims, (std::vector<uint64_t>{2048, 64}));
+  EXPECT_EQ(f->find_tensor("blk.0.ffn_up_exps.weight")->dims, (std::vector<uint64_t>{2048, 256, 64}));
+  EXPECT_EQ(f->find_tensor("blk.0.ffn_down_exps.weight")->dims, (std::vector<uint64_t>{256, 2048, 64}));
+  EXPECT_EQ(f->find_tensor("blk.0.ffn_down.weight"), nullptr);  // no dense feed-forward
+  Result<std::shared_ptr<const Model>> model = Model::load(f);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_EQ(model.value()->hparams().n_expert, 64);
+  std::remove(out.c_str());
+}
+
+// LFM2-1.2B's layer pattern (its config's layer_types: attention at layers 2, 5, 8, 10, 12, 14, short
+// convolutions elsewhere) as the per-layer head_count_kv llama.cpp's lfm2 reads.
+TEST(Synth, HybridShapeIsLfm2) {
+  if (!test::file_exists(test::shared_path("models/stories260K.gguf"))) GTEST_SKIP() << "missing stories260K";
+  const std::string out = temp("oxidize_synth_lfm2.gguf");
+  std::shared_ptr<const gguf::GgufFile> f = synth_shape("lfm2-1.2B", 3, out);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->get_string("general.architecture").value(), "lfm2");
+  const gguf::Value* kv = f->find("lfm2.attention.head_count_kv");
+  ASSERT_NE(kv, nullptr);
+  ASSERT_EQ(kv->count, 3u);
+  EXPECT_EQ(kv->integer_at(0), 0);
+  EXPECT_EQ(kv->integer_at(1), 0);
+  EXPECT_EQ(kv->integer_at(2), 8);
+  EXPECT_EQ(f->get_u32("lfm2.shortconv.l_cache").value(), 3u);
+  EXPECT_EQ(f->find_tensor("blk.0.shortconv.in_proj.weight")->dims, (std::vector<uint64_t>{2048, 3 * 2048}));
+  EXPECT_EQ(f->find_tensor("blk.0.attn_q.weight"), nullptr);
+  EXPECT_EQ(f->find_tensor("blk.2.attn_k.weight")->dims, (std::vector<uint64_t>{2048, 8 * 64}));
+  EXPECT_EQ(f->find_tensor("blk.2.ffn_up.weight")->dims, (std::vector<uint64_t>{2048, 8192}));
+  Result<std::shared_ptr<const Model>> model = Model::load(f);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  std::remove(out.c_str());
+}
+
+TEST(Synth, ShapeOfAnotherArchitectureRefusesArch) {
+  SynthOptions o;
+  o.out_path = temp("oxidize_synth_shape_err.gguf");
+  o.shape = "moe-16x64";
+  o.arch = "llama";
+  const Status st = synth_gguf(o);
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("qwen3moe"), std::string::npos) << st.message();
+  o.arch.clear();
+  o.variant = "kv_b";
+  EXPECT_EQ(synth_gguf(o).code(), ErrorCode::kInvalidArgument);
+  EXPECT_FALSE(test::file_exists(o.out_path));
+}
+
+}  // namespace
+}  // namespace ox
