@@ -6,6 +6,7 @@
 
 #include "kernels/simd128/block32_impl.h"
 #include "kernels/simd128/gemm_tile.h"
+#include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
 
 namespace ox::kernels::simd128 {
@@ -128,21 +129,18 @@ const int16_t* fifth_bit_sums(int64_t nb, const uint8_t* a, int block_bytes, int
 // four rows' i32x4 partial sums fold into one vector (hsum4x4_i32) and one f32x4 multiply
 // applies their scales, so there is no horizontal sum per row and no scalar tail. The block
 // loop stays rolled: unrolled, LLVM hoists every load of the body to its top and V8 then
-// spills most of them. Rows of up to 512 bytes go four adjacent rows at a time; longer rows
-// are taken a quarter of the rows apart (0, q, 2q, 3q; then 1, q + 1, ...), which streams
-// measurably faster from memory (1.2-1.5x over adjacent rows for 1-5 KB rows).
+// spills most of them. Group g holds rows g * g_step + j * j_step (j < 4; rows past n_rows
+// repeat the last row and are not stored).
 template <typename F>
-void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const gemm::SplitActs& act,
-                 const int16_t* fifth_sums, float* y) {
+void decode_groups(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, int64_t groups, int64_t g_step,
+                   int64_t j_step, const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
   using Block = typename F::Block;
   const block32::PreSplit a{act.q};
-  const int64_t groups = (n_rows + 3) / 4;
-  const bool adjacent = w_stride <= 512;
   for (int64_t g = 0; g < groups; ++g) {
     int64_t rows[4];
     const Block* x[4];
     for (int j = 0; j < 4; ++j) {
-      rows[j] = adjacent ? 4 * g + j : g + j * groups;
+      rows[j] = g * g_step + j * j_step;
       const int64_t r = rows[j] < n_rows ? rows[j] : n_rows - 1;  // a repeat, not stored
       x[j] = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride);
     }
@@ -172,7 +170,7 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
         acc = wasm_f32x4_add(acc, wasm_f32x4_mul(m, wasm_f32x4_splat(act.s[i])));
       }
     }
-    if (adjacent && rows[3] < n_rows) {
+    if (j_step == 1 && rows[3] < n_rows) {
       wasm_v128_store(y + rows[0], acc);
     } else {
       float lanes[4];
@@ -181,6 +179,41 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
         if (rows[j] < n_rows) y[rows[j]] = lanes[j];
       }
     }
+  }
+}
+
+// The groups of decode_groups for n_rows rows: rows of up to 512 bytes go four adjacent rows at
+// a time; longer rows are taken a quarter of the rows apart (0, q, 2q, 3q; then 1, q + 1, ...),
+// which streams measurably faster from memory (1.2-1.5x over adjacent rows for 1-5 KB rows).
+struct Groups {
+  int64_t groups, g_step, j_step;
+};
+inline Groups row_groups(int64_t n_rows, uint64_t w_stride) {
+  const int64_t groups = (n_rows + 3) / 4;
+  return w_stride <= 512 ? Groups{groups, 4, 1} : Groups{groups, 1, groups};
+}
+
+template <typename F>
+void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                 const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+  const Groups g = row_groups(n_rows, w_stride);
+  decode_groups<F>(nb, w, w_stride, n_rows, g.groups, g.g_step, g.j_step, act, fifth_sums, y);
+}
+
+// Q4_0 decodes through its relaxed-SIMD slot (relaxed_slots.h) for every whole group of four rows.
+template <>
+void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+  const int64_t whole = n_rows / 4 * 4;
+  if (whole > 0) {
+    const Groups g = row_groups(whole, w_stride);
+    q4_0_quads(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
+               static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a),
+               act.q, act.d, act.sum, relaxed_constants, y);
+  }
+  if (whole < n_rows) {
+    decode_groups<Q4_0>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
+                        fifth_sums, y + whole);
   }
 }
 
@@ -198,7 +231,7 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
         fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
                                     : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
       }
-      decode_rows<F>(nb, w, w_stride, n_rows, act, fifth_sums, y + t * y_stride);
+      decode_rows<F>(nb, w, w_stride, n_rows, at, act, fifth_sums, y + t * y_stride);
     }
     return;
   }
@@ -218,6 +251,18 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
 }
 
 }  // namespace
+
+// The SIMD128 body of the q4_0_quads slot (relaxed_slots.h); the splice finds it by its plain name.
+extern "C" __attribute__((noinline)) void ox_simd128_q4_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t groups, int32_t g_step, int32_t j_step,
+                                                                const BlockQ8_0*, const v128_t* act_q, const float* d,
+                                                                const int32_t* sum, const v128_t*, float* out) {
+  const gemm::SplitActs act{act_q, d, nullptr, sum};
+  const int64_t n_rows = static_cast<int64_t>(groups) * 4;
+  decode_groups<Q4_0>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, nullptr, out);
+}
+// Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
+Q4_0QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {

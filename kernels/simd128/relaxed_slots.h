@@ -35,6 +35,16 @@ using PairsIlFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int3
 extern PairsIlFn q4_k_il_pairs;
 extern PairsIlFn q6_k_il_pairs;
 
+// Decode rows of a Q4_0 matrix (w, rows w_stride bytes apart, nb blocks each) against one token's
+// Q8_0 activations a, four rows at a time: group g < groups is rows g * g_step + j * j_step (j < 4)
+// and out[that row] receives its dot. act_q, d and sum are a split by gemm::split_acts_block32 (the
+// SIMD128 body reads act_q; both read each block's scale d as float and the sum of its quants); k
+// the table relaxed_constants. Defined in gemm_block32.cpp, whose decode path it is.
+using Q4_0QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                             int32_t j_step, const BlockQ8_0* a, const v128_t* act_q, const float* d,
+                             const int32_t* sum, const v128_t* k, float* out);
+extern Q4_0QuadsFn q4_0_quads;
+
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;

@@ -223,6 +223,62 @@ TEST(Simd128Relaxed, Q6KIlPairsMatchTheScalarReference) {
 #endif
 }
 
+// The Q4_0 decode slot against its float steps written out in scalar code: per block the exact
+// integer dot of (q - 8) and the activations, converted, times (d_row * d_act), added to the row's
+// sum in block order (what the SIMD128 and relaxed bodies do in their lanes), on random blocks and
+// on the extremes (every nibble 15 or 0, every activation -128), both row orders of decode_groups.
+TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::mt19937 rng(1357);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const int extreme : {0, 1, 2}) {  // random; nibbles 15, activations -128; nibbles 0, activations -128
+    for (const int nb : {1, 3, 8}) {
+      for (const int groups : {1, 5, 16}) {
+        for (const bool adjacent : {true, false}) {
+          const int rows = 4 * groups;
+          std::vector<ox::BlockQ4_0> w(static_cast<size_t>(rows) * nb);
+          for (ox::BlockQ4_0& b : w) {
+            for (uint8_t& q : b.qs) q = extreme == 1 ? 0xFF : extreme == 2 ? 0x00 : static_cast<uint8_t>(byte(rng));
+            b.d = half_scale(rng);
+          }
+          std::vector<ox::BlockQ8_0> y(static_cast<size_t>(nb));
+          for (ox::BlockQ8_0& b : y) {
+            for (int8_t& q : b.qs) q = static_cast<int8_t>(extreme != 0 ? -128 : byte(rng) - 128);
+            b.d = half_scale(rng);
+          }
+          const int64_t n = static_cast<int64_t>(nb) * ox::kQK4_0;
+          const simd::gemm::SplitActs act =
+              simd::gemm::split_acts_block32(n, reinterpret_cast<const uint8_t*>(y.data()), false);
+          std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
+          for (int r = 0; r < rows; ++r) {
+            for (int i = 0; i < nb; ++i) {
+              const ox::BlockQ4_0& b = w[static_cast<size_t>(r) * nb + i];
+              int32_t dot = 0;
+              for (int l = 0; l < 16; ++l) {
+                dot += ((b.qs[l] & 0xF) - 8) * y[i].qs[l] + ((b.qs[l] >> 4) - 8) * y[i].qs[l + 16];
+              }
+              want[r] += static_cast<float>(dot) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+            }
+          }
+          simd::q4_0_quads(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(ox::BlockQ4_0)),
+                           groups, adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum,
+                           simd::relaxed_constants, got.data());
+          for (int r = 0; r < rows; ++r) {
+            uint32_t a, b;
+            std::memcpy(&a, &want[r], 4);
+            std::memcpy(&b, &got[r], 4);
+            EXPECT_EQ(a, b) << "data " << extreme << " nb " << nb << " groups " << groups << (adjacent ? " adjacent" : " quarters")
+                            << " row " << r << ": want " << want[r] << ", slot " << got[r];
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
 // The SIMD128 conversions that run at load give the scalar reference's bytes.
 TEST(Simd128Relaxed, RelayoutsMatchTheScalarConversions) {
 #if !defined(__wasm_simd128__)
