@@ -1,7 +1,6 @@
-// AVX2 gemm[F32]: F32 weights against f32 activations, the outer-product tile of
-// kernels/x86/gemm_float_tile.h with 6 rows x 16 tokens (12 ymm accumulators). A call with few
-// tokens (decode, a short prompt) takes vec_dot_f32 per cell instead, where packing an 8-token
-// panel would mostly multiply zeros. Reference: vec_dot_f32_f32, per cell.
+// AVX2 gemm[F32]: F32 weights against f32 activations, the dot-product tile of
+// kernels/x86/gemm_float_tile.h with 1 row x 3 tokens (12 ymm accumulators), for every call, one token
+// included: vec_dot_f32's bits. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/util.h"
 #include "kernels/x86/gemm_float_tile.h"
@@ -9,22 +8,24 @@
 namespace ox::kernels::avx2 {
 namespace {
 
+// vec_dot_f32's vectors (float_dot.cpp): 8 lanes, the n % 8 left over added after the sum.
 struct GemmVec {
   static constexpr int kLanes = 8;
+  static constexpr bool kMaskedTail = false;
   using Reg = __m256;
   static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm256_set1_ps(x); }
+  static Reg loadu(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
+  static Reg load_first(const uint8_t*, int) { return zero(); }  // unused: no masked tail
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+  static float hsum(Reg v) { return avx2::hsum(v); }
 };
 
 }  // namespace
 
 void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
               int64_t n_tokens, float* y, int64_t y_stride) {
-  // 6 rows x 16 tokens; fewer than 4 tokens: vec_dot_f32 per cell.
-  x86::f32_gemm<GemmVec, 6, 16, 4>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, vec_dot_f32);
+  x86::f32_gemm<GemmVec, 1, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx2

@@ -1,7 +1,6 @@
-// AVX-512 gemm[F32]: F32 weights against f32 activations, the outer-product tile of
-// kernels/x86/gemm_float_tile.h with 12 rows x 32 tokens (24 zmm accumulators). A call with few
-// tokens (decode, a short prompt) takes vec_dot_f32 per cell instead, where packing a 16-token
-// panel would mostly multiply zeros. Reference: vec_dot_f32_f32, per cell.
+// AVX-512 gemm[F32]: F32 weights against f32 activations, the dot-product tile of
+// kernels/x86/gemm_float_tile.h with 2 rows x 3 tokens (24 zmm accumulators), for every call, one
+// token included: vec_dot_f32's bits. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
 #include "kernels/x86/gemm_float_tile.h"
@@ -9,22 +8,26 @@
 namespace ox::kernels::avx512 {
 namespace {
 
+// vec_dot_f32's vectors (float_dot.cpp): 16 lanes, the n % 16 left over by masked loads.
 struct GemmVec {
   static constexpr int kLanes = 16;
+  static constexpr bool kMaskedTail = true;
   using Reg = __m512;
   static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm512_set1_ps(x); }
+  static Reg loadu(const uint8_t* p) { return _mm512_loadu_ps(p); }
+  static Reg load_first(const uint8_t* p, int count) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
+  }
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+  static float hsum(Reg v) { return hsum512(v); }
 };
 
 }  // namespace
 
 void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
               int64_t n_tokens, float* y, int64_t y_stride) {
-  // 12 rows x 32 tokens; fewer than 8 tokens: vec_dot_f32 per cell.
-  x86::f32_gemm<GemmVec, 12, 32, 8>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, vec_dot_f32);
+  x86::f32_gemm<GemmVec, 2, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx512
