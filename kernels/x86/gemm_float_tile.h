@@ -1,6 +1,6 @@
 // gemm[F32] for AVX2 and AVX-512 (kernels/x86/{avx2,avx512}/gemm_float.cpp) through a vector type V:
 // V::kLanes, V::Reg, V::zero(), V::loadu(const uint8_t*) (kLanes floats at any alignment),
-// V::fmadd(a, b, c) (a * b + c, fused), V::add, V::hsum(Reg), V::kMaskedTail and, where it is true,
+// V::fmadd(a, b, c) (a * b + c, fused), V::add, V::hsum(Reg), V::pin(Reg&), V::kMaskedTail and, where it is true,
 // V::load_first(p, count) (the first count < kLanes floats, zeros after).
 // Each cell does what the ISA's vec_dot_f32 does, operation for operation (four accumulators over
 // 4 * kLanes columns, the rest kLanes at a time into the first, the last n % kLanes into the second
@@ -28,20 +28,31 @@ inline void f32_dot_tile(int64_t n, const uint8_t* const* w, const uint8_t* cons
       for (int t = 0; t < T; ++t) acc[j][r][t] = V::zero();
     }
   }
-  // acc[j] += w[i..i + L) * a[i..i + L) for every cell, from byte offset off.
-  auto step = [&](int j, uint64_t off) {
-    Reg wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = V::loadu(w[r] + off);
+  // acc[J] += w[i..i + L) * a[i..i + L) for every cell, from byte offset off (J a constant: a
+  // run-time index would keep the accumulators in memory).
+  auto step = [&]<int J>(uint64_t off) {
+    // The T activation vectors in registers, each weight vector loaded once for them (V::pin, an
+    // empty asm, keeps each load in its register: GCC otherwise reloads it for every multiply-add).
+    Reg av[T];
     for (int t = 0; t < T; ++t) {
-      const Reg av = V::loadu(a[t] + off);
-      for (int r = 0; r < R; ++r) acc[j][r][t] = V::fmadd(wv[r], av, acc[j][r][t]);
+      av[t] = V::loadu(a[t] + off);
+      V::pin(av[t]);
+    }
+    for (int r = 0; r < R; ++r) {
+      Reg wv = V::loadu(w[r] + off);
+      V::pin(wv);
+      for (int t = 0; t < T; ++t) acc[J][r][t] = V::fmadd(wv, av[t], acc[J][r][t]);
     }
   };
   int64_t i = 0;
   for (; i + 4 * L <= n; i += 4 * L) {
-    for (int j = 0; j < 4; ++j) step(j, static_cast<uint64_t>(i) * sizeof(float) + j * kBytes);
+    const uint64_t off = static_cast<uint64_t>(i) * sizeof(float);
+    step.template operator()<0>(off);
+    step.template operator()<1>(off + kBytes);
+    step.template operator()<2>(off + 2 * kBytes);
+    step.template operator()<3>(off + 3 * kBytes);
   }
-  for (; i + L <= n; i += L) step(0, static_cast<uint64_t>(i) * sizeof(float));
+  for (; i + L <= n; i += L) step.template operator()<0>(static_cast<uint64_t>(i) * sizeof(float));
   if constexpr (V::kMaskedTail) {
     if (i < n) {
       const uint64_t off = static_cast<uint64_t>(i) * sizeof(float);

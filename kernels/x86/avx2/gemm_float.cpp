@@ -19,6 +19,7 @@ struct GemmVec {
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   static float hsum(Reg v) { return avx2::hsum(v); }
+  static void pin(Reg& v) { asm("" : "+x"(v)); }
 };
 
 }  // namespace

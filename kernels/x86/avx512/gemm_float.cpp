@@ -21,6 +21,13 @@ struct GemmVec {
   static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
   static float hsum(Reg v) { return hsum512(v); }
+  static void pin(Reg& v) {
+#if defined(SIMDE_ENABLE_NATIVE_ALIASES)  // tests/kernels/avx512_emulated_test.cpp: no register to pin
+    (void)v;
+#else
+    asm("" : "+v"(v));
+#endif
+  }
 };
 
 }  // namespace
