@@ -23,6 +23,7 @@ const KernelTable& scalar::table() {
       t.to_float[i] = q.to_float;
     }
     t.silu_mul = silu_mul_ref;
+    t.gelu = gelu_ref;
     t.attn_accumulate = attn_accumulate_ref;
     t.attn_softmax = attn_softmax_ref;
     return t;

@@ -30,6 +30,8 @@ struct Relayout {
 
 // SwiGLU's activation, x[i] = silu(x[i]) * y[i]; x and y must not overlap.
 using SiluMulFn = void (*)(float* x, const float* y, int64_t n);
+// GELU (tanh form) in place: x[i] = gelu(x[i]).
+using GeluFn = void (*)(float* x, int64_t n);
 // One online-softmax step over a tile of scores (see ox::attn_softmax_ref): returns the tile's sum.
 using AttnSoftmaxFn = float (*)(float* s, int64_t n, float scale, float* max);
 // Attention's weighted sum of values: acc[d] += sum_j w[j] * v[j * v_stride + d], d < dv, j < n.
@@ -57,6 +59,7 @@ struct KernelTable {
   // ISA versions must give the bits of the scalar reference, ox::silu_mul_ref
   // (core/base/activation.h), so a model's output does not depend on the CPU it runs on.
   SiluMulFn silu_mul = nullptr;
+  GeluFn gelu = nullptr;  // the bits of ox::gelu_ref (core/base/activation.h), as silu_mul
   // References: ox::attn_softmax_ref (same bits of every weight; the sum within float rounding) and
   // ox::attn_accumulate_ref (within float rounding), core/base/attention_ref.h.
   AttnSoftmaxFn attn_softmax = nullptr;

@@ -18,4 +18,8 @@ void silu_mul_ref(float* __restrict x, const float* __restrict y, int64_t n) {
   }
 }
 
+void gelu_ref(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = gelu_one(x[i]);
+}
+
 }  // namespace ox

@@ -296,7 +296,12 @@ void dense_ffn(const Model& m, ForwardState& st, const Tensor& w_gate, const Ten
   switch (m.spec().ffn) {
     case FfnKind::kGelu:  // out = gelu(h Wup + b) Wdown + b
       linear(ops, w_up, L.ffn_up_b, h, n, gate);
-      f16_gelu ? gelu_f16(gate, n * ff) : gelu(gate, n * ff);
+      {
+        auto act = [&](int64_t r0, int64_t r1) {
+          f16_gelu ? gelu_f16(gate + r0 * ff, (r1 - r0) * ff) : gelu(*ops.kernels, gate + r0 * ff, (r1 - r0) * ff);
+        };
+        parallel_rows(ops, n, ff * kGluCost, act);
+      }
       break;
     case FfnKind::kRelu:  // out = relu(h Wup) Wdown (the original T5)
       linear(ops, w_up, L.ffn_up_b, h, n, gate);

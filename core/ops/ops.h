@@ -97,6 +97,8 @@ void silu_mul(const kernels::KernelTable& k, float* x, const float* y, int64_t n
 // x[i] = gelu(x[i]) * y[i] (tanh approximation)
 void gelu_mul(float* x, const float* y, int64_t n);
 void gelu(float* x, int64_t n);
+// The same bits through the table's kernel (KernelTable::gelu).
+void gelu(const kernels::KernelTable& k, float* x, int64_t n);
 // x[i] = max(x[i], 0)^2 (ggml's relu then sqr)
 void relu_sqr(float* x, int64_t n);
 // xIELU (Apertus), with ggml_xielu's parameters (the learned ones through softplus): x > 0:

@@ -61,6 +61,11 @@ Result<std::unique_ptr<Embedder>> Embedder::create(std::shared_ptr<const LoadedM
   OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, kv_type, kv_type, 1));
   e->state_->numerics = options.numerics;
   e->hidden_.resize(static_cast<size_t>(n_ctx) * static_cast<size_t>(m.hparams().n_embd));
+  if (options.warmup && n_ctx > 0) {
+    const int32_t bos = model->tokenizer().bos_id();
+    const BatchToken token{bos >= 0 ? bos : 0, 0, 0, true};
+    OX_TRY(m.forward_hidden(*e->state_, std::span<const BatchToken>(&token, 1), e->hidden_.data()));
+  }
   return e;
 }
 

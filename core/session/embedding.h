@@ -30,6 +30,10 @@ struct EmbedderOptions {
   // kLlamaCpp: llama.cpp's f16 rounding points (GELU's table; an encoder's attention sums in f16),
   // for parity tests (model.h's Numerics). kF32 is the more accurate default.
   Numerics numerics = Numerics::kF32;
+  // One forward pass of a single token at creation, as llama.cpp's tools warm up a context
+  // (common_init_from_params): the weights' pages (a mapped file's) are faulted in and the kernels'
+  // scratch is allocated there, not in the first request's time.
+  bool warmup = true;
   static constexpr int kDefaultMaxContext = 8192;
 };
 

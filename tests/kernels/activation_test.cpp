@@ -72,8 +72,8 @@ TEST_P(KernelTableTest, SiluMulMatchesScalarReferenceBitForBit) {
 
 // Every 2^11th float of |v| < 90, about a million values spread evenly over each binade: a single
 // reordered or fused step of the exp polynomial changes some results' last bit, but only a few per
-// million, which the random sample above can miss.
-TEST_P(KernelTableTest, SiluMulMatchesScalarReferenceOverTheWholeRange) {
+// million, which a random sample can miss.
+std::vector<float> whole_range() {
   std::vector<float> x;
   for (uint32_t b = 0; b < bits_of(90.0f); b += 1u << 11) {
     float v;
@@ -81,7 +81,36 @@ TEST_P(KernelTableTest, SiluMulMatchesScalarReferenceOverTheWholeRange) {
     x.push_back(v);
     x.push_back(-v);
   }
+  return x;
+}
+
+TEST_P(KernelTableTest, SiluMulMatchesScalarReferenceOverTheWholeRange) {
+  const std::vector<float> x = whole_range();
   expect_reference_bits(table(), x, gaussian(x.size(), 7));
+}
+
+// KernelTable::gelu (BERT's feed-forward) against gelu_ref, bit for bit: the same random and
+// special inputs at lengths around the vector steps, then every 2^11th float of |v| < 90.
+void expect_gelu_reference_bits(const KernelTable& table, const std::vector<float>& x) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> want = x, got = x;
+  gelu_ref(want.data(), n);
+  table.gelu(got.data(), n);
+  if (std::memcmp(got.data(), want.data(), sizeof(float) * x.size()) == 0) return;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
+    ASSERT_TRUE(both_nan || bits_of(got[i]) == bits_of(want[i]))
+        << table.isa << " n=" << n << " i=" << i << " x=" << x[i] << " got " << got[i] << " want " << want[i];
+  }
+}
+
+TEST_P(KernelTableTest, GeluMatchesScalarReferenceBitForBit) {
+  ASSERT_NE(table().gelu, nullptr) << table().isa;
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 63, 1000, 4099}) {
+    expect_gelu_reference_bits(table(), activation_inputs(n, static_cast<uint32_t>(n) + 77));
+    if (HasFatalFailure()) return;
+  }
+  expect_gelu_reference_bits(table(), whole_range());
 }
 
 }  // namespace

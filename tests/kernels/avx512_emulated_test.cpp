@@ -127,6 +127,8 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
 #include "kernels/x86/avx512/gemm_block32.cpp"
+#include "kernels/x86/avx512/gemm_float.cpp"
+#include "kernels/x86/avx512/gelu.cpp"
 #include "kernels/x86/avx512/gemm_iq.cpp"
 #include "kernels/x86/avx512/gemm_kquant.cpp"
 #include "kernels/x86/avx512/patch.cpp"

@@ -46,13 +46,18 @@ void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 void quantize_row_q8_0(const float* x, void* y, int64_t n);
+void quantize_row_f16(const float* x, void* y, int64_t n);  // f16_convert.cpp
 void quantize_row_q8_1(const float* x, void* y, int64_t n);
 void quantize_row_q8_k(const float* x, void* y, int64_t n);
 
 // KernelTable::silu_mul; reference ox::silu_mul_ref, bit for bit.
 void silu_mul(float* x, const float* y, int64_t n);
+// KernelTable::gelu; reference ox::gelu_ref, bit for bit (gelu.cpp).
+void gelu(float* x, int64_t n);
 
 // Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
+void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride);  // gemm_float.cpp
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -35,6 +35,7 @@ void patch(KernelTable& t) {
   dot(DType::IQ3_S, vec_dot_iq3_s_q8_k);
   dot(DType::IQ1_S, vec_dot_iq1_s_q8_k);
   dot(DType::IQ1_M, vec_dot_iq1_m_q8_k);
+  gemm(DType::F32, gemm_f32);
   gemm(DType::Q4_0, gemm_q4_0);
   gemm(DType::Q4_1, gemm_q4_1);
   gemm(DType::Q5_0, gemm_q5_0);
@@ -54,10 +55,12 @@ void patch(KernelTable& t) {
   gemm(DType::IQ3_S, gemm_iq3_s);
   gemm(DType::IQ1_S, gemm_iq1_s);
   gemm(DType::IQ1_M, gemm_iq1_m);
+  quant(DType::F16, quantize_row_f16);
   quant(DType::Q8_0, quantize_row_q8_0);
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);
   t.silu_mul = silu_mul;
+  t.gelu = gelu;
   t.attn_accumulate = attn_accumulate;
   t.attn_softmax = attn_softmax;
   gemm(DType::F16, gemm_f16);  // the AVX-512 table keeps this one (it starts as a copy of this table)

@@ -33,8 +33,12 @@ void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
 void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
               int64_t n_tokens, float* y, int64_t y_stride);
 void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv);
+// KernelTable::gelu; reference ox::gelu_ref, bit for bit (gelu.cpp).
+void gelu(float* x, int64_t n);
 
 // Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
+void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+              int64_t n_tokens, float* y, int64_t y_stride);  // gemm_float.cpp
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -8,6 +8,7 @@ void patch(KernelTable& t) {
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx512";
   t.attn_accumulate = attn_accumulate;
+  t.gelu = gelu;
   gemm(DType::F16, gemm_f16);
   dot(DType::F32, vec_dot_f32);
   dot(DType::F16, vec_dot_f16);
@@ -27,6 +28,7 @@ void patch(KernelTable& t) {
   dot(DType::MXFP4, vec_dot_mxfp4_q8_0);
   dot(DType::TQ1_0, vec_dot_tq1_0_q8_k);
   dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
+  gemm(DType::F32, gemm_f32);
   gemm(DType::Q4_0, gemm_q4_0);
   gemm(DType::Q4_1, gemm_q4_1);
   gemm(DType::Q5_0, gemm_q5_0);

@@ -85,6 +85,29 @@ TEST(Gelu, F16TableVersionRoundsInputAndOutput) {
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(x[i], y[i], 2e-3 * (1 + std::fabs(y[i]))) << in[i];
 }
 
+// gelu / gelu_mul against GELU's tanh form in float64, 0.5 v (1 + tanh(u)), u = sqrt(2/pi) (v +
+// 0.044715 v^3), within a few float ulps, over the range where it is neither ~0 nor ~v and out past
+// both clamps of e^(-2u). Where 1 + tanh(u) cancels in double (v < -3) the reference is the same
+// function as v / (1 + e^(-2u)); below v ~ -8.5 ours is v / (1 + e^88) (exp_bounded's clamp), under
+// 1e-36 like the true value.
+TEST(Gelu, MatchesTanhDefinitionInDouble) {
+  std::vector<float> x;
+  for (float v = -12.0f; v <= 12.0f; v += 0.00731f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 50.0f, -50.0f, 300.0f}) x.push_back(v);
+  std::vector<float> g = x, gm = x;
+  const std::vector<float> twos(x.size(), 2.0f);
+  gelu(g.data(), static_cast<int64_t>(g.size()));
+  gelu_mul(gm.data(), twos.data(), static_cast<int64_t>(gm.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const double u = std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v);
+    const double want = v > -3.0 ? 0.5 * v * (1.0 + std::tanh(u)) : v / (1.0 + std::exp(-2.0 * u));
+    // The float argument 2u carries its rounding (4 operations: |2u| * 2.4e-7) into e^(-2u).
+    EXPECT_NEAR(g[i], want, (4e-7 + 2.5e-7 * std::fabs(2.0 * u)) * std::fabs(want) + 1e-36) << "gelu(" << x[i] << ")";
+    EXPECT_EQ(gm[i], 2.0f * g[i]) << "gelu_mul(" << x[i] << ", 2)";
+  }
+}
+
 TEST(ReluSqr, SquaresThePositivePart) {
   float x[5] = {-2.0f, -0.0f, 0.0f, 0.5f, 3.0f};
   relu_sqr(x, 5);
