@@ -1,9 +1,9 @@
 // libFuzzer target: GBNF text and token bytes. The input is split at the first 0xFF byte: before it
 // a grammar (parse_grammar must return a grammar or an error, never crash or hang), after it bytes
 // cut into tokens of 1-4 bytes (a small vocabulary); for grammars that parse, a constraint walks
-// the tokens (12 steps): masks computed, the first allowed token of each step accepted, and a token the
-// mask refuses must be refused by accept() too. Inputs starting with '{' also go through
-// json_schema_to_gbnf, whose grammar must parse.
+// the tokens (12 steps): masks computed and equal to is_allowed() (the end-of-generation token's too),
+// the first allowed token of each step accepted, and a token the mask refuses must be refused by
+// accept() too. Inputs starting with '{' also go through json_schema_to_gbnf, whose grammar must parse.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,7 +42,10 @@ void walk(Grammar grammar, std::string_view token_bytes) {
       if (mask[id] && pick < 0 && id >= step % (eog + 1)) pick = id;
       if (!mask[id] && n_refusals_checked++ < 4) OX_CHECK(!c.accept(id).is_ok());  // the state must not move
     }
-    OX_CHECK((mask[eog] != 0) == c.can_end());
+    // The end-of-generation token is allowed where the grammar can end, and also where the grammar
+    // names it (<[id]>) at the top of a stack (the tool grammars' end markers may be eog tokens).
+    OX_CHECK((mask[eog] != 0) == c.is_allowed(eog));
+    OX_CHECK(!c.can_end() || mask[eog] != 0);
     if (pick < 0) break;
     OX_CHECK(c.accept(pick).is_ok());
   }
