@@ -43,7 +43,7 @@ void walk(Grammar grammar, std::string_view token_bytes) {
       if (!mask[id] && n_refusals_checked++ < 4) OX_CHECK(!c.accept(id).is_ok());  // the state must not move
     }
     // The end-of-generation token is allowed where the grammar can end, and also where the grammar
-    // names it (<[id]>) at the top of a stack (the tool grammars' end markers may be eog tokens).
+    // names it (<[id]>) at the top of a stack.
     OX_CHECK((mask[eog] != 0) == c.is_allowed(eog));
     OX_CHECK(!c.can_end() || mask[eog] != 0);
     if (pick < 0) break;

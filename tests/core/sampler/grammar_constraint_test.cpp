@@ -144,9 +144,9 @@ TEST(GrammarTokens, EndOfGenerationAndControlTokens) {
   // !<[0]>: any one token but 0 (not the end of generation, not an empty piece).
   auto n = constraint("root ::= !<[0]> \"a\"", trie, {2});
   EXPECT_EQ(n->allowed_tokens(), (std::vector<uint8_t>{0, 1, 0, 1, 0}));
-  // The end-of-generation token named by <[2]> is allowed there, before the grammar can end (the
-  // tool grammars end some calls with such a marker); mask, is_allowed and accept agree (grammar_fuzz
-  // found the mask allowing it while its check expected can_end() alone).
+  // The end-of-generation token named by <[2]> is allowed there, before the grammar can end (llama.cpp
+  // never allows it early); mask, is_allowed and accept agree (grammar_fuzz found the mask allowing
+  // it while its check expected can_end() alone).
   auto named = constraint("root ::= <[2]> \"a\"", trie, {2});
   EXPECT_FALSE(named->can_end());
   EXPECT_EQ(named->allowed_tokens(), (std::vector<uint8_t>{0, 0, 1, 0, 0}));
