@@ -13,12 +13,6 @@
 namespace ox::kernels {
 namespace {
 
-uint32_t bits_of(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-
 // y finite and non-zero: inf * 0 would be NaN, whose bits IEEE leaves to the hardware.
 std::vector<float> gaussian(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -56,7 +50,7 @@ void expect_reference_bits(const KernelTable& table, const std::vector<float>& x
   table.silu_mul(got.data(), y.data(), n);
   if (std::memcmp(got.data(), want.data(), sizeof(float) * x.size()) == 0) return;
   for (size_t i = 0; i < x.size(); ++i) {
-    ASSERT_EQ(bits_of(got[i]), bits_of(want[i])) << table.isa << " n=" << n << " i=" << i << " x=" << x[i]
+    ASSERT_EQ(float_bits(got[i]), float_bits(want[i])) << table.isa << " n=" << n << " i=" << i << " x=" << x[i]
                                                  << " y=" << y[i] << " got " << got[i] << " want " << want[i];
   }
 }
@@ -75,7 +69,7 @@ TEST_P(KernelTableTest, SiluMulMatchesScalarReferenceBitForBit) {
 // million, which a random sample can miss.
 std::vector<float> whole_range() {
   std::vector<float> x;
-  for (uint32_t b = 0; b < bits_of(90.0f); b += 1u << 11) {
+  for (uint32_t b = 0; b < float_bits(90.0f); b += 1u << 11) {
     float v;
     std::memcpy(&v, &b, 4);
     x.push_back(v);
@@ -99,7 +93,7 @@ void expect_gelu_reference_bits(const KernelTable& table, const std::vector<floa
   if (std::memcmp(got.data(), want.data(), sizeof(float) * x.size()) == 0) return;
   for (size_t i = 0; i < x.size(); ++i) {
     const bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
-    ASSERT_TRUE(both_nan || bits_of(got[i]) == bits_of(want[i]))
+    ASSERT_TRUE(both_nan || float_bits(got[i]) == float_bits(want[i]))
         << table.isa << " n=" << n << " i=" << i << " x=" << x[i] << " got " << got[i] << " want " << want[i];
   }
 }

@@ -14,12 +14,6 @@
 namespace ox::kernels {
 namespace {
 
-uint32_t float_bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-
 TEST_P(KernelTableTest, F32GemmGivesVecDotBits) {
   const GemmFn gemm = table().gemm[static_cast<uint32_t>(DType::F32)];
   if (gemm == nullptr) GTEST_SKIP() << table().isa << " has no gemm[F32]";

@@ -4,11 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "kernels/kernels.h"
 
 namespace ox::kernels {
+
+// A float's bits, for tests that compare kernels bit for bit.
+inline uint32_t float_bits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
 
 class KernelTableTest : public ::testing::TestWithParam<const KernelTable*> {
  protected:
