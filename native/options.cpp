@@ -164,6 +164,14 @@ const OptionDef kQuantizeOptions[] = {
     {{"--token-embedding-type"}, "TYPE", "type of token_embd.weight"},
     {{"--pure"}, nullptr, "no per-tensor mixes: every quantized tensor gets the preset's type (row-length "
                           "fallbacks still apply)"},
+    {{"--tensor-type"}, "PATTERN=TYPE", "tensors whose name PATTERN (a POSIX extended regular expression, searched "
+                                        "as llama.cpp does) matches get TYPE; the first match wins (repeatable)", true},
+    {{"--tensor-type-file"}, "FILE", "--tensor-type PATTERN=TYPE entries, separated by spaces or newlines"},
+    {{"--override-kv"}, "KEY=TYPE:VALUE", "set metadata KEY in the output (TYPE: int, float, bool, str) (repeatable)",
+     true},
+    {{"--prune-layers"}, "L0,L1,...", "leave these layers out (later ones are renumbered, block_count lowered)"},
+    {{"--dry-run"}, nullptr, "print each tensor's type and size and the totals; write nothing (OUT.gguf may be "
+                             "left out)"},
 };
 
 const OptionDef kImatrixOptions[] = {
@@ -299,7 +307,9 @@ const CommandDef kCommands[] = {
     {"template", "(-m MODEL [--chat-template NAME|FILE] | --chat-template NAME|FILE | --template FILE.jinja) "
                  "--messages FILE.json [options]",
      "render a chat template", {&kTemplate, &kChatTemplate}, cmd_template},
-    {"quantize", "[options] IN.gguf OUT.gguf TYPE [THREADS]", "convert a model's weights to TYPE", {&kQuantize},
+    {"quantize", "[options] IN.gguf [OUT.gguf] TYPE [THREADS]",
+     "convert a model's weights to TYPE (a preset name or llama.cpp's ftype number; without OUT.gguf the output is "
+     "ggml-model-TYPE.gguf beside IN.gguf)", {&kQuantize},
      cmd_quantize},
     {"imatrix", "-m MODEL -f TEXT [-o imatrix.gguf] [-c 512] [--chunks N] [options]",
      "importance matrix of a model over a text, as llama-imatrix computes it", {&kModel, &kImatrix}, cmd_imatrix},

@@ -108,8 +108,9 @@ DType mxfp4_moe_type(const QuantModelFacts& f, Category cat, std::span<const uin
 }
 
 // The preset's rules for one quantized tensor (llama_tensor_get_type_impl, for the presets we offer).
+// i_layer: the tensor's layer as llama.cpp's counters see it (QuantTypePlan).
 DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, const QuantTypeOptions& o, std::string_view name,
-                  std::span<const uint64_t> dims, DType t) {
+                  std::span<const uint64_t> dims, int i_layer, DType t) {
   const uint32_t ft = p.llama_ftype;
   const uint64_t nx = dims[0];
   const bool falcon = f.arch == "falcon";
@@ -129,7 +130,6 @@ DType apply_rules(const QuantPreset& p, const QuantModelFacts& f, const QuantTyp
     if (ft == kTQ1_0 || ft == kTQ2_0) return DType::Q4_K;
     return t;
   }
-  const int i_layer = layer_of(name);
   const int n_layer = static_cast<int>(f.n_layer);
   if (is_very_low_bit(ft)) return very_low_bit_rules(ft, f, cat, i_layer, t);
   switch (cat) {
@@ -236,18 +236,60 @@ const QuantPreset* find_quant_preset(std::string_view name) {
   return nullptr;
 }
 
+Result<QuantTypePlan> QuantTypePlan::create(const QuantPreset& preset, const QuantModelFacts& facts,
+                                            const QuantTypeOptions& options) {
+  QuantTypePlan plan(preset, facts, options);
+  for (const TensorTypeOverride& o : options.tensor_types) {
+    OX_ASSIGN_OR_RETURN(TensorPattern p, TensorPattern::compile(o.pattern));
+    plan.patterns_.push_back(std::move(p));
+  }
+  return plan;
+}
+
+QuantTypePlan::Choice QuantTypePlan::next(std::string_view name, std::span<const uint64_t> dims, DType current) {
+  const QuantTypeOptions& o = options_;
+  if (!allows_quantization(name, dims)) return {current, false};
+  if (!o.quantize_output && name == "output.weight") return {current, false};
+  // llama_tensor_get_type: the explicit types first, as given (no fallback), even under --pure;
+  // per_layer_token_embd is a table of its own, which a --tensor-type pattern may name instead.
+  const Category cat = category_of(name);
+  auto named = [&] {
+    for (size_t i = 0; i < patterns_.size(); ++i) {
+      if (patterns_[i].matches(name)) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  if (o.token_embd_type.has_value() && cat == Category::kTokenEmbd &&
+      !(name == "per_layer_token_embd.weight" && named() >= 0)) {
+    return {*o.token_embd_type, false};
+  }
+  if (o.output_type.has_value() && cat == Category::kOutput) return {*o.output_type, false};
+  if (!is_quantized(preset_->default_type)) return {preset_->default_type, false};
+  // llama.cpp counts attn_v tensors always, and the dense ffn ones (a MoE model's layer comes from
+  // the name); a named tensor is not counted.
+  uint32_t* manual_before = nullptr;
+  if (cat == Category::kAttnV) manual_before = &manual_attn_v_;
+  if (facts_.n_expert <= 1) {
+    if (cat == Category::kFfnDown) manual_before = &manual_ffn_down_;
+    if (cat == Category::kFfnGate) manual_before = &manual_ffn_gate_;
+    if (cat == Category::kFfnUp) manual_before = &manual_ffn_up_;
+  }
+  DType t = preset_->default_type;
+  const int pattern = named();
+  if (pattern >= 0) {
+    t = o.tensor_types[static_cast<size_t>(pattern)].type;
+    if (manual_before != nullptr) ++*manual_before;
+  } else if (!o.pure) {
+    const int i_layer = layer_of(name) - static_cast<int>(manual_before != nullptr ? *manual_before : 0);
+    t = apply_rules(*preset_, facts_, o, name, dims, i_layer, t);
+  }
+  return {fallback_for_row(dims[0], t), pattern >= 0};
+}
+
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
                         std::span<const uint64_t> dims, DType current, const QuantTypeOptions& options) {
-  if (!allows_quantization(name, dims)) return current;
-  if (!options.quantize_output && name == "output.weight") return current;
-  // llama_tensor_get_type: the explicit types first, as given (no fallback), even under --pure.
-  const Category cat = category_of(name);
-  if (options.token_embd_type.has_value() && cat == Category::kTokenEmbd) return *options.token_embd_type;
-  if (options.output_type.has_value() && cat == Category::kOutput) return *options.output_type;
-  if (!is_quantized(preset.default_type)) return preset.default_type;
-  DType t = preset.default_type;
-  if (!options.pure) t = apply_rules(preset, facts, options, name, dims, t);
-  return fallback_for_row(dims[0], t);
+  Result<QuantTypePlan> plan = QuantTypePlan::create(preset, facts, options);
+  return plan.value().next(name, dims, current).type;
 }
 
 bool quant_needs_importance(std::string_view name, DType type) {

@@ -12,8 +12,10 @@
 
 #include "core/base/status.h"
 #include "core/base/thread_pool.h"
+#include "core/gguf/kv_override.h"
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
+#include "core/tools/tensor_pattern.h"
 
 namespace ox {
 
@@ -59,11 +61,42 @@ struct QuantTypeOptions {
   bool quantize_output = true;   // false: --leave-output-tensor
   std::optional<DType> output_type;      // --output-tensor-type
   std::optional<DType> token_embd_type;  // --token-embedding-type
+  // --tensor-type PATTERN=TYPE, in the order given: the first pattern found in a quantized tensor's
+  // name sets its type in place of the preset's rules (row-length fallbacks still apply).
+  std::vector<TensorTypeOverride> tensor_types;
+};
+
+// A model's tensor types, asked for in file order, as llama.cpp's quantize state gives them. Its
+// attn_v and (dense) ffn counters skip the tensors a --tensor-type pattern named, so the rules see
+// the layers after such a tensor one lower than their number: llama-quantize's behaviour, kept so
+// that the same flags give the same file.
+class QuantTypePlan {
+ public:
+  QuantTypePlan() = default;  // (for Result) holds no preset: only create() gives a usable plan
+  // Fails on a --tensor-type pattern that does not compile.
+  static Result<QuantTypePlan> create(const QuantPreset& preset, const QuantModelFacts& facts,
+                                      const QuantTypeOptions& options);
+  struct Choice {
+    DType type = DType::F32;
+    bool manual = false;  // a --tensor-type pattern chose it
+  };
+  // The next tensor's type (current type `current`, GGUF dims, dims[0] = row length).
+  Choice next(std::string_view name, std::span<const uint64_t> dims, DType current);
+
+ private:
+  QuantTypePlan(const QuantPreset& preset, const QuantModelFacts& facts, const QuantTypeOptions& options)
+      : preset_(&preset), facts_(facts), options_(options) {}
+  const QuantPreset* preset_ = nullptr;
+  QuantModelFacts facts_;
+  QuantTypeOptions options_;
+  std::vector<TensorPattern> patterns_;  // options_.tensor_types, compiled
+  uint32_t manual_attn_v_ = 0, manual_ffn_down_ = 0, manual_ffn_gate_ = 0, manual_ffn_up_ = 0;
 };
 
 // The type llama.cpp's rules give one tensor (current type `current`, GGUF dims, dims[0] = row
 // length) under `preset`. Tensors the rules do not quantize keep `current`; a row length that
 // fits neither the type nor its fallback gets F16. The two explicit types are taken as given.
+// One tensor alone: options.tensor_types must be valid patterns (a QuantTypePlan checks them).
 DType quant_tensor_type(const QuantPreset& preset, const QuantModelFacts& facts, std::string_view name,
                         std::span<const uint64_t> dims, DType current, const QuantTypeOptions& options = {});
 
@@ -90,6 +123,15 @@ struct QuantizeOptions {
   std::vector<std::string> exclude_weights;   // --exclude-weights: never for names containing one
   bool allow_requantize = false;              // without it an already quantized tensor is not converted
   QuantTypeOptions types;                     // has_imatrix is set from the imatrix
+  bool dry_run = false;                       // --dry-run: types and sizes only; nothing is written
+  // --override-kv KEY=TYPE:VALUE, in order: each set in the output's metadata after the input's keys,
+  // general.file_type and general.quantization_version (replacing a key of the same name), as
+  // llama-quantize sets them; the last of one key wins.
+  std::vector<gguf::KvOverride> override_kv;
+  // --prune-layers: the tensors of these layers (blk.N.) are left out, the later layers renumbered
+  // down, and {arch}.block_count lowered, as llama-quantize does; per-layer metadata arrays are kept
+  // as they are (llama.cpp's behaviour too). Ids past the last layer, or every layer, are refused.
+  std::vector<uint32_t> prune_layers;
   // The row quantizer and the "needs an importance matrix" fact (ox::quantize_rows and
   // quant_traits(t).needs_importance); tests substitute ones that record what they are given.
   QuantizeRowsHook quantize = quantize_rows;
@@ -111,6 +153,8 @@ struct QuantizeStats {
   uint64_t bytes_in = 0, bytes_out = 0;  // tensor data of the model before and after
   uint64_t n_elements = 0;               // of every tensor (bits per weight = bytes * 8 / n_elements)
   size_t n_imatrix_entries = 0;          // entries in use after --include/--exclude-weights
+  // Dry run only: a tensor would need an importance matrix that was not given (a real run refuses).
+  std::string needs_imatrix;             // the first such tensor's name
 };
 
 // Reads a GGUF and writes it quantized under `preset`: metadata copied (general.file_type and
@@ -118,7 +162,8 @@ struct QuantizeStats {
 // tensors in input order. Errors, before anything is written: an unknown preset, a tensor already
 // quantized without allow_requantize, an imatrix for another model (no entry names a tensor, or an
 // entry's size differs from its tensor's), a type that needs an importance matrix without one.
-// On error the partial output file is removed.
+// On error the partial output file is removed. A dry run (out_path may be empty) makes every check
+// but the importance-matrix one, which it reports in QuantizeStats::needs_imatrix.
 Result<QuantizeStats> quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
                                     const QuantizeOptions& options,
                                     FunctionRef<void(const QuantizeTensorEvent&)> on_tensor);

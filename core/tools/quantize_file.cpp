@@ -9,6 +9,7 @@
 
 #include "core/gguf/gguf.h"
 #include "core/gguf/writer.h"
+#include "core/model/tensor_names.h"
 #include "core/tools/imatrix_file.h"
 #include "core/tools/quantize.h"
 
@@ -182,27 +183,68 @@ class OutputFile {
   bool kept_ = false;
 };
 
+// The "N" of the first "blk.N." in a name (llama.cpp searches "blk\\.(\\d+)\\." anywhere): its
+// position and length, or npos.
+std::pair<size_t, size_t> block_number_at(std::string_view name) {
+  for (size_t at = name.find("blk."); at != std::string_view::npos; at = name.find("blk.", at + 1)) {
+    size_t end = at + 4;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end > at + 4 && end < name.size() && name[end] == '.') return {at + 4, end - at - 4};
+  }
+  return {std::string_view::npos, 0};
+}
+
+// One tensor's name in the output under --prune-layers: empty when its layer is pruned.
+std::string pruned_name(const std::string& name, const std::vector<uint32_t>& pruned) {
+  const auto [at, len] = block_number_at(name);
+  if (pruned.empty() || at == std::string_view::npos || len > 9) return name;
+  const uint32_t layer = static_cast<uint32_t>(std::stoul(name.substr(at, len)));
+  if (std::binary_search(pruned.begin(), pruned.end(), layer)) return std::string();
+  const auto below = std::lower_bound(pruned.begin(), pruned.end(), layer) - pruned.begin();
+  return name.substr(0, at) + std::to_string(layer - static_cast<uint32_t>(below)) + name.substr(at + len);
+}
+
 bool is_imatrix_key(std::string_view key) { return key.substr(0, 17) == "quantize.imatrix."; }
 
-// Input metadata (split bookkeeping dropped, the keys set below re-appended at the end, as llama.cpp).
+// Input metadata (split bookkeeping dropped), then the keys llama-quantize sets, each replacing an
+// input key of that name and moving to the end: the version and file type, the --override-kv
+// values, the imatrix facts (llama-quantize passes those as overrides after the user's); where one
+// key is set twice the later value, at the later place, is the one kept.
 Status write_metadata(const gguf::GgufFile& in, const QuantPreset& preset, const QuantizeOptions& o,
-                      const LoadedImatrix* imatrix, gguf::GgufWriter& w) {
+                      const LoadedImatrix* imatrix, const QuantModelFacts& facts, gguf::GgufWriter& w) {
+  const uint32_t n_layer_out = facts.n_layer - static_cast<uint32_t>(o.prune_layers.size());
+  std::vector<gguf::KvOverride> tail;
+  tail.push_back({"general.quantization_version", gguf::encode_u32(2)});  // GGML_QNT_VERSION
+  tail.push_back({"general.file_type", gguf::encode_u32(preset.llama_ftype)});
+  tail.insert(tail.end(), o.override_kv.begin(), o.override_kv.end());
+  if (imatrix != nullptr) {
+    // llama-quantize's overrides: strings cut to 127 bytes, counts as u32.
+    tail.push_back({"quantize.imatrix.file", gguf::encode_string(std::string_view(o.imatrix_path).substr(0, 127))});
+    if (!imatrix->file.datasets.empty()) {
+      tail.push_back({"quantize.imatrix.dataset",
+                      gguf::encode_string(std::string_view(imatrix->file.datasets[0]).substr(0, 127))});
+    }
+    tail.push_back({"quantize.imatrix.entries_count",
+                    gguf::encode_u32(static_cast<uint32_t>(imatrix->importance.size()))});
+    if (imatrix->file.chunk_count > 0) {
+      tail.push_back({"quantize.imatrix.chunks_count", gguf::encode_u32(imatrix->file.chunk_count)});
+    }
+  }
+  if (!o.prune_layers.empty()) tail.push_back({facts.arch + ".block_count", gguf::encode_u32(n_layer_out)});
+  auto set_later = [&](std::string_view key, size_t from) {
+    return std::any_of(tail.begin() + static_cast<std::ptrdiff_t>(from), tail.end(),
+                       [&](const gguf::KvOverride& kv) { return kv.key == key; });
+  };
   for (const auto& [key, value] : in.metadata()) {
-    if (key == "general.file_type" || key == "general.quantization_version") continue;
     if (key == "split.no" || key == "split.count" || key == "split.tensors.count") continue;
     if (imatrix != nullptr && is_imatrix_key(key)) continue;
+    if (set_later(key, 0)) continue;
     OX_TRY(w.add(key, gguf::encode_value(value)).with_context(in.name()));
   }
-  OX_TRY(w.add_u32("general.quantization_version", 2));  // GGML_QNT_VERSION
-  OX_TRY(w.add_u32("general.file_type", preset.llama_ftype));
-  if (imatrix == nullptr) return Status::ok();
-  // llama-quantize's overrides: strings cut to 127 bytes, counts as u32.
-  OX_TRY(w.add_string("quantize.imatrix.file", std::string_view(o.imatrix_path).substr(0, 127)));
-  if (!imatrix->file.datasets.empty()) {
-    OX_TRY(w.add_string("quantize.imatrix.dataset", std::string_view(imatrix->file.datasets[0]).substr(0, 127)));
+  for (size_t i = 0; i < tail.size(); ++i) {
+    if (set_later(tail[i].key, i + 1)) continue;
+    OX_TRY(w.add(tail[i].key, tail[i].value).with_context(strfmt("setting %s", tail[i].key.c_str())));
   }
-  OX_TRY(w.add_u32("quantize.imatrix.entries_count", static_cast<uint32_t>(imatrix->importance.size())));
-  if (imatrix->file.chunk_count > 0) OX_TRY(w.add_u32("quantize.imatrix.chunks_count", imatrix->file.chunk_count));
   return Status::ok();
 }
 
@@ -218,48 +260,95 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
   QuantTypeOptions types = o.types;
   types.has_imatrix = imatrix != nullptr && !imatrix->importance.empty();
 
-  gguf::GgufWriter w;
-  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, w));
-  std::vector<TensorPlan> plans;
-  for (const gguf::TensorInfo& t : in->tensors()) {
-    TensorPlan p;
-    p.type = quant_tensor_type(preset, facts, t.name, t.dims, t.type, types);
-    if (p.type != t.type) {
-      OX_TRY(check_conversion(in_path, t, p.type, o));
-      OX_ASSIGN_OR_RETURN(p.importance, importance_for(t, p.type, o, preset, types.has_imatrix ? imatrix.get() : nullptr));
+  // --prune-layers: the output's tensors and names, and the facts the type rules see: llama.cpp
+  // counts attn_v tensors over what is left, but its ffn rules keep the model's own layer count.
+  QuantModelFacts out_facts = facts;
+  std::vector<const gguf::TensorInfo*> tensors;
+  std::vector<std::string> names;
+  for (uint32_t layer : o.prune_layers) {
+    if (layer >= facts.n_layer) {
+      return error(ErrorCode::kInvalidArgument, strfmt("--prune-layers %u: %s has %u layers (0..%u)", layer,
+                                                       in_path.c_str(), facts.n_layer, facts.n_layer - 1));
     }
-    plans.push_back(p);
-    OX_TRY(w.declare_tensor(t.name, t.dims, p.type));
+  }
+  if (!o.prune_layers.empty()) {
+    if (o.prune_layers.size() >= facts.n_layer) {
+      return error(ErrorCode::kInvalidArgument, strfmt("--prune-layers would leave none of the %u layers of %s",
+                                                       facts.n_layer, in_path.c_str()));
+    }
+    out_facts.n_attention_wv = 0;
+  }
+  for (const gguf::TensorInfo& t : in->tensors()) {
+    std::string name = pruned_name(t.name, o.prune_layers);
+    if (name.empty()) continue;
+    if (!o.prune_layers.empty() && quant_group_of(name) == QuantGroup::kAttnV) ++out_facts.n_attention_wv;
+    tensors.push_back(&t);
+    names.push_back(std::move(name));
   }
 
-  OutputFile out(out_path);
-  if (out.get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_path.c_str()));
-  OX_TRY(w.begin(out.get()).with_context(out_path));
+  gguf::GgufWriter w;
+  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, out_facts, w));
+  OX_ASSIGN_OR_RETURN(QuantTypePlan type_plan, QuantTypePlan::create(preset, out_facts, types));
   QuantizeStats stats;
+  std::vector<TensorPlan> plans;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const gguf::TensorInfo& t = *tensors[i];
+    TensorPlan p;
+    p.type = type_plan.next(names[i], t.dims, t.type).type;
+    if (p.type != t.type) {
+      OX_TRY(check_conversion(in_path, t, p.type, o));
+      Result<const std::vector<float>*> imp =
+          importance_for(t, p.type, o, preset, types.has_imatrix ? imatrix.get() : nullptr);
+      // A dry run without an imatrix reports the first tensor that would need one (llama-quantize's
+      // "will require an imatrix" warning); a real run refuses there.
+      if (!imp.ok() && o.dry_run && imatrix == nullptr) {
+        if (stats.needs_imatrix.empty()) stats.needs_imatrix = t.name;
+      } else {
+        OX_ASSIGN_OR_RETURN(p.importance, std::move(imp));
+      }
+    }
+    plans.push_back(p);
+    OX_TRY(w.declare_tensor(names[i], t.dims, p.type));
+  }
+
+  std::unique_ptr<OutputFile> out;
+  if (!o.dry_run) {
+    out = std::make_unique<OutputFile>(out_path);
+    if (out->get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_path.c_str()));
+    OX_TRY(w.begin(out->get()).with_context(out_path));
+  }
   stats.n_imatrix_entries = types.has_imatrix ? imatrix->importance.size() : 0;
   std::vector<uint8_t> buffer;
-  for (size_t i = 0; i < in->tensors().size(); ++i) {
-    const gguf::TensorInfo& t = in->tensors()[i];
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const gguf::TensorInfo& t = *tensors[i];
     const TensorPlan& p = plans[i];
-    std::span<const uint8_t> data(t.data, t.n_bytes);
-    if (p.type != t.type) {
-      const uint64_t n_per_row = t.dims[0];
-      const uint64_t n_rows = t.n_elements / n_per_row;
-      buffer.resize(dtype_row_bytes(p.type, n_per_row) * n_rows);
-      const int64_t rows_per_matrix = static_cast<int64_t>(n_rows / n_matrices(t));
-      convert_rows(t.type, t.data, p.type, buffer.data(), static_cast<int64_t>(n_rows), static_cast<int64_t>(n_per_row),
-                   o.n_threads, p.importance != nullptr ? p.importance->data() : nullptr, rows_per_matrix, o.quantize);
-      data = buffer;
+    const uint64_t n_per_row = t.dims[0];
+    const uint64_t n_rows = t.n_elements / n_per_row;
+    uint64_t bytes_out = t.n_bytes;
+    if (o.dry_run) {
+      if (p.type != t.type) bytes_out = dtype_row_bytes(p.type, n_per_row) * n_rows;
+    } else {
+      std::span<const uint8_t> data(t.data, t.n_bytes);
+      if (p.type != t.type) {
+        buffer.resize(dtype_row_bytes(p.type, n_per_row) * n_rows);
+        const int64_t rows_per_matrix = static_cast<int64_t>(n_rows / n_matrices(t));
+        convert_rows(t.type, t.data, p.type, buffer.data(), static_cast<int64_t>(n_rows),
+                     static_cast<int64_t>(n_per_row), o.n_threads,
+                     p.importance != nullptr ? p.importance->data() : nullptr, rows_per_matrix, o.quantize);
+        data = buffer;
+      }
+      OX_TRY(w.write_tensor_data(names[i], data).with_context(out_path));
+      bytes_out = data.size();
     }
-    OX_TRY(w.write_tensor_data(t.name, data).with_context(out_path));
     stats.bytes_in += t.n_bytes;
-    stats.bytes_out += data.size();
+    stats.bytes_out += bytes_out;
     stats.n_elements += t.n_elements;
-    on_tensor(QuantizeTensorEvent{i, in->tensors().size(), t.name, t.dims, t.type, p.type, t.n_bytes, data.size(),
+    on_tensor(QuantizeTensorEvent{i, tensors.size(), names[i], t.dims, t.type, p.type, t.n_bytes, bytes_out,
                                   p.importance != nullptr});
   }
+  if (o.dry_run) return stats;
   OX_TRY(w.finish().with_context(out_path));
-  OX_TRY(out.close_and_keep());
+  OX_TRY(out->close_and_keep());
   return stats;
 }
 
@@ -275,7 +364,7 @@ Result<QuantizeStats> quantize_gguf(const std::string& in_path, const std::strin
     return error(ErrorCode::kInvalidArgument, strfmt("unknown quantization preset '%.*s' (known: %s)",
                                                      static_cast<int>(preset.size()), preset.data(), names.c_str()));
   }
-  if (in_path == out_path) {
+  if (!options.dry_run && in_path == out_path) {
     return error(ErrorCode::kInvalidArgument, strfmt("quantize: input and output are the same file %s", in_path.c_str()));
   }
   if (!options.include_weights.empty() && !options.exclude_weights.empty()) {

@@ -161,6 +161,47 @@ check "quantize --pure --output-tensor-type q8_0 --token-embedding-type f16 Q4_K
 check "quantize --output-tensor-type q9_9 -> exit 1 naming the flag" \
   bash -c "[ $rc -eq 1 ] && grep -q -- \"--output-tensor-type: 'q9_9' is not a GGUF type name\" '$tmp/err'"
 
+# quantize --dry-run with --tensor-type/--tensor-type-file/--pure/explicit types: each tensor's type
+# must be llama-quantize --dry-run's (tests/data/quantize_flags/make_reference.sh) on the same model.
+qf=tests/data/quantize_flags
+"$cli" synth --shape tiny-256 --type F16 --layers 8 -o "$tmp/t256.gguf" > /dev/null 2>&1
+while read -r name preset flags; do
+  set -f; "$cli" quantize --dry-run $flags "$tmp/t256.gguf" "$preset" > /dev/null 2> "$tmp/err"; rc=$?; set +f
+  "$qf/types_of.sh" < "$tmp/err" > "$tmp/types"
+  check "quantize --dry-run $preset $flags: llama-quantize's name and type for each tensor" \
+    bash -c "[ $rc -eq 0 ] && [ \$(wc -l < '$tmp/types') -ge 57 ] && diff '$qf/$name.types' '$tmp/types'"
+done < <(grep -v '^#' "$qf/cases.txt")
+check "  ... and writes nothing (no OUT.gguf given, none beside the input)" bash -c "! ls '$tmp'/ggml-model-* 2> /dev/null"
+"$cli" quantize --dry-run "$tmp/t256.gguf" IQ1_S > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --dry-run IQ1_S without --imatrix: exit 0, warns that the real run needs one" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'needs an importance matrix (--imatrix FILE): tensor .blk.0.attn_q.weight.' '$tmp/err'"
+cp "$model" "$tmp/in.gguf"
+"$cli" quantize --override-kv general.name=str:renamed --override-kv llama.rope.freq_base=float:5e5 \
+  "$tmp/in.gguf" 2 1 > /dev/null 2> "$tmp/err"; rc=$?
+"$cli" inspect "$tmp/ggml-model-Q4_0.gguf" > "$tmp/out" 2>&1
+check "quantize IN 2 1 (llama.cpp's ftype number, no OUT): writes ggml-model-Q4_0.gguf beside IN" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'general.file_type *UINT32 *2$' '$tmp/out'"
+check "  ... with the --override-kv values" \
+  bash -c "grep -q 'general.name *STRING *.renamed.$' '$tmp/out' && grep -q 'llama.rope.freq_base *FLOAT32 *500000' '$tmp/out'"
+"$cli" quantize --override-kv general.name=int:-1 "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --override-kv KEY=int:-1 -> exit 1 naming the flag and the range" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- \"--override-kv 'general.name=int:-1': int: takes a whole number in 0..4294967295\" '$tmp/err'"
+"$cli" quantize --tensor-type 'blk\.\d\.attn_q=q8_0' "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --tensor-type with \\d (ECMAScript only) -> exit 1 saying what to write" \
+  bash -c "[ $rc -eq 1 ] && grep -qF 'is not supported (patterns are POSIX extended regular expressions); write [0-9]' '$tmp/err'"
+"$cli" quantize --prune-layers 1,3 "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+"$cli" inspect "$tmp/x.gguf" > "$tmp/out" 2>&1
+check "quantize --prune-layers 1,3 (of 5): block_count 3, layers renumbered 0..2" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'llama.block_count *UINT32 *3$' '$tmp/out' && grep -q '^  blk.2.ffn_down.weight' '$tmp/out' && ! grep -q '^  blk.3.' '$tmp/out'"
+check "  ... and the pruned model generates" bash -c "'$cli' run -m '$tmp/x.gguf' -p 'Once' -n 4 --temp 0 > /dev/null 2>&1"
+"$cli" quantize --prune-layers 1,x "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --prune-layers 1,x -> exit 1 naming the bad id" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- \"--prune-layers '1,x': 'x' is not a layer number\" '$tmp/err'"
+"$cli" quantize --prune-layers 5 "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --prune-layers 5 of a 5-layer model -> exit 1 naming the layer count" \
+  bash -c "[ $rc -eq 1 ] && grep -q -- '--prune-layers 5: .* has 5 layers (0..4)' '$tmp/err'"
+rm -f "$tmp/t256.gguf" "$tmp/in.gguf" "$tmp/ggml-model-Q4_0.gguf" "$tmp/x.gguf"
+
 # Context shift against llama-completion --context-shift (tests/data/context_shift/make_reference.sh):
 # 700 greedy tokens in a 256-token context shift it 3-4 times; the text must be llama.cpp's, word for word.
 for keep in 0 3; do

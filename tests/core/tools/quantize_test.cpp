@@ -531,6 +531,80 @@ TEST(QuantizeGguf, GridIQuantPresets) {
   std::remove(in_path.c_str());
 }
 
+// --dry-run: the same types and sizes as the real run, nothing written, and a preset that needs an
+// importance matrix reported instead of refused. --override-kv: values set after the keys
+// llama-quantize sets, replacing a key of the same name (general.file_type here), last one winning.
+TEST(QuantizeGguf, DryRunAndMetadataOverrides) {
+  const std::string in_path = write_rows256_model(testing::TempDir() + "oxidize_quantize_dry.gguf");
+  const std::string out_path = testing::TempDir() + "oxidize_quantize_dry_out.gguf";
+  std::remove(out_path.c_str());
+  std::vector<std::pair<std::string, DType>> dry_types, real_types;
+  QuantizeOptions dry;
+  dry.dry_run = true;
+  auto record_dry = [&](const QuantizeTensorEvent& e) { dry_types.emplace_back(std::string(e.name), e.to); };
+  Result<QuantizeStats> d = quantize_gguf(in_path, out_path, "Q4_K_M", dry, record_dry);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_FALSE(test::file_exists(out_path));
+  EXPECT_TRUE(d.value().needs_imatrix.empty());
+
+  QuantizeOptions real;
+  for (const char* text : {"general.name=str:renamed", "general.file_type=int:7", "test.scale=float:0.5",
+                           "general.name=str:last wins", "test.flag=bool:true"}) {
+    Result<gguf::KvOverride> kv = gguf::parse_kv_override(text, "--override-kv");
+    ASSERT_TRUE(kv.ok()) << kv.status().message();
+    real.override_kv.push_back(kv.value());
+  }
+  auto record_real = [&](const QuantizeTensorEvent& e) { real_types.emplace_back(std::string(e.name), e.to); };
+  Result<QuantizeStats> r = quantize_gguf(in_path, out_path, "Q4_K_M", real, record_real);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(dry_types, real_types);
+  EXPECT_EQ(d.value().bytes_out, r.value().bytes_out);
+  EXPECT_EQ(d.value().bytes_in, r.value().bytes_in);
+  auto out = gguf::GgufFile::open(out_path);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const auto& md = (*out)->metadata();
+  ASSERT_GE(md.size(), 5u);
+  std::vector<std::string> tail;
+  for (size_t i = md.size() - 5; i < md.size(); ++i) tail.push_back(md[i].first);
+  EXPECT_EQ(tail, (std::vector<std::string>{"general.quantization_version", "general.file_type", "test.scale",
+                                            "general.name", "test.flag"}));
+  EXPECT_EQ((*out)->get_u32("general.file_type").value(), 7u);
+  EXPECT_EQ((*out)->get_string("general.name").value(), "last wins");
+  EXPECT_EQ(md[md.size() - 3].second.type, gguf::ValueType::FLOAT32);
+  EXPECT_EQ(md[md.size() - 3].second.f, 0.5);
+  EXPECT_EQ(md.back().second.type, gguf::ValueType::BOOL);
+  EXPECT_EQ(md.back().second.u, 1u);
+  std::remove(out_path.c_str());
+
+  // IQ1_S needs an importance matrix: the dry run completes and names a tensor that needs one.
+  auto ignore = [](const QuantizeTensorEvent&) {};
+  Result<QuantizeStats> iq = quantize_gguf(in_path, "", "IQ1_S", dry, ignore);
+  ASSERT_TRUE(iq.ok()) << iq.status().message();
+  EXPECT_FALSE(iq.value().needs_imatrix.empty());
+  std::remove(in_path.c_str());
+}
+
+TEST(KvOverride, ParsedStrictly) {
+  auto message = [](const char* text) {
+    Result<gguf::KvOverride> r = gguf::parse_kv_override(text, "--override-kv");
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(message("a.b=int:4294967295"), "ok");
+  EXPECT_EQ(message("a.b=float:-1.5e3"), "ok");
+  EXPECT_EQ(message("a.b=str:"), "ok");
+  EXPECT_NE(message("a.b").find("expected KEY=TYPE:VALUE"), std::string::npos);
+  EXPECT_NE(message("=int:1").find("expected KEY=TYPE:VALUE"), std::string::npos);
+  EXPECT_NE(message("a.b=u8:1").find("the type must be int:, float:, bool: or str:"), std::string::npos);
+  EXPECT_NE(message("a.b=int:-3").find("int: takes a whole number in 0..4294967295"), std::string::npos);
+  EXPECT_NE(message("a.b=int:12x").find("int: takes a whole number"), std::string::npos);
+  EXPECT_NE(message("a.b=int:4294967296").find("int: takes a whole number"), std::string::npos);
+  EXPECT_NE(message("a.b=float:1e99").find("float: takes a finite number"), std::string::npos);
+  EXPECT_NE(message("a.b=float:").find("float: takes a finite number"), std::string::npos);
+  EXPECT_NE(message("a.b=bool:yes").find("bool: takes true or false"), std::string::npos);
+  EXPECT_NE(message(("a.b=str:" + std::string(128, 'x')).c_str()).find("at most 127 bytes"), std::string::npos);
+  EXPECT_NE(message((std::string(128, 'k') + "=int:1").c_str()).find("longer than 127 bytes"), std::string::npos);
+}
+
 TEST(QuantizeGguf, Errors) {
   const std::string in_path = test::shared_path("models/stories260K.gguf");
   if (!test::file_exists(in_path)) GTEST_SKIP() << "missing " << in_path;
@@ -610,6 +684,62 @@ TEST(QuantRules, ExplicitOutputAndEmbeddingTypes) {
   QuantTypeOptions leave;
   leave.quantize_output = false;
   EXPECT_EQ(quant_tensor_type(q4km, f, "output.weight", std::vector<uint64_t>{4096, 128256}, DType::F16, leave), DType::F16);
+}
+
+// --tensor-type. The layer shift is llama.cpp's: its attn_v counter (i_attention_wv) is only
+// advanced by tensors its rules typed, so after a named blk.0.attn_v the attn_v of layer L is
+// typed as layer L - 1. Q4_K_M, 8 layers: use_more_bits(i, 8) holds for i = 0, 3, 6, 7.
+TEST(QuantRules, TensorTypePatternsAndTheCountersThatSkipThem) {
+  QuantModelFacts f = llama8b();
+  f.n_layer = 8;
+  f.n_attention_wv = 8;
+  const QuantPreset& q4km = *find_quant_preset("Q4_K_M");
+  QuantTypeOptions o;
+  o.tensor_types.push_back(parse_tensor_type_override("BLK\\.0\\.attn_v=q8_0").value());  // lower-cased
+  o.tensor_types.push_back(parse_tensor_type_override("ffn_(up|gate)=Q5_0").value());
+  o.tensor_types.push_back(parse_tensor_type_override("ffn=iq4_nl").value());  // never reached for up/gate
+  Result<QuantTypePlan> plan = QuantTypePlan::create(q4km, f, o);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  std::vector<DType> attn_v;
+  for (int layer = 0; layer < 8; ++layer) {
+    const QuantTypePlan::Choice v = plan.value().next(blk(layer, "attn_v.weight"), std::vector<uint64_t>{4096, 1024},
+                                                      DType::F16);
+    EXPECT_EQ(v.manual, layer == 0) << layer;
+    attn_v.push_back(v.type);
+    EXPECT_EQ(plan.value().next(blk(layer, "ffn_up.weight"), std::vector<uint64_t>{4096, 14336}, DType::F16).type,
+              DType::Q5_0);
+    EXPECT_EQ(plan.value().next(blk(layer, "ffn_down.weight"), std::vector<uint64_t>{14336, 4096}, DType::F16).type,
+              DType::IQ4_NL);
+  }
+  const std::vector<DType> want = {DType::Q8_0, DType::Q6_K, DType::Q4_K, DType::Q4_K,
+                                   DType::Q6_K, DType::Q4_K, DType::Q4_K, DType::Q6_K};
+  EXPECT_EQ(attn_v, want);
+  // A pattern's type still meets the row-length fallback; norms are never quantized.
+  EXPECT_EQ(plan.value().next(blk(0, "ffn_up.weight"), std::vector<uint64_t>{100, 768}, DType::F16).type, DType::F16);
+  EXPECT_EQ(plan.value().next("blk.0.ffn_norm.weight", std::vector<uint64_t>{4096}, DType::F32).type, DType::F32);
+}
+
+TEST(QuantRules, TensorTypeTextsAreCheckedByName) {
+  auto message = [](const char* text) {
+    Result<TensorTypeOverride> r = parse_tensor_type_override(text);
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(message("attn_q=q8_0"), "ok");
+  EXPECT_NE(message("attn_q").find("expected PATTERN=TYPE"), std::string::npos);
+  EXPECT_NE(message("=q8_0").find("the pattern is empty"), std::string::npos);
+  EXPECT_NE(message("attn_q=").find("the type is missing"), std::string::npos);
+  EXPECT_NE(message("attn_q=q9_9").find("'q9_9' is not a GGUF type name"), std::string::npos);
+  EXPECT_NE(message("blk\\.\\d+\\.attn_q=q8_0").find("'\\d' is not supported"), std::string::npos);
+  EXPECT_NE(message("blk\\.\\d+\\.attn_q=q8_0").find("write [0-9]"), std::string::npos);
+  EXPECT_NE(message("(?:attn)_q=q8_0").find("'(?' groups"), std::string::npos);
+  EXPECT_NE(message("attn_(q=q8_0").find("--tensor-type pattern 'attn_(q': "), std::string::npos);
+  EXPECT_EQ(message("a\\\\d=q8_0"), "ok");  // an escaped backslash, then a plain d
+  // The pattern is searched anywhere in the name, as std::regex_search.
+  const TensorPattern p = TensorPattern::compile("blk\\.(0|1)\\.ffn_down").value();
+  EXPECT_TRUE(p.matches("blk.1.ffn_down.weight"));
+  EXPECT_FALSE(p.matches("blk.10.ffn_down.weight"));
+  EXPECT_TRUE(TensorPattern::compile("^output").value().matches("output.weight"));
+  EXPECT_FALSE(TensorPattern::compile("^output").value().matches("blk.0.output.weight"));
 }
 
 TEST(QuantRules, WithAnImatrixTheFirstEighthOfFfnDown) {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Writes tests/data/quantize_flags/NAME.types: the tensor types llama.cpp's llama-quantize --dry-run
+# chooses for each case of cases.txt on a synthetic tiny-256 model (8 layers, F16). tests/cli/cli.sh
+# runs `oxidize quantize --dry-run` with the same flags and compares.
+# Usage: tests/data/quantize_flags/make_reference.sh [LLAMA_QUANTIZE] [OXIDIZE]
+#   (defaults: build/llama.cpp/build/bin/llama-quantize, from `bench/build_llama_cpp.sh`, and
+#    build/native/bin/oxidize, which only writes the model)
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+bin=${1:-build/llama.cpp/build/bin/llama-quantize}
+cli=${2:-build/native/bin/oxidize}
+here=tests/data/quantize_flags
+[ -x "$bin" ] || { echo "no llama-quantize at $bin" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$cli" synth --shape tiny-256 --type F16 --layers 8 -o "$tmp/model.gguf" > /dev/null 2>&1
+grep -v '^#' "$here/cases.txt" | while read -r name preset flags; do
+  # shellcheck disable=SC2086  # the flags are words; no pattern in cases.txt has spaces or globs that match
+  set -f; "$bin" --dry-run $flags "$tmp/model.gguf" "$preset" > "$tmp/log" 2>&1; set +f
+  "$here/types_of.sh" < "$tmp/log" > "$here/$name.types"
+  n=$(wc -l < "$here/$name.types")
+  [ "$n" -gt 0 ] || { echo "$name: no tensor lines in llama-quantize's output:" >&2; cat "$tmp/log" >&2; exit 1; }
+  echo "$name: $n tensors"
+done
