@@ -184,6 +184,9 @@ const OptionDef kImatrixOptions[] = {
     {{"--ppl"}, nullptr, "print the perplexity of each chunk's second half (the default)"},
     {{"--no-ppl"}, nullptr, "do not compute the perplexity"},
     {{"--parse-special"}, nullptr, "read special-token texts in the text as control tokens"},
+    {{"--in-file"}, "FILE", "start from this imatrix (GGUF or .dat; repeatable: they are summed); without -f the "
+                            "files are only combined and saved, the model not loaded", true},
+    {{"--show-statistics"}, nullptr, "print per-tensor and per-layer statistics of one --in-file and exit"},
 };
 
 const OptionDef kBenchOptions[] = {

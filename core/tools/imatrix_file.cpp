@@ -323,6 +323,52 @@ std::vector<float> imatrix_importance(const Imatrix& imatrix, const ImatrixEntry
   return out;
 }
 
+Status merge_imatrix(Imatrix& into, const Imatrix& from, uint32_t chunk_size, const std::string& from_name) {
+  OX_CHECK(!into.legacy && chunk_size > 0);
+  for (const auto& [name, entry] : from.entries) {
+    ImatrixEntry& e = into.entries[name];
+    if (from.legacy) {
+      if (e.sums.empty()) {
+        e.sums.assign(entry.sums.size(), 0.0f);
+        e.counts.assign(1, 0);
+      } else if (e.sums.size() != entry.sums.size()) {
+        return error(ErrorCode::kInvalidArgument, strfmt("%s: entry '%s' has %zu values where the files before it "
+                                                         "have %zu", from_name.c_str(), name.c_str(),
+                                                         entry.sums.size(), e.sums.size()));
+      }
+      for (size_t j = 0; j < entry.sums.size(); ++j) e.sums[j] += entry.sums[j] * static_cast<float>(chunk_size);
+      for (int64_t& c : e.counts) c += entry.counts[0] * chunk_size;
+      continue;
+    }
+    if (e.sums.empty()) {
+      e.sums.assign(entry.sums.size(), 0.0f);
+    } else if (e.sums.size() != entry.sums.size()) {
+      return error(ErrorCode::kInvalidArgument, strfmt("%s: entry '%s' has %zu values where the files before it "
+                                                       "have %zu", from_name.c_str(), name.c_str(),
+                                                       entry.sums.size(), e.sums.size()));
+    }
+    if (e.counts.empty()) {
+      e.counts.assign(entry.counts.size(), 0);
+    } else if (e.counts.size() == 1 && entry.counts.size() > 1) {
+      e.counts.assign(entry.counts.size(), e.counts[0]);
+    } else if (e.counts.size() != entry.counts.size()) {
+      return error(ErrorCode::kInvalidArgument, strfmt("%s: entry '%s' has %zu counts where the files before it "
+                                                       "have %zu", from_name.c_str(), name.c_str(),
+                                                       entry.counts.size(), e.counts.size()));
+    }
+    for (size_t j = 0; j < entry.sums.size(); ++j) e.sums[j] += entry.sums[j];
+    for (size_t j = 0; j < entry.counts.size(); ++j) e.counts[j] += entry.counts[j];
+  }
+  into.datasets.insert(into.datasets.end(), from.datasets.begin(), from.datasets.end());
+  int64_t max_count = 0;
+  for (const auto& [name, e] : into.entries) {
+    for (int64_t c : e.counts) max_count = std::max(max_count, c);
+  }
+  into.chunk_count = static_cast<uint32_t>(std::min<int64_t>(max_count / chunk_size, UINT32_MAX));
+  into.chunk_size = chunk_size;
+  return Status::ok();
+}
+
 Result<Imatrix> parse_imatrix(std::span<const uint8_t> bytes, const std::string& name) {
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) return parse_gguf(bytes, name);
   return parse_dat(bytes, name);

@@ -41,6 +41,13 @@ enum class ImatrixFormat { kGguf, kDat };
 // by their matrix's count (1 for a matrix no token reached), legacy sums divided by n_call.
 std::vector<float> imatrix_importance(const Imatrix& imatrix, const ImatrixEntry& entry);
 
+// Adds `from` (read from file `from_name`) to `into`, as llama-imatrix --in-file loads each file:
+// GGUF sums and counts add; a legacy file's per-call means become raw sums of chunk_size tokens per
+// call; one count spreads over n matrices when a later file has n. Then into.chunk_count is the
+// largest count over chunk_size, into.chunk_size is chunk_size, and from's datasets are appended.
+// `into` must not be legacy. Errors name both files' value or count numbers for the entry.
+Status merge_imatrix(Imatrix& into, const Imatrix& from, uint32_t chunk_size, const std::string& from_name);
+
 // Parses either format (GGUF when the bytes start with its magic). `name` is used in messages,
 // which name the file and the entry or key at fault: counts that do not divide the sums, a missing
 // half of a pair, a value that is negative, NaN or infinite, a length past the end.

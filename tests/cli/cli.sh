@@ -120,7 +120,7 @@ imx_ref=tests/data/imatrix/stories260K.c128.f32.ref
   > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "imatrix -c 128 (f32 cache): exit 0, llama-imatrix's Final estimate to the printed digits" \
   bash -c "[ $rc -eq 0 ] && [ -s '$tmp/im.gguf' ] && [ \"\$(grep -o 'PPL = .*' '$tmp/out')\" = \"\$(grep -o 'PPL = .*' '$imx_ref')\" ]"
-check "  ... stderr names the 35 entries saved" has "$tmp/err" "saved 35 entries to $tmp/im.gguf (gguf)"
+check "  ... stderr names the 35 entries saved" has "$tmp/err" "saved 35 entries (23 chunks of 128 tokens) to $tmp/im.gguf (gguf)"
 "$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt -c 128 --chunks 3 --no-ppl --output-format dat \
   -o "$tmp/im.dat" > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "imatrix --output-format dat --no-ppl --chunks 3: exit 0, no perplexity line" \
@@ -129,9 +129,23 @@ check "imatrix --output-format dat --no-ppl --chunks 3: exit 0, no perplexity li
 check "imatrix without -f -> exit 1 asking for it" bash -c "[ $rc -eq 1 ] && grep -q 'pass -f FILE' '$tmp/err'"
 "$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt --output-format xml > /dev/null 2> "$tmp/err"; rc=$?
 check "imatrix --output-format xml -> exit 1 naming the flag" bash -c "[ $rc -eq 1 ] && grep -q -- \"--output-format: 'xml'\" '$tmp/err'"
-"$cli" imatrix -m "$model" -f tests/data/perplexity/story.txt --in-file "$tmp/im.gguf" > /dev/null 2> "$tmp/err"; rc=$?
-check "imatrix --in-file (llama-imatrix's, not supported) -> rejected by name" \
-  bash -c "[ $rc -eq 1 ] && grep -q \"'--in-file'\" '$tmp/err'"
+imd=tests/data/imatrix
+"$cli" imatrix --in-file $imd/stories260K.c128.f32.imatrix.gguf --in-file $imd/stories260K.c128.f32.imatrix.dat -c 128 \
+  -o "$tmp/merged.gguf" > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix --in-file GGUF --in-file DAT -c 128 (no text): byte for byte llama-imatrix's combined file" \
+  bash -c "[ $rc -eq 0 ] && cmp -s '$tmp/merged.gguf' $imd/merged.c128.imatrix.gguf"
+"$cli" imatrix --in-file $imd/stories260K.c128.f32.imatrix.gguf --in-file $imd/mixtral-moe.c64.f32.imatrix.gguf \
+  -o "$tmp/merged.gguf" > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix --in-file of two models -> exit 1 naming the file, the entry and both sizes" \
+  bash -c "[ $rc -eq 1 ] && grep -q \"mixtral-moe.c64.f32.imatrix.gguf: entry 'blk.0.attn_k.weight' has 128 values where the files before it have 64\" '$tmp/err'"
+for f in stories260K.c128.f32.imatrix.gguf stories260K.c128.f32.imatrix.dat mixtral-moe.c64.f32.imatrix.gguf \
+         phi3.c64.f32.imatrix.gguf; do
+  "$cli" imatrix --show-statistics --in-file $imd/$f 2> /dev/null | grep -v '^$' > "$tmp/out"
+  check "imatrix --show-statistics --in-file $f: llama-imatrix's tables, line for line" diff $imd/stats/$f.txt "$tmp/out"
+done
+"$cli" imatrix --show-statistics --in-file "$tmp/im.gguf" --in-file "$tmp/im.gguf" > /dev/null 2> "$tmp/err"; rc=$?
+check "imatrix --show-statistics with two files -> exit 1" \
+  bash -c "[ $rc -eq 1 ] && grep -q 'takes exactly one --in-file (2 given)' '$tmp/err'"
 "$cli" quantize --imatrix "$tmp/im.gguf" "$model" "$tmp/q.gguf" Q4_0 2 > "$tmp/out" 2> "$tmp/err"; rc=$?
 check "quantize --imatrix (ours) Q4_0 2: exit 0, a progress line per tensor (48)" \
   bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^\[ *[0-9]*/  48\] ' '$tmp/err') -eq 48 ]"

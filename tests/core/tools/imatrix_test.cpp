@@ -76,15 +76,21 @@ void expect_matches(const Imatrix& ours, const Imatrix& ref) {
   testing::Test::RecordProperty("max_relative_difference", std::to_string(worst));
 }
 
-TEST(Imatrix, MatchesLlamaImatrixOnStories260K) {
+// stories260K over story.txt in chunks of 128 tokens (all of them: n_chunks -1), f32 caches.
+Result<ImatrixResult> run_stories260K(int n_chunks) {
   const std::string path = test::shared_path("models/stories260K.gguf");
-  if (!test::file_exists(path)) GTEST_SKIP() << "missing " << path;
   auto session = f32_session(path, 128);
-  ASSERT_NE(session, nullptr);
+  if (session == nullptr) return error(ErrorCode::kIo, "no session for " + path);
   ImatrixOptions o;
   o.n_ctx = 128;
+  o.n_chunks = n_chunks;
   o.dataset = kStory;
-  auto r = run(*session, o);
+  return run(*session, o);
+}
+
+TEST(Imatrix, MatchesLlamaImatrixOnStories260K) {
+  if (!test::file_exists(test::shared_path("models/stories260K.gguf"))) GTEST_SKIP() << "missing stories260K";
+  auto r = run_stories260K(-1);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->n_chunks, 23);
   expect_matches(r->imatrix, reference("stories260K.c128.f32.imatrix.gguf"));
@@ -107,6 +113,19 @@ TEST(Imatrix, MatchesLlamaImatrixOnExpertsAndFusedTensors) {
     ASSERT_TRUE(r.ok()) << r.status().message();
     expect_matches(r->imatrix, reference(std::string(name) + ".c64.f32.imatrix.gguf"));
   }
+}
+
+// --in-file then -f: llama-imatrix starts its collector from the file and evaluates on top
+// (continued.c128.f32.imatrix.gguf, make_merge_reference.sh); ours evaluates, then adds the file.
+// The sums differ only by the order of float additions; counts, chunk count and datasets exactly.
+TEST(Imatrix, ContinuesFromAnInFileAsLlamaImatrixDoes) {
+  if (!test::file_exists(test::shared_path("models/stories260K.gguf"))) GTEST_SKIP() << "missing stories260K";
+  auto r = run_stories260K(3);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Imatrix start;
+  ASSERT_TRUE(merge_imatrix(start, reference("stories260K.c128.f32.imatrix.gguf"), 128, "in").is_ok());
+  ASSERT_TRUE(merge_imatrix(start, r->imatrix, 128, kStory).is_ok());
+  expect_matches(start, reference("continued.c128.f32.imatrix.gguf"));
 }
 
 TEST(Imatrix, ChunkOptions) {
