@@ -102,7 +102,7 @@ constexpr Table make_table() {
                      {OX_OFFSET(BlockQ5_0, d)});
   t.block<BlockQ5_1>(DType::Q5_1, Q, "Q5_1", kQK5_1, {dequantize_q5_1, quantize_q5_1, DType::Q8_1, vec_dot_q5_1_q8_1, quantize_rows_q5_1},
                      {OX_OFFSET(BlockQ5_1, d), OX_OFFSET(BlockQ5_1, m)});
-  t.block<BlockQ8_0>(DType::Q8_0, Q, "Q8_0", kQK8_0, {dequantize_q8_0, quantize_q8_0, DType::Q8_0, vec_dot_q8_0_q8_0},
+  t.block<BlockQ8_0>(DType::Q8_0, Q, "Q8_0", kQK8_0, {dequantize_q8_0, quantize_q8_0, DType::Q8_0, vec_dot_q8_0_q8_0, quantize_rows_q8_0},
                      {OX_OFFSET(BlockQ8_0, d)});
   t.block<BlockIQ4_NL>(DType::IQ4_NL, Q, "IQ4_NL", kQK4_NL,
                        {dequantize_iq4_nl, quantize_iq4_nl, DType::Q8_0, vec_dot_iq4_nl_q8_0, quantize_rows_iq4_nl},

@@ -44,6 +44,23 @@ void quantize_q8_0(const float* x, void* vy, int64_t n) {
   }
 }
 
+// Weights: llama.cpp's quantize_q8_0 (quantize_row_q8_0_ref) rounds with roundf, ties away from
+// zero, where the activation recipe above rounds ties to even as ggml's SIMD quantizers do. F16
+// weights, whose values have few mantissa bits, land on ties, and the file must be llama-quantize's.
+void quantize_rows_q8_0(const float* x, void* vy, int64_t n_rows, int64_t n_per_row, const float* /*importance*/) {
+  OX_CHECK(n_per_row % kQK8_0 == 0);
+  BlockQ8_0* y = static_cast<BlockQ8_0*>(vy);
+  for (int64_t b = 0; b < n_rows * n_per_row / kQK8_0; ++b) {
+    const float* xb = x + b * kQK8_0;
+    float amax = 0.0f;
+    for (int j = 0; j < kQK8_0; ++j) amax = std::fmax(amax, std::fabs(xb[j]));
+    const float d = amax / 127.0f;
+    const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;
+    for (int j = 0; j < kQK8_0; ++j) y[b].qs[j] = static_cast<int8_t>(std::roundf(xb[j] * id));
+    y[b].d = fp16_saturate(d);
+  }
+}
+
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   OX_CHECK(n % kQK8_0 == 0);
   const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);

@@ -52,7 +52,8 @@ void vec_dot_bf16_bf16(int64_t n, float* s, const void* x, const void* y);
 // ---- 32-element legacy formats (q4.cpp, q5.cpp, q8.cpp). For these, the K-quants and IQ4_NL /
 // IQ4_XS, quantize_rows_* is the QuantizeRowsFn: quantize_* (llama.cpp's quantize_row_*_ref, or
 // for IQ4_NL its quantize_iq4_nl without importance) on each row without importance, llama.cpp's
-// quantize_row_*_impl searches with it. Q8_0 has none: llama.cpp ignores importance for it.
+// quantize_row_*_impl searches with it. Q8_0's ignores importance, as llama.cpp's does, and rounds
+// ties away from zero as llama.cpp's weight quantizer does (quantize_q8_0 is the activation recipe).
 void dequantize_q4_0(const void* x, float* y, int64_t n);
 void quantize_q4_0(const float* x, void* y, int64_t n);
 void quantize_rows_q4_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
@@ -70,7 +71,8 @@ void quantize_q5_1(const float* x, void* y, int64_t n);
 void quantize_rows_q5_1(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q8_0(const void* x, float* y, int64_t n);
-void quantize_q8_0(const float* x, void* y, int64_t n);  // the activation recipe (also weights)
+void quantize_q8_0(const float* x, void* y, int64_t n);  // the activation recipe
+void quantize_rows_q8_0(const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* importance);
 void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void dequantize_q8_1(const void* x, float* y, int64_t n);
 void quantize_q8_1(const float* x, void* y, int64_t n);

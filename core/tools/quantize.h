@@ -159,7 +159,7 @@ struct QuantizeStats {
 
 // Reads a GGUF and writes it quantized under `preset`: metadata copied (general.file_type and
 // general.quantization_version set, split.* dropped, quantize.imatrix.* added with an imatrix),
-// tensors in input order. Errors, before anything is written: an unknown preset, a tensor already
+// tensors in llama-quantize's order (by layer, then by name). Errors, before anything is written: an unknown preset, a tensor already
 // quantized without allow_requantize, an imatrix for another model (no entry names a tensor, or an
 // entry's size differs from its tensor's), a type that needs an importance matrix without one.
 // On error the partial output file is removed. A dry run (out_path may be empty) makes every check

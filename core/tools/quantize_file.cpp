@@ -278,7 +278,21 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
     }
     out_facts.n_attention_wv = 0;
   }
-  for (const gguf::TensorInfo& t : in->tensors()) {
+  // llama-quantize's order (llama_model_loader's weights_map): by the "blk.N." layer (-1 for the
+  // rest), then by name; the rules' layer counters run in this order too.
+  std::vector<const gguf::TensorInfo*> ordered;
+  for (const gguf::TensorInfo& t : in->tensors()) ordered.push_back(&t);
+  auto layer_key = [](const std::string& name) {
+    int layer = -1;
+    std::sscanf(name.c_str(), "blk.%d.", &layer);
+    return layer;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
+    const int la = layer_key(a->name), lb = layer_key(b->name);
+    return la != lb ? la < lb : a->name < b->name;
+  });
+  for (const gguf::TensorInfo* tp : ordered) {
+    const gguf::TensorInfo& t = *tp;
     std::string name = pruned_name(t.name, o.prune_layers);
     if (name.empty()) continue;
     if (!o.prune_layers.empty() && quant_group_of(name) == QuantGroup::kAttnV) ++out_facts.n_attention_wv;

@@ -160,7 +160,7 @@ check "quantize --imatrix FILE.dat (legacy format): exit 0" rc_is $rc 0
 rm -f "$tmp/q.gguf"
 "$cli" quantize --imatrix tests/data/imatrix/mixtral-moe.c64.f32.imatrix.gguf "$model" "$tmp/q.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
 check "quantize --imatrix of another model -> exit 1 naming the tensor and both sizes" \
-  bash -c "[ $rc -eq 1 ] && grep -q \"entry 'blk.0.attn_q.weight' has 128 values but the tensor has 64 columns\" '$tmp/err' && [ ! -e '$tmp/q.gguf' ]"
+  bash -c "[ $rc -eq 1 ] && grep -q \"entry 'blk.0.attn_k.weight' has 128 values but the tensor has 64 columns\" '$tmp/err' && [ ! -e '$tmp/q.gguf' ]"
 "$cli" quantize "$model" "$tmp/q8.gguf" Q8_0 > /dev/null 2>&1
 "$cli" quantize "$tmp/q8.gguf" "$tmp/q4.gguf" Q4_0 > /dev/null 2> "$tmp/err"; rc=$?
 check "quantize of a Q8_0 model -> exit 1 pointing at --allow-requantize" \
@@ -185,10 +185,21 @@ while read -r name preset flags; do
   check "quantize --dry-run $preset $flags: llama-quantize's name and type for each tensor" \
     bash -c "[ $rc -eq 0 ] && [ \$(wc -l < '$tmp/types') -ge 57 ] && diff '$qf/$name.types' '$tmp/types'"
 done < <(grep -v '^#' "$qf/cases.txt")
+# Whole files: byte for byte llama-quantize's (whole_files.sha256, same synthetic model).
+check "quantize: the synthetic model is the one whole_files.sha256 was made from (else rerun make_reference.sh)" \
+  bash -c "[ \"\$(sha256sum < '$tmp/t256.gguf' | cut -d' ' -f1)\" = \"\$(grep '  model\$' $qf/whole_files.sha256 | cut -d' ' -f1)\" ]"
+while read -r sha args; do
+  [ "$args" = model ] && continue
+  read -r preset flags <<< "$args"
+  set -f; "$cli" quantize $flags "$tmp/t256.gguf" "$tmp/whole.gguf" "$preset" 2 > /dev/null 2>&1; rc=$?; set +f
+  check "quantize $args: llama-quantize's file byte for byte" \
+    bash -c "[ $rc -eq 0 ] && [ \"\$(sha256sum < '$tmp/whole.gguf' | cut -d' ' -f1)\" = $sha ]"
+done < "$qf/whole_files.sha256"
+rm -f "$tmp/whole.gguf"
 check "  ... and writes nothing (no OUT.gguf given, none beside the input)" bash -c "! ls '$tmp'/ggml-model-* 2> /dev/null"
 "$cli" quantize --dry-run "$tmp/t256.gguf" IQ1_S > /dev/null 2> "$tmp/err"; rc=$?
 check "quantize --dry-run IQ1_S without --imatrix: exit 0, warns that the real run needs one" \
-  bash -c "[ $rc -eq 0 ] && grep -q 'needs an importance matrix (--imatrix FILE): tensor .blk.0.attn_q.weight.' '$tmp/err'"
+  bash -c "[ $rc -eq 0 ] && grep -q 'needs an importance matrix (--imatrix FILE): tensor .blk.0.attn_k.weight.' '$tmp/err'"
 cp "$model" "$tmp/in.gguf"
 "$cli" quantize --override-kv general.name=str:renamed --override-kv llama.rope.freq_base=float:5e5 \
   "$tmp/in.gguf" 2 1 > /dev/null 2> "$tmp/err"; rc=$?

@@ -53,6 +53,14 @@ inline std::vector<uint8_t> quantize(DType t, const std::vector<float>& x) {
   return q;
 }
 
+// One row through the format's activation recipe (from_float_ref), which the kernels' quantize_row
+// reproduce; for Q8_0 it rounds ties to even where the weights' quantizer rounds them away from zero.
+inline std::vector<uint8_t> quantize_activation(DType t, const std::vector<float>& x) {
+  std::vector<uint8_t> q(dtype_row_bytes(t, x.size()));
+  quant_traits(t).from_float_ref(x.data(), q.data(), static_cast<int64_t>(x.size()));
+  return q;
+}
+
 inline std::vector<float> dequantize(DType t, const std::vector<uint8_t>& q, size_t n) {
   std::vector<float> y(n);
   quant_traits(t).to_float(q.data(), y.data(), static_cast<int64_t>(n));

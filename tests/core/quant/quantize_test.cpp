@@ -283,15 +283,21 @@ TEST(ActivationRecipe, Q8_0TiesToEven) {
   x[5] = -127.0f;
   x[6] = 1.5f;
   x[7] = -0.5f;
-  const std::vector<uint8_t> q = test::quantize(DType::Q8_0, x);
+  const std::vector<uint8_t> q = test::quantize_activation(DType::Q8_0, x);
   EXPECT_EQ(test::load_u16(&q[0]), 0x3C00);
   const int8_t want[8] = {127, 2, 4, -2, 0, -127, 2, 0};
   for (int j = 0; j < 8; ++j) EXPECT_EQ(static_cast<int8_t>(q[2 + j]), want[j]) << j;
 
-  const std::vector<uint8_t> q1 = test::quantize(DType::Q8_1, x);
+  const std::vector<uint8_t> q1 = test::quantize_activation(DType::Q8_1, x);
   EXPECT_EQ(test::load_u16(&q1[0]), 0x3C00);
   for (int j = 0; j < 8; ++j) EXPECT_EQ(static_cast<int8_t>(q1[4 + j]), want[j]) << j;
   EXPECT_EQ(test::load_u16(&q1[2]), 0x4600);  // s = 1 * (127 + 2 + 4 - 2 + 0 - 127 + 2 + 0) = 6.0
+
+  // Q8_0 weights round as llama.cpp's quantize_row_q8_0_ref (roundf): ties away from zero.
+  const std::vector<uint8_t> w = test::quantize(DType::Q8_0, x);
+  EXPECT_EQ(test::load_u16(&w[0]), 0x3C00);
+  const int8_t want_weights[8] = {127, 3, 4, -3, 1, -127, 2, -1};
+  for (int j = 0; j < 8; ++j) EXPECT_EQ(static_cast<int8_t>(w[2 + j]), want_weights[j]) << j;
 }
 
 TEST(ActivationRecipe, Q8_KTiesToEvenAndSums) {
@@ -301,7 +307,7 @@ TEST(ActivationRecipe, Q8_KTiesToEvenAndSums) {
   x[2] = -3.5f;
   x[17] = 0.5f;
   x[18] = 126.5f;
-  const std::vector<uint8_t> q = test::quantize(DType::Q8_K, x);
+  const std::vector<uint8_t> q = test::quantize_activation(DType::Q8_K, x);
   float d;
   std::memcpy(&d, &q[0], 4);
   EXPECT_EQ(d, 1.0f);
@@ -317,15 +323,15 @@ TEST(ActivationRecipe, Q8_KTiesToEvenAndSums) {
   EXPECT_EQ(bsums[1], 126);
   for (int g = 2; g < 16; ++g) EXPECT_EQ(bsums[g], 0);
 
-  const std::vector<uint8_t> z = test::quantize(DType::Q8_K, std::vector<float>(256, 0.0f));
+  const std::vector<uint8_t> z = test::quantize_activation(DType::Q8_K, std::vector<float>(256, 0.0f));
   for (uint8_t byte : z) EXPECT_EQ(byte, 0);  // d = 0.0f, qs = 0, bsums = 0
 }
 
 // The recipes on random data, re-derived from their definition.
 TEST(ActivationRecipe, RandomDataBitExact) {
   const std::vector<float> x = test::gaussian(2048, 77, 3.0f);
-  const std::vector<uint8_t> q0 = test::quantize(DType::Q8_0, x);
-  const std::vector<uint8_t> q1 = test::quantize(DType::Q8_1, x);
+  const std::vector<uint8_t> q0 = test::quantize_activation(DType::Q8_0, x);
+  const std::vector<uint8_t> q1 = test::quantize_activation(DType::Q8_1, x);
   for (size_t b = 0; b < x.size() / 32; ++b) {
     float amax = 0.0f;
     for (int j = 0; j < 32; ++j) amax = std::fmax(amax, std::fabs(x[32 * b + j]));
@@ -342,7 +348,7 @@ TEST(ActivationRecipe, RandomDataBitExact) {
     ASSERT_EQ(test::load_u16(&q1[36 * b]), f32_to_fp16(d));
     ASSERT_EQ(test::load_u16(&q1[36 * b + 2]), f32_to_fp16(d * static_cast<float>(sum)));
   }
-  const std::vector<uint8_t> qk = test::quantize(DType::Q8_K, x);
+  const std::vector<uint8_t> qk = test::quantize_activation(DType::Q8_K, x);
   for (size_t b = 0; b < x.size() / 256; ++b) {
     const uint8_t* blk = &qk[292 * b];
     float amax = 0.0f;

@@ -145,7 +145,7 @@ TEST(QuantizeImatrix, RefusesAnImatrixOfAnotherModel) {
   o.imatrix_path = imatrix_reference("mixtral-moe.c64.f32.imatrix.gguf");
   Status st = quantize_gguf(model, out, "Q8_0", o, ignore).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
-  EXPECT_NE(st.message().find("entry 'blk.0.attn_q.weight' has 128 values but the tensor has 64 columns x 1 "
+  EXPECT_NE(st.message().find("entry 'blk.0.attn_k.weight' has 128 values but the tensor has 64 columns x 1 "
                               "matrices = 64; is the imatrix for another model?"),
             std::string::npos) << st.message();
   EXPECT_FALSE(test::file_exists(out));
@@ -178,9 +178,10 @@ TEST(QuantizeImatrix, ATypeThatNeedsAnImatrixIsRefusedWithoutOne) {
   o.needs_importance = q4_0_needs_importance;
   Status st = quantize_gguf(model, out, "Q4_0", o, ignore).status();
   EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument);
-  // token_embd (Q4_0 too) is exempt, as in llama.cpp; the first block matrix is named.
+  // token_embd (Q4_0 too) is exempt, as in llama.cpp; the first block matrix in llama-quantize's
+  // order (by layer, then by name) is named.
   EXPECT_NE(st.message().find("Q4_0 needs an importance matrix (--imatrix FILE, from `oxidize imatrix`): tensor "
-                              "'blk.0.attn_q.weight' would be Q4_0"), std::string::npos) << st.message();
+                              "'blk.0.attn_k.weight' would be Q4_0"), std::string::npos) << st.message();
   EXPECT_FALSE(test::file_exists(out));
   // With an imatrix that lacks the entry of a tensor that needs one.
   o.imatrix_path = imatrix_reference("stories260K.c128.f32.imatrix.gguf");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes tests/data/quantize_flags/NAME.types: the tensor types llama.cpp's llama-quantize --dry-run
-# chooses for each case of cases.txt on a synthetic tiny-256 model (8 layers, F16). tests/cli/cli.sh
-# runs `oxidize quantize --dry-run` with the same flags and compares.
+# chooses for each case of cases.txt on a synthetic tiny-256 model (8 layers, F16), and
+# whole_files.sha256: the SHA-256 of the model and of llama-quantize's whole output for each line of
+# whole_files.txt. tests/cli/cli.sh runs `oxidize quantize` with the same flags and compares.
 # Usage: tests/data/quantize_flags/make_reference.sh [LLAMA_QUANTIZE] [OXIDIZE]
 #   (defaults: build/llama.cpp/build/bin/llama-quantize, from `bench/build_llama_cpp.sh`, and
 #    build/native/bin/oxidize, which only writes the model)
@@ -22,3 +23,11 @@ grep -v '^#' "$here/cases.txt" | while read -r name preset flags; do
   [ "$n" -gt 0 ] || { echo "$name: no tensor lines in llama-quantize's output:" >&2; cat "$tmp/log" >&2; exit 1; }
   echo "$name: $n tensors"
 done
+{
+  echo "$(sha256sum < "$tmp/model.gguf" | cut -d' ' -f1)  model"
+  grep -v '^#' "$here/whole_files.txt" | while read -r preset flags; do
+    set -f; "$bin" $flags "$tmp/model.gguf" "$tmp/out.gguf" "$preset" 2 > "$tmp/log" 2>&1; set +f
+    echo "$(sha256sum < "$tmp/out.gguf" | cut -d' ' -f1)  $preset${flags:+ $flags}"
+  done
+} > "$here/whole_files.sha256"
+echo "whole_files.sha256: $(($(wc -l < "$here/whole_files.sha256") - 1)) files"
