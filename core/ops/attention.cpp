@@ -7,7 +7,9 @@
 // the kernel table's gemm or vec_dot on the cache's own bytes), a running maximum and sum per row
 // (online softmax), and the values of the tile, converted once to f32, added into each row's f32
 // accumulator with its weights. Decode with few items splits the positions into chunks, each
-// giving (max, sum, accumulator) per row; a second pass merges them.
+// giving (max, sum, accumulator) per row; a second pass merges them. Chunks cut only the positions
+// some query of the call sees (a sliding-window layer's window, not every position held), so a
+// window layer's decode costs its window and every thread gets a share of it.
 #include "core/ops/attention.h"
 
 #include <algorithm>
@@ -31,6 +33,7 @@ struct Plan {
   int64_t block_tokens;      // tokens per item
   int64_t n_blocks;
   int64_t n_chunks;          // position chunks per (KV head, block)
+  int64_t chunk_first;       // chunk c covers [chunk_first + c * chunk_len, + chunk_len) (tile-aligned)
   int64_t chunk_len;
   DType q_type;              // the key type's activation format
   uint64_t q_row_bytes;      // one query head in q_type
@@ -78,8 +81,7 @@ int64_t scratch_floats(const Plan& plan) {
 
 // Positions visible to the token at pos: [first, end_visible) (end: pos + 1, or every position held
 // for non-causal attention), none before the first one the view holds.
-inline int64_t first_visible(const Plan& plan, int64_t pos) {
-  const AttentionParams& p = *plan.p;
+inline int64_t first_visible(const AttentionParams& p, int64_t pos_first, int64_t pos) {
   int64_t first = 0;
   if (p.window > 0 && p.chunked) {
     first = pos / p.window * p.window;
@@ -88,8 +90,9 @@ inline int64_t first_visible(const Plan& plan, int64_t pos) {
   } else if (p.window > 0 && pos + 1 > p.window) {
     first = pos + 1 - p.window;
   }
-  return std::max(first, plan.kv->pos_first);
+  return std::max(first, pos_first);
 }
+inline int64_t first_visible(const Plan& plan, int64_t pos) { return first_visible(*plan.p, plan.kv->pos_first, pos); }
 inline int64_t end_visible(const AttentionParams& p, int64_t pos, int64_t n_kv) {
   const int64_t end = p.causal ? pos + 1 : n_kv;
   return p.window > 0 && p.symmetric ? std::min(end, pos + p.window / 2 + 1) : end;
@@ -299,6 +302,31 @@ void merge_chunks(const AttentionParams& p, const float* partials, int64_t n_chu
 
 }  // namespace
 
+AttentionSplit attention_split(int64_t n_tokens, int64_t pos0, int64_t pos_first, const AttentionParams& p,
+                               int n_threads) {
+  AttentionSplit split;
+  const int64_t n_kv = pos0 + n_tokens;
+  const int64_t last = pos0 + n_tokens - 1;
+  // Every query's window starts and ends no earlier than the one before it: the first token's
+  // start and the last token's end bound what the call sees.
+  split.first = first_visible(p, pos_first, pos0) / kAttentionTile * kAttentionTile;
+  split.end = end_visible(p, last, n_kv);
+  split.visible = std::max<int64_t>(0, split.end - first_visible(p, pos_first, last));
+  // Blocks of tokens sized so an item has ~32 query rows (fewer for decode), then enough position
+  // chunks that every thread has work when there are few items (decode of a long context).
+  const int group = p.n_head / p.n_head_kv;
+  split.block_tokens = std::clamp<int64_t>(32 / group, 1, std::max<int64_t>(1, n_tokens));
+  const int64_t items = (n_tokens + split.block_tokens - 1) / split.block_tokens * p.n_head_kv;
+  const int64_t span = std::max<int64_t>(0, split.end - split.first);
+  split.n_chunks = 1;
+  if (items < 2 * n_threads && span >= 4 * kAttentionTile) {
+    split.n_chunks = std::min<int64_t>((2 * n_threads + items - 1) / items, span / (2 * kAttentionTile));
+  }
+  split.chunk_len = (span + split.n_chunks - 1) / split.n_chunks;
+  split.chunk_len = (split.chunk_len + kAttentionTile - 1) / kAttentionTile * kAttentionTile;
+  return split;
+}
+
 void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
                const AttentionParams& p, float* out) {
   Plan plan{};
@@ -313,6 +341,7 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
   const int n_threads = ctx.pool->n_threads();
   const int64_t n_kv = pos0 + n_tokens;
   plan.n_kv = n_kv;
+  const AttentionSplit split = attention_split(n_tokens, pos0, kv.pos_first, p, n_threads);
 
   if (p.f16_accumulator) {
     OX_CHECK(kv.type_v == DType::F16 && kv.type_k == DType::F16);
@@ -330,22 +359,17 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
                                base + p.head_dim_k, base + p.head_dim_k + p.head_dim_v);
       }
     };
-    parallel_for_work(ctx, n_pairs * n_kv * (p.head_dim_k + p.head_dim_v), work);
+    parallel_for_work(ctx, n_pairs * split.visible * (p.head_dim_k + p.head_dim_v), work);
     return;
   }
 
-  // Blocks of tokens sized so an item has ~32 query rows (fewer for decode), then enough position
-  // chunks that every thread has work when there are few items (decode of a long context).
-  plan.block_tokens = std::clamp<int64_t>(32 / plan.group, 1, n_tokens);
+  plan.block_tokens = split.block_tokens;
   plan.n_blocks = (n_tokens + plan.block_tokens - 1) / plan.block_tokens;
   plan.rows = plan.block_tokens * plan.group;
   const int64_t items = plan.n_blocks * p.n_head_kv;
-  plan.n_chunks = 1;
-  if (items < 2 * n_threads && n_kv >= 4 * kAttentionTile) {
-    plan.n_chunks = std::min<int64_t>((2 * n_threads + items - 1) / items, n_kv / (2 * kAttentionTile));
-  }
-  plan.chunk_len = (n_kv + plan.n_chunks - 1) / plan.n_chunks;
-  plan.chunk_len = (plan.chunk_len + kAttentionTile - 1) / kAttentionTile * kAttentionTile;
+  plan.n_chunks = split.n_chunks;
+  plan.chunk_first = split.first;
+  plan.chunk_len = split.chunk_len;
   plan.scratch_floats = scratch_floats(plan);
 
   const int64_t partial_stride = 2 + p.head_dim_v;
@@ -365,14 +389,14 @@ void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, c
       const int64_t block = item / (plan.n_chunks * p.n_head_kv);
       const int64_t t0 = block * plan.block_tokens;
       const int64_t t1 = std::min(n_tokens, t0 + plan.block_tokens);
-      const int64_t c0 = chunk * plan.chunk_len;
+      const int64_t c0 = plan.chunk_first + chunk * plan.chunk_len;
       const int64_t c1 = std::min(n_kv, c0 + plan.chunk_len);
       run_item(plan, q, pos0, hk, t0, t1, c0, c1, s, out,
                partials != nullptr ? partials + chunk * chunk_stride : nullptr, partial_stride);
     }
   };
   // Work ~ query rows x visible positions x (score + value) dims; short decode steps stay on this thread.
-  parallel_for_work(ctx, n_tokens * p.n_head * n_kv * (p.head_dim_k + p.head_dim_v), work);
+  parallel_for_work(ctx, n_tokens * p.n_head * split.visible * (p.head_dim_k + p.head_dim_v), work);
   if (partials != nullptr) {
     for (int64_t pair = 0; pair < n_tokens * p.n_head; ++pair) {
       merge_chunks(p, partials, plan.n_chunks, partial_stride, chunk_stride, pair, out + pair * p.head_dim_v);

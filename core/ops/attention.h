@@ -63,6 +63,23 @@ struct KvLayerView {
 void attention(OpContext& ctx, const float* q, int64_t n_tokens, int64_t pos0, const KvLayerView& kv,
                const AttentionParams& p, float* out);
 
+// How attention() shares a call's work out (exposed so tests can check it without timing): items
+// of block_tokens tokens per KV head, each over n_chunks chunks of positions, chunk c covering
+// [first + c * chunk_len, first + (c + 1) * chunk_len) clipped to end. [first, end) is every
+// position some token of the call sees, first rounded down to a tile: a sliding-window layer's
+// chunks cut its window, not every position the cache holds. visible: the positions the last
+// token sees (the work estimate that decides whether to use more than one thread).
+struct AttentionSplit {
+  int64_t first = 0;
+  int64_t end = 0;
+  int64_t visible = 0;
+  int64_t block_tokens = 1;
+  int64_t n_chunks = 1;
+  int64_t chunk_len = 0;
+};
+AttentionSplit attention_split(int64_t n_tokens, int64_t pos0, int64_t pos_first, const AttentionParams& p,
+                               int n_threads);
+
 // Positions of one KV tile (and of one softmax update): 64 keeps a tile's f32 values of a 128-wide
 // head in 32 KiB and the scores of its query rows in L1.
 inline constexpr int64_t kAttentionTile = 64;

@@ -143,6 +143,7 @@ const Case kCases[] = {
     {200, 1, 8, 2, 64, 0, 0.0f},     // decode over several tiles
     {700, 1, 8, 1, 128, 0, 0.0f},    // long decode: position chunks on 2 threads, one KV head
     {700, 2, 4, 4, 64, 100, 0.0f},   // two tokens, window across chunk and tile edges, no GQA
+    {1500, 1, 4, 1, 64, 300, 0.0f},  // decode in a window: position chunks cut the window only
     {150, 150, 14, 2, 64, 0, 30.0f}, // a whole prompt: several token blocks and tiles, soft-capped
     {90, 90, 12, 4, 64, 0, 0.0f, 8.0f},   // ALiBi (bloom's 8) on 12 heads: 8 + 4 interleaved slopes
     {200, 1, 6, 2, 64, 0, 0.0f, 8.0f},    // ALiBi decode over several tiles, 6 heads
@@ -237,6 +238,57 @@ TEST_P(AttentionTypes, WindowViewFromItsFirstHeldPosition) {
       }
     }
   }
+}
+
+// The work split of a window layer's decode covers its window, not every position held: every
+// chunk holds positions the token sees, and on 2 threads the window is cut in at least 2 (before,
+// chunks cut [0, n_kv): the window fell in the last one, a single thread's work). A global layer's
+// chunks still cut the whole context. Expected ranges come from the window's definition
+// (AttentionParams::window), not from the code under test.
+TEST(AttentionSplit, ChunksCutOnlyWhatTheCallSees) {
+  AttentionParams p;
+  p.n_head = 4;  // gemma3 1B's attention: 4 heads over 1 KV head, a window of 512
+  p.n_head_kv = 1;
+  p.head_dim_k = p.head_dim_v = 256;
+  p.window = 512;
+  for (int64_t pos_first : {int64_t{0}, int64_t{3584}}) {  // the whole cache (--swa-full), or the window's rows
+    for (int threads : {2, 4}) {
+      const AttentionSplit s = attention_split(1, 4095, pos_first, p, threads);  // the token at 4095 sees [3584, 4095]
+      EXPECT_GE(s.n_chunks, 2) << threads;
+      EXPECT_EQ(s.first % kAttentionTile, 0);
+      EXPECT_LE(s.first, 3584);
+      EXPECT_GT(s.first, 3584 - kAttentionTile);
+      EXPECT_EQ(s.end, 4096);
+      EXPECT_EQ(s.visible, 512);
+      EXPECT_EQ(s.chunk_len % kAttentionTile, 0);
+      for (int64_t c = 0; c < s.n_chunks; ++c) {  // every chunk meets the window
+        const int64_t c0 = s.first + c * s.chunk_len, c1 = std::min(s.end, c0 + s.chunk_len);
+        EXPECT_LT(c0, c1) << "chunk " << c << " threads " << threads << " pos_first " << pos_first;
+        EXPECT_GT(c1, 3584) << "chunk " << c;
+      }
+      EXPECT_GE(s.first + s.n_chunks * s.chunk_len, 4096);  // and together they cover it
+    }
+  }
+  // Not yet past the window (the token at 300 sees [0, 300]): from 0.
+  EXPECT_EQ(attention_split(1, 300, 0, p, 2).first, 0);
+  // Prefill of 64 tokens at 4032..4095: the first sees from 3521 on, the tile at 3520.
+  const AttentionSplit prefill = attention_split(64, 4032, 0, p, 2);
+  EXPECT_EQ(prefill.first, 3520);
+  EXPECT_EQ(prefill.end, 4096);
+  // A global layer: the whole context, cut for both threads.
+  p.window = 0;
+  const AttentionSplit global = attention_split(1, 4095, 0, p, 2);
+  EXPECT_EQ(global.first, 0);
+  EXPECT_EQ(global.end, 4096);
+  EXPECT_EQ(global.visible, 4096);
+  EXPECT_GE(global.n_chunks, 2);
+  EXPECT_GE(global.n_chunks * global.chunk_len, 4096);
+  // llama4's chunked window of 512: the token at 4095 sees its chunk [3584, 4095].
+  p.window = 512;
+  p.chunked = true;
+  const AttentionSplit chunked = attention_split(1, 4095, 0, p, 2);
+  EXPECT_EQ(chunked.first, 3584);
+  EXPECT_EQ(chunked.visible, 512);
 }
 
 // Head sizes that are not a multiple of the SIMD width or of 32 (f16 only: block types need 32).
