@@ -22,7 +22,7 @@
 
 // Intrinsics SIMDe 0.7.4 lacks, written lane by lane (exact by construction: int -> float and
 // fp16 -> float conversions are exact or round to nearest even like the hardware; masked loads
-// read only the selected lanes, as the hardware's fault suppression guarantees).
+// and stores touch only the selected lanes, as the hardware's fault suppression guarantees).
 namespace ox::kernels::emu {
 template <typename To, typename From>
 inline To bits(const From& v) {
@@ -74,6 +74,12 @@ inline simde__m512 maskz_loadu_ps(uint16_t k, const void* p) {
   }
   return bits<simde__m512>(out);
 }
+inline void mask_storeu_ps(void* p, uint16_t k, simde__m512 v) {
+  const F16 in = bits<F16>(v);
+  for (int i = 0; i < 16; ++i) {
+    if ((k >> i) & 1) std::memcpy(static_cast<char*>(p) + 4 * i, &in.v[i], 4);
+  }
+}
 inline simde__m256i maskz_loadu_epi16(uint16_t k, const void* p) {
   U16x16 out{};
   for (int i = 0; i < 16; ++i) {
@@ -113,6 +119,7 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #define _mm512_cvtph_ps(a) ox::kernels::emu::cvtph_ps(a)
 #define _mm512_maskz_loadu_ps(k, p) ox::kernels::emu::maskz_loadu_ps(k, p)
 #define _mm256_maskz_loadu_epi16(k, p) ox::kernels::emu::maskz_loadu_epi16(k, p)
+#define _mm512_mask_storeu_ps(p, k, v) ox::kernels::emu::mask_storeu_ps(p, k, v)
 #define _mm512_shuffle_i64x2(a, b, imm) simde_mm512_shuffle_i64x2(a, b, imm)
 #define _cvtsh_ss(h) ox::fp16_to_f32(h)
 #undef _mm256_sign_epi8
@@ -127,6 +134,7 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
 #include "kernels/x86/avx512/gemm_block32.cpp"
+#include "kernels/x86/avx512/gemm_few_block32.cpp"
 #include "kernels/x86/avx512/gemm_float.cpp"
 #include "kernels/x86/avx512/gelu.cpp"
 #include "kernels/x86/avx512/gemm_iq.cpp"

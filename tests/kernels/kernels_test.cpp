@@ -478,7 +478,51 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
     if (table().gemm[id(w)] == nullptr) continue;
     check_gemm(table(), {w, is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2), 11, 10},
                Mode::kRealistic, g);
+    // A few tokens over rows longer than the few-token kernels' chunk of 256 blocks (9216 = 288 x 32).
+    check_gemm(table(), {w, is_float_format(w) ? 4099 : 9216, 19, 3}, Mode::kRealistic, g);
     if (HasFatalFailure()) return;
+  }
+}
+
+// A decode step of several sequences (2-8 tokens) against the same rows one token at a time, bit
+// for bit, as the x86 few-token kernels promise (Q4_K / Q6_K: vec_dot's arithmetic; the block32
+// formats: the eight-row decode kernels'): then a sequence's greedy tokens cannot depend on which
+// others share its step. Whole 16-row groups (the decode kernels' last rows of a matrix that is not
+// a multiple of 8 go through vec_dot); lengths within and beyond the block32 kernels' 256-block chunk.
+// Not under SIMDe's emulation, whose fmadd without FMA hardware rounds twice.
+TEST_P(KernelTableTest, GemmOfAFewTokensGivesTheOneTokenBits) {
+  const std::string isa = table().isa;
+  if (isa != "avx2" && isa != "avx512") GTEST_SKIP() << isa << " makes no such promise";
+  const std::vector<DType> formats = {DType::Q4_0, DType::Q5_0, DType::Q8_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K};
+  Gen g(8642);
+  for (DType w : formats) {
+    const GemmFn gemm = table().gemm[id(w)];
+    ASSERT_NE(gemm, nullptr) << isa << " " << dtype_name(w);
+    const DType a = quant_traits(w).vec_dot_type;
+    for (int64_t n : {int64_t{256}, int64_t{2048}, int64_t{9216}}) {
+      const int64_t rows = n == 256 ? 32 : 16;
+      const uint64_t w_stride = dtype_row_bytes(w, n), a_stride = dtype_row_bytes(a, n);
+      Bytes wm(w_stride * rows), am(a_stride * 8);
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(wm.data() + r * w_stride, make_weights(w, n, Mode::kRealistic, g).data(), w_stride);
+      }
+      for (int64_t t = 0; t < 8; ++t) {
+        std::memcpy(am.data() + t * a_stride, make_activations(a, n, Mode::kRealistic, g).data(), a_stride);
+      }
+      std::vector<float> alone(static_cast<size_t>(rows * 8));
+      for (int64_t t = 0; t < 8; ++t) {
+        gemm(n, wm.data(), w_stride, rows, am.data() + t * a_stride, a_stride, 1, alone.data() + t * rows, rows);
+      }
+      for (int64_t tokens = 2; tokens <= 8; ++tokens) {
+        std::vector<float> y(static_cast<size_t>(rows * tokens));
+        gemm(n, wm.data(), w_stride, rows, am.data(), a_stride, tokens, y.data(), rows);
+        for (size_t i = 0; i < y.size(); ++i) {
+          ASSERT_EQ(float_bits(y[i]), float_bits(alone[i]))
+              << isa << " " << dtype_name(w) << " n=" << n << " tokens=" << tokens << " cell (" << i % rows << ", "
+              << i / rows << "): " << y[i] << " vs alone " << alone[i];
+        }
+      }
+    }
   }
 }
 

@@ -74,6 +74,21 @@ void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
+// Few tokens (a decode step of several sequences): one pass over the rows, each (super-)block
+// unpacked once for up to 8 tokens. Q4_K / Q6_K: every output equals vec_dot's
+// (gemm_few_kquant.cpp); the block32 formats: the eight-row decode kernels' (gemm_few_block32.cpp).
+void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

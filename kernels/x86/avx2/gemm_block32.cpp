@@ -298,17 +298,18 @@ struct IQ4_NLFormat : RunX {
   }
 };
 
-// Below this many tokens packing a chunk costs more than it saves: `kFew` (the eight-row decode
-// kernels of gemm_decode.cpp) runs instead.
+// Below this many tokens packing a chunk costs more than it saves: `kDecode` (the eight-row decode
+// kernels of gemm_decode.cpp, each token on its own) runs instead, or from 2 tokens on `kFew`
+// (gemm_few_block32.cpp: each block unpacked once for all tokens) where the format has one.
 constexpr int64_t kMinPanelTokens = 4;
 
-template <class F, GemmFn kFew>
+template <class F, GemmFn kDecode, GemmFn kFew = nullptr>
 void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  if (n_tokens < kMinPanelTokens) {
-    kFew(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-    return;
+  if constexpr (kFew != nullptr) {
+    if (few_tokens::pay(n_tokens)) return kFew(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   }
+  if (n_tokens < kMinPanelTokens) return kDecode(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
@@ -316,7 +317,7 @@ void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
 
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q4_0Format, decode_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm_format<Q4_0Format, decode_q4_0, gemm_few_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
@@ -326,7 +327,7 @@ void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q5_0Format, decode_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm_format<Q5_0Format, decode_q5_0, gemm_few_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
@@ -336,12 +337,13 @@ void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q8_0Format, decode_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm_format<Q8_0Format, decode_q8_0, gemm_few_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<IQ4_NLFormat, decode_iq4_nl>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm_format<IQ4_NLFormat, decode_iq4_nl, gemm_few_iq4_nl>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                            y_stride);
 }
 
 }  // namespace ox::kernels::avx2

@@ -350,6 +350,7 @@ struct IQ4_XSFormat {
 
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
+  if (few_tokens::pay(n_tokens)) return gemm_few_q4_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_or_dots<Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
@@ -375,6 +376,7 @@ void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
 
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
+  if (few_tokens::pay(n_tokens)) return gemm_few_q6_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_or_dots<Q6_KFormat, vec_dot_q6_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "core/quant/blocks.h"
 #include "core/quant/traits.h"
@@ -200,5 +201,64 @@ static constexpr WordSplatTable kWordSplat = make_word_splat();
 static inline __m256i word_splat_mask(int lo, int hi) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(kWordSplat.mask[lo][hi]));
 }
+
+// Few-token products (gemm_few_* here and in avx512/: a decode step of several sequences): each
+// weight row is unpacked once for a group of up to kGroup tokens while it sits in L1.
+namespace few_tokens {
+
+constexpr int kGroup = 8;
+
+// The gemm entry points of the formats with a gemm_few_* kernel take it from 2 tokens up to kMax:
+// there it costs less than packing panels, whose cost per row is several dots' worth and pays for
+// itself only over many tokens; one token stays on the format's one-token path. Measured on Zen 4
+// (bench/batch_decode_bench.cpp, 1B Q4_K_M, CPU time of one thread per step): Q4_K / Q6_K 4 tokens
+// 160 -> 95 ms, 8 tokens 188 -> 166 ms (by the per-token costs, panels win from ~10).
+constexpr int64_t kMax = 8;
+static inline bool pay(int64_t n_tokens) { return n_tokens >= 2 && n_tokens <= kMax; }
+
+// fn(std::integral_constant<int, T>{}, t0) for the tokens [t0, t0 + T): groups of kGroup, then
+// the remainder (T is a compile-time constant: the kernels keep one accumulator per token).
+template <typename Fn>
+static inline void by_groups(int64_t n_tokens, Fn fn) {
+  int64_t t0 = 0;
+  for (; t0 + kGroup <= n_tokens; t0 += kGroup) fn(std::integral_constant<int, kGroup>{}, t0);
+  switch (n_tokens - t0) {
+    case 1: fn(std::integral_constant<int, 1>{}, t0); break;
+    case 2: fn(std::integral_constant<int, 2>{}, t0); break;
+    case 3: fn(std::integral_constant<int, 3>{}, t0); break;
+    case 4: fn(std::integral_constant<int, 4>{}, t0); break;
+    case 5: fn(std::integral_constant<int, 5>{}, t0); break;
+    case 6: fn(std::integral_constant<int, 6>{}, t0); break;
+    case 7: fn(std::integral_constant<int, 7>{}, t0); break;
+    default: break;
+  }
+  static_assert(kGroup == 8, "the switch covers remainders up to 7");
+}
+
+// A row two ahead of the one being multiplied into L1 (as tile::dots_by_row does: ahead of
+// the hardware prefetcher at the row boundary). Prefetching past the matrix cannot fault.
+static inline void prefetch_row(const uint8_t* row, uint64_t bytes) {
+  const char* p = reinterpret_cast<const char*>(row);
+  for (uint64_t off = 0; off < bytes; off += 64) _mm_prefetch(p + off, _MM_HINT_T0);
+}
+
+// gemm_few_* over super-blocks of kElems: for each row (the one two ahead prefetched), every group
+// of tokens through row_tokens(std::integral_constant<int, T>{}, nb, x, a, a_stride, y, y_stride)
+// with x the row's blocks, a the group's first activation row and y its first output.
+template <typename Block, int kElems, typename RowTokens>
+static inline void rows(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                        uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride, RowTokens row_tokens) {
+  const int64_t nb = n / kElems;
+  const uint64_t row_bytes = static_cast<uint64_t>(nb) * sizeof(Block);
+  for (int64_t r = 0; r < n_rows; ++r) {
+    prefetch_row(w + static_cast<uint64_t>(r + 2) * w_stride, row_bytes);
+    const auto* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r) * w_stride);
+    by_groups(n_tokens, [&](auto tokens, int64_t t0) {
+      row_tokens(tokens, nb, x, a + static_cast<uint64_t>(t0) * a_stride, a_stride, y + t0 * y_stride + r, y_stride);
+    });
+  }
+}
+
+}  // namespace few_tokens
 
 }  // namespace ox::kernels::avx2

@@ -61,6 +61,16 @@ void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+// The same for the signed 32-element block formats, 16 rows per pass (gemm_few_block32.cpp);
+// every output equals the eight-row decode kernel's and the panels'.
+void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -1,6 +1,7 @@
 // AVX-512 VNNI tile kernels of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // IQ4_NL): 16-row panels (gemm_tile.h), vpdpbusd accumulating exact i32 block sums, then one
-// float FMA per block and row. Few tokens go through the AVX2 eight-row decode kernels.
+// float FMA per block and row. One token goes through the AVX2 eight-row decode kernels, 2-8 tokens
+// of Q4_0, Q5_0, Q8_0 and IQ4_NL through gemm_few_block32.cpp.
 // Reference: quant_traits(W).vec_dot_ref; integer sums exact, float order differs.
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
@@ -211,16 +212,17 @@ struct Q5_1Format : RunU {
   }
 };
 
-// Fewer tokens than this: packing costs more than it saves; `kFew` runs instead.
+// Fewer tokens than this: packing costs more than it saves; `kDecode` (eight rows per pass, each
+// token on its own) runs instead, or from 2 tokens on `kFew` where the format has one.
 constexpr int64_t kMinPanelTokens = 4;
 
-template <class F, GemmFn kFew>
+template <class F, GemmFn kDecode, GemmFn kFew = nullptr>
 void gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
           int64_t n_tokens, float* y, int64_t y_stride) {
-  if (n_tokens < kMinPanelTokens) {
-    kFew(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-    return;
+  if constexpr (kFew != nullptr) {
+    if (few_tokens::pay(n_tokens)) return kFew(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   }
+  if (n_tokens < kMinPanelTokens) return kDecode(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
@@ -229,7 +231,8 @@ void gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const 
 
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q4_0Format, avx2::decode_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm32::gemm<gemm32::Q4_0Format, avx2::decode_q4_0, gemm_few_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                     y_stride);
 }
 
 void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
@@ -239,7 +242,8 @@ void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q5_0Format, avx2::decode_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm32::gemm<gemm32::Q5_0Format, avx2::decode_q5_0, gemm_few_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                     y_stride);
 }
 
 void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
@@ -249,12 +253,14 @@ void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q8_0Format, avx2::decode_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm32::gemm<gemm32::Q8_0Format, avx2::decode_q8_0, gemm_few_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                                                     y_stride);
 }
 
 void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::IQ4_NLFormat, avx2::decode_iq4_nl>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  gemm32::gemm<gemm32::IQ4_NLFormat, avx2::decode_iq4_nl, gemm_few_iq4_nl>(n, w, w_stride, n_rows, a, a_stride,
+                                                                           n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx512

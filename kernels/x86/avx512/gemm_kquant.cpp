@@ -18,13 +18,6 @@ using tile::join;
 
 constexpr int kChunk = 2, kTokens = 8;
 
-// Q4_K and Q6_K from 2 tokens up to kFewTokensMax: gemm_few_* (each row's blocks unpacked once
-// per 8 tokens, no panels) costs less than packing panels, whose cost per row is several dots'
-// worth and pays for itself only over many tokens. One token stays on dots_by_row (same arithmetic).
-// Measured on Zen 4 (bench/batch_decode_bench.cpp, 1B Q4_K_M, CPU time of one thread per step):
-// 4 tokens 160 -> 95 ms, 8 tokens 188 -> 166 ms (by the per-token costs, panels win from ~10).
-constexpr int64_t kFewTokensMax = 8;
-inline bool few_tokens_pay(int64_t n_tokens) { return n_tokens >= 2 && n_tokens <= kFewTokensMax; }
 constexpr uint64_t kQs = offsetof(BlockQ8_K, qs), kBsums = offsetof(BlockQ8_K, bsums);
 
 struct NoTok {};
@@ -368,7 +361,7 @@ void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  if (gemmk::few_tokens_pay(n_tokens)) return gemm_few_q4_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  if (few_tokens::pay(n_tokens)) return gemm_few_q4_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_or_dots<gemmk::Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
@@ -379,7 +372,7 @@ void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
-  if (gemmk::few_tokens_pay(n_tokens)) return gemm_few_q6_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  if (few_tokens::pay(n_tokens)) return gemm_few_q6_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_or_dots<gemmk::Q6_KFormat, vec_dot_q6_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
