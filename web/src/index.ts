@@ -7,7 +7,7 @@
 //   const { records, markdown } = await engine.bench({ nPrompt: [512], nGen: [128], reps: 5 });  // oxidize bench
 import { EngineError } from './errors.js';
 import {
-  checkMessages, refuseAborted, refuseRenamed, requestObject, tokenIds,
+  checkBoolean, checkMessages, refuseAborted, refuseRenamed, refuseUnknown, requestObject, tokenIds,
   RENAMED_DETOKENIZE_OPTIONS, RENAMED_LOAD_OPTIONS, RENAMED_TOKENIZE_OPTIONS,
 } from './request_checks.js';
 import { explainWorkerFailure, startWorker } from './assets.js';
@@ -35,6 +35,7 @@ import type {
   RuntimeInfo,
   SamplingParams,
   StorageBackend,
+  StoredCheck,
   StoredModel,
   TokenEvent,
   ToolParams,
@@ -70,6 +71,7 @@ export type {
   RuntimeInfo,
   SamplingParams,
   StorageBackend,
+  StoredCheck,
   StoredModel,
   TokenAlternative,
   TokenEvent,
@@ -134,13 +136,32 @@ export interface LoadOptions extends Omit<LoadParams, 'sha256'> {
   version?: string;
   /**
    * Expected SHA-256 (hex) of the file, checked on the bytes as they arrive, before parsing; a split
-   * model given by URL takes one per shard. Independently of it, a stored copy is checked on every
-   * load against the SHA-256 recorded when it was downloaded (a damaged copy is downloaded again).
+   * model given by URL takes one per shard. A stored copy is not read twice to check it: the SHA-256
+   * recorded when it was downloaded is compared with this one (another is downloaded again); `verify`
+   * hashes the stored bytes themselves.
    */
   sha256?: string | string[];
+  /**
+   * URL sources: hash the stored copy again before using it and compare it with the SHA-256
+   * recorded when it was downloaded (and `sha256`, if given); a damaged copy is downloaded again.
+   * Default false: a load from the store trusts its record (complete, and its size the stored
+   * file's), which spares reading the model twice (a 770 MB model took 9.5 s more to hash than to
+   * load), so a byte changed on disk after the download is not noticed. engine.cache.verify(url)
+   * does the same check without loading.
+   */
+  verify?: boolean;
   /** Blob / ArrayBuffer sources: the name used in messages (a File's own name otherwise). */
   name?: string;
 }
+
+/** Every LoadOptions key; load() refuses any other by name. */
+const LOAD_OPTIONS = [
+  'nCtx', 'nBatch', 'cacheTypeK', 'cacheTypeV', 'swaFull', 'sha256', 'chatTemplate', 'embeddings', 'pooling',
+  'onProgress', 'signal', 'cache', 'version', 'verify', 'name',
+] as const satisfies readonly (keyof LoadOptions)[];
+// The list and the type name the same keys (a compile error names a key one of them lacks).
+const loadOptionsListed: Record<Exclude<keyof LoadOptions, (typeof LOAD_OPTIONS)[number]>, never> = {};
+void loadOptionsListed;
 
 /** A URL (relative ones resolve against the page), a File/Blob, or bytes. An ArrayBuffer is
  * transferred to the worker (it is detached here) so the model is never held twice. A split GGUF
@@ -607,6 +628,13 @@ export class Engine {
     list(): Promise<StoredModel[]>;
     /** Removes the stored copy of one file (each shard of a split model is a file). */
     delete(url: string | URL): Promise<void>;
+    /**
+     * Hashes the stored copy of one file again and compares it with the SHA-256 recorded at its
+     * download (loads trust that record unless LoadOptions.verify is given); a copy that does not
+     * match, or cannot be read, is deleted (ok: false), so the next load downloads it again.
+     * Rejects with "invalid_argument" when nothing, or only a download cut short, is stored for it.
+     */
+    verify(url: string | URL): Promise<StoredCheck>;
     clear(): Promise<void>;
     /** Asks the browser to keep this origin's storage under pressure (load() asks too); whether it does. */
     persist(): Promise<boolean>;
@@ -640,6 +668,7 @@ export class Engine {
       clear: async () => {
         await this.transport.send({ type: 'cache', action: { op: 'clear' } }).promise;
       },
+      verify: async (url) => this.transport.send({ type: 'verify_stored', url: new URL(url, location.href).href }).promise,
       persist: requestPersistence,
     };
   }
@@ -667,6 +696,7 @@ export class Engine {
    */
   async load(input: ModelInput, options: LoadOptions = {}): Promise<ModelInfo> {
     refuseRenamed(options, RENAMED_LOAD_OPTIONS, 'load()');
+    refuseUnknown(options, LOAD_OPTIONS, 'load()');
     refuseAborted(options.signal, 'load()');
     const params: LoadParams = {};
     if (options.nCtx !== undefined) params.nCtx = options.nCtx;
@@ -1009,11 +1039,13 @@ function urlSource(input: string | URL | (string | URL)[], options: LoadOptions)
   if (options.version !== undefined && typeof options.version !== 'string') {
     throw new EngineError('invalid_argument', 'version must be a string');
   }
+  checkBoolean(options.cache, 'cache', 'load()');
+  checkBoolean(options.verify, 'verify', 'load()');
   return {
     kind: 'url',
     urls: list.map((u) => new URL(u, location.href).href),
     cache: options.cache ?? true,
-    store: { version: options.version ?? null, sha256: sha.map((h) => h.trim().toLowerCase()) },
+    store: { version: options.version ?? null, sha256: sha.map((h) => h.trim().toLowerCase()), verify: options.verify ?? false },
   };
 }
 

@@ -35,6 +35,8 @@ export interface UrlLoadParams {
   version: string | null;
   /** Per file: the expected SHA-256 (hex) of each URL, or null. */
   sha256: (string | null)[];
+  /** Hash a stored copy again before using it (LoadOptions.verify); otherwise its record is trusted. */
+  verify: boolean;
 }
 
 /** One stored file (engine.cache.list()). */
@@ -49,7 +51,11 @@ export interface StoredModel {
   lastModified: string | null;
   /** LoadOptions.version it was downloaded as, or null. */
   version: string | null;
-  /** SHA-256 (hex) of the file, computed as it was downloaded; checked on every load from the store. */
+  /**
+   * SHA-256 (hex) of the file, computed on the bytes as they were downloaded. A load from the store
+   * compares a `sha256` option with it without reading the bytes again; LoadOptions.verify and
+   * engine.cache.verify() hash the stored bytes again and compare them with it.
+   */
   sha256: string | null;
   /** When the download completed (ms since 1970), or 0. */
   storedAt: number;
@@ -477,6 +483,15 @@ export interface BenchReport {
 
 export type CacheOp = { op: 'list' } | { op: 'delete'; url: string } | { op: 'clear' };
 
+/** engine.cache.verify(url): the stored copy of `url` hashed again. */
+export interface StoredCheck {
+  url: string;
+  /** SHA-256 (hex) of the bytes stored now; null when they could not be read. */
+  sha256: string | null;
+  /** Whether it is the SHA-256 recorded at download. A copy that is not was deleted. */
+  ok: boolean;
+}
+
 /** Main thread -> worker. */
 export type Request =
   | { id: number; type: 'init'; options: InitOptions }
@@ -493,6 +508,7 @@ export type Request =
   | { id: number; type: 'save_state' }
   | { id: number; type: 'load_state'; bytes: Uint8Array }
   | { id: number; type: 'cache'; action: CacheOp }
+  | { id: number; type: 'verify_stored'; url: string }
   | { id: number; type: 'bench'; params: BenchParams }
   | { id: number; type: 'embeddings'; params: EmbeddingsParams }
   | { id: number; type: 'rerank'; params: RerankParams }
@@ -516,6 +532,7 @@ export interface ResultMap {
   save_state: Uint8Array;
   load_state: { n_past: number };
   cache: StoredModel[];
+  verify_stored: StoredCheck;
   bench: BenchReport;
   embeddings: EmbeddingsResponse;
   rerank: RerankResponse;

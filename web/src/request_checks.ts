@@ -1,6 +1,6 @@
 // Checks of what a page passes to the engine, done on the main thread before anything is posted, so
 // that a mistake rejects with an EngineError naming it: chat messages (roles, empty messages,
-// content parts) and option names renamed to camelCase (refused by their old name).
+// content parts), option names renamed to camelCase (refused by their old name) or unknown.
 import { EngineError } from './errors.js';
 import type { ChatMessage, ChatRole } from './protocol.js';
 
@@ -89,6 +89,19 @@ export function refuseRenamed(options: object | undefined | null, renamed: Recor
       throw invalid(`${what}: the option ${old} is now called ${now}`);
     }
   }
+}
+
+/** Any other option name (a typo, one of another call's) is refused by name with the known ones listed. */
+export function refuseUnknown(options: object | undefined | null, known: readonly string[], what: string): void {
+  if (options === undefined || options === null) return;
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw invalid(`${what}: unknown option ${key} (the options are ${known.join(', ')})`);
+  }
+}
+
+/** Checks that an option, when given, is a boolean. */
+export function checkBoolean(value: unknown, name: string, what: string): void {
+  if (value !== undefined && typeof value !== 'boolean') throw invalid(`${what}: ${name} must be true or false, got ${describe(value)}`);
 }
 
 export const RENAMED_LOAD_OPTIONS = { n_ctx: 'nCtx', n_batch: 'nBatch' };

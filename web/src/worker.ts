@@ -26,6 +26,7 @@ import type {
 } from './protocol.js';
 import { fetchModel } from './storage/load_url.js';
 import { openStore } from './storage/store.js';
+import { verifyStored } from './storage/verify.js';
 import type { ModuleArgs, ModuleFactory, OxidizeModule, WasmEngine, WasmResult } from './wasm_module.js';
 import { explainScriptFailure } from './asset_check.js';
 import { buildFiles, importFactory, locateArgs } from './wasm_files.js';
@@ -706,6 +707,11 @@ async function handle(req: Request, signal: AbortSignal): Promise<[ResultMap[Req
       if (a.op === 'delete') await store.delete(a.url);
       if (a.op === 'clear') await store.clear();
       return [await store.list(), []];
+    }
+    case 'verify_stored': {
+      const store = await modelStore();
+      if (store === null) throw new EngineError('invalid_argument', `cache.verify(): nothing is stored for ${req.url} (no model store here: neither OPFS nor the Cache API)`);
+      return [await verifyStored(store, req.url), []];
     }
     case 'abort':
       return [null, []];

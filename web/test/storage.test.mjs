@@ -1,6 +1,6 @@
 // Browser tests of model storage and big-model loading (issue #25 items 3 and 4): OPFS and the
 // Cache API, revalidation (ETag / version), resumed downloads (HTTP Range), sha256 of stored
-// copies, engine.cache, split GGUFs (shards made by llama.cpp's llama-gguf-split at test time) and
+// copies (recorded at download, checked again on request), engine.cache, split GGUFs (shards made by llama.cpp's llama-gguf-split at test time) and
 // the wasm32 size limit. Headless Debian Chromium against web/scripts/serve.mjs, as browser.test.mjs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -227,40 +227,84 @@ describe('storage', () => {
     assert.deepEqual([b.done.complete, b.done.stored, b.done.sha256], [true, size, sha256(path.join(models, MODEL))]);
   });
 
-  test('sha256: a damaged stored copy is caught by its recorded hash and downloaded again; a wrong sha256 option rejects', T, async () => {
-    const sha = sha256(path.join(models, MODEL));
+  // A load from the store trusts the record (complete, the stored size, a sha256 option against the
+  // recorded hash) and does not hash the bytes again: a flipped byte goes unnoticed (the trade-off the
+  // README states) until verify: true or engine.cache.verify() hashes them.
+  test('sha256: a stored copy is used on its record; verify (load option or cache.verify) catches a damaged one; a wrong sha256 option rejects', T, async () => {
+    const file = path.join(models, MODEL);
+    const sha = sha256(file);
+    const damagedBytes = fs.readFileSync(file);
+    damagedBytes[damagedBytes.length - 100] ^= 0xff;
+    const damagedSha = crypto.createHash('sha256').update(damagedBytes).digest('hex');
     const r = await inEngine(page, async (engine, a) => {
       await engine.cache.clear();
       const url = `/models/${a.model}`;
+      // Changes the stored data behind the engine's back: flips the byte 100 from the end, or cuts the last one off.
+      const damage = async (how) => {
+        const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('oxidize-models-v2');
+        for await (const [name, handle] of dir.entries()) {
+          if (!name.endsWith('.bin')) continue;
+          const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+          bytes[bytes.length - 100] ^= 0xff;
+          const w = await handle.createWritable();
+          await w.write(how === 'flip' ? bytes : bytes.subarray(0, bytes.length - 1));
+          await w.close();
+        }
+      };
       const out = {};
       out.first = (await engine.load(url, { sha256: a.sha })).source;
-      // Flip one byte of the stored tensor data behind the engine's back.
-      const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('oxidize-models-v2');
-      for await (const [name, handle] of dir.entries()) {
-        if (!name.endsWith('.bin')) continue;
-        const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
-        bytes[bytes.length - 100] ^= 0xff;
-        const w = await handle.createWritable();
-        await w.write(bytes);
-        await w.close();
-      }
+      out.goodCheck = await engine.cache.verify(url);
+      await damage('flip');
       window.logs.length = 0;
-      out.afterDamage = (await engine.load(url)).source;
-      out.logs = [...window.logs];
+      out.unverified = (await engine.load(url)).source;
+      out.unverifiedWithSha = (await engine.load(url, { sha256: a.sha })).source;
+      out.unverifiedLogs = [...window.logs];
+      out.check = await engine.cache.verify(url);
+      out.afterCheck = await engine.cache.list();
+      out.again = (await engine.load(url)).source;
+      await damage('flip');
+      window.logs.length = 0;
+      out.verified = (await engine.load(url, { verify: true })).source;
+      out.verifiedLogs = [...window.logs];
       out.text = await (new Function(`return (${a.greedy})`)())(engine, a);
+      out.stillVerified = (await engine.load(url, { verify: true, sha256: a.sha })).source;
+      await damage('cut');
+      out.afterCut = (await engine.load(url)).source;
       out.third = (await engine.load(url)).source;
       try { await engine.load(url, { sha256: '0'.repeat(64) }); } catch (e) { out.bad = { code: e.code, message: e.message }; }
       try { await engine.load(url, { sha256: 'xyz' }); } catch (e) { out.malformed = { code: e.code, message: e.message }; }
+      try { await engine.load(url, { verify: 'yes' }); } catch (e) { out.mistyped = { code: e.code, message: e.message }; }
+      try { await engine.load(url, { verfy: true }); } catch (e) { out.unknown = { code: e.code, message: e.message }; }
+      try { await engine.cache.verify('/models/never-stored.gguf'); } catch (e) { out.notStored = { code: e.code, message: e.message }; }
       return out;
     }, { model: MODEL, sha, greedy, prompt: PROMPT, n: N_PREDICT });
     assert.equal(r.first, 'network');
-    assert.equal(r.afterDamage, 'network', 'the damaged copy was downloaded again');
-    assert.ok(r.logs.some((l) => /damaged: its sha256 is [0-9a-f]{64}, [0-9a-f]{64} was recorded/.test(l)), r.logs.join('\n'));
+    assert.deepEqual(r.goodCheck, { url: `${server.url}/models/${MODEL}`, sha256: sha, ok: true });
+    // Without verify the flipped byte is not seen: the bytes are not hashed again.
+    assert.equal(r.unverified, 'cache', 'a default load from the store does not hash the stored bytes');
+    assert.equal(r.unverifiedWithSha, 'cache', 'a sha256 option is compared with the record, not the bytes');
+    assert.ok(!r.unverifiedLogs.some((l) => /damaged|sha256/.test(l)), r.unverifiedLogs.join('\n'));
+    // cache.verify() hashes them: the damaged file's SHA-256 (node crypto), and the copy is deleted.
+    assert.deepEqual(r.check, { url: `${server.url}/models/${MODEL}`, sha256: damagedSha, ok: false });
+    assert.deepEqual(r.afterCheck, []);
+    assert.equal(r.again, 'network');
+    // load({ verify: true }) hashes them before use and downloads a damaged copy again.
+    assert.equal(r.verified, 'network', 'the damaged copy was downloaded again');
+    assert.ok(r.verifiedLogs.some((l) => l.includes(`damaged: its sha256 is ${damagedSha}, ${sha} was recorded`)), r.verifiedLogs.join('\n'));
     assert.equal(r.text, expectedText);
+    assert.equal(r.stillVerified, 'cache');
+    // A stored file shorter than its record is not used, verify or not.
+    assert.equal(r.afterCut, 'network');
     assert.equal(r.third, 'cache');
     assert.equal(r.bad?.code, 'invalid_file', JSON.stringify(r.bad));
     assert.match(r.bad.message, /sha256 mismatch/);
     assert.equal(r.malformed?.code, 'invalid_argument');
+    assert.equal(r.mistyped?.code, 'invalid_argument', JSON.stringify(r.mistyped));
+    assert.match(r.mistyped.message, /verify must be true or false, got "yes"/);
+    assert.equal(r.unknown?.code, 'invalid_argument', JSON.stringify(r.unknown));
+    assert.match(r.unknown.message, /unknown option verfy \(the options are .*verify/);
+    assert.equal(r.notStored?.code, 'invalid_argument', JSON.stringify(r.notStored));
+    assert.match(r.notStored.message, /nothing is stored for .*never-stored\.gguf/);
   });
 
   // Loading converts Q4_K / Q6_K weights in place in the relaxed-SIMD module: the store must still

@@ -41,7 +41,7 @@ function checkFits(name: string, size: number, buffer: ModelBuffer): void {
 
 // Opens url's source, pumps it, and opens it once more from the network when the stored copy
 // turned out damaged (DamagedCopy): a bad stored copy is never final.
-async function pumpWithRetry(url: string, o: SourceOptions, first: Source, run: (s: Source) => Promise<string>): Promise<Source> {
+async function pumpWithRetry(url: string, o: SourceOptions, first: Source, run: (s: Source) => Promise<string | null>): Promise<Source> {
   try {
     await run(first);
     return first;
@@ -81,7 +81,8 @@ async function loadOne(url: string, o: SourceOptions, buffer: ModelBuffer, progr
         throw e;
       }
       try {
-        return await s.pump((b, at) => buffer.view(at, b.length).set(b), (n) => progress(n, s.size, s.origin));
+        const sink = { put: (b: Uint8Array, at: number) => buffer.view(at, b.length).set(b), place: (at: number, n: number) => buffer.view(at, n) };
+        return await s.pump(sink, (n) => progress(n, s.size, s.origin));
       } catch (e) {
         buffer.release();
         throw e;
@@ -89,7 +90,7 @@ async function loadOne(url: string, o: SourceOptions, buffer: ModelBuffer, progr
     }
     chunks = [];
     let n = 0;
-    const sha = await s.pump((b) => { chunks!.push(b.slice()); n += b.length; }, (k) => progress(k, 0, s.origin));
+    const sha = await s.pump({ put: (b) => { chunks!.push(b.slice()); n += b.length; } }, (k) => progress(k, 0, s.origin));
     checkFits(name, n, buffer);
     buffer.reserve(n);
     let at = 0;
@@ -137,7 +138,7 @@ async function loadSplit(urls: string[], params: UrlLoadParams, o: SourceOptions
         if (s.size !== size) throw new EngineError('io', `${urls[i]} changed while it was loading (${s.size} bytes, ${size} before)`);
         // Shard bytes past its header go to its place in the merged file; its header must be the
         // one the layout was made from (a file replaced since would be joined wrongly).
-        return s.pump((b, at) => {
+        return s.pump({ put: (b, at) => {
           const end = at + b.length;
           for (let k = at; k < Math.min(end, prefix.length); k++) {
             if (b[k - at] !== prefix[k]) throw new EngineError('io', `${urls[i]} changed while it was loading: load it again`);
@@ -145,7 +146,7 @@ async function loadSplit(urls: string[], params: UrlLoadParams, o: SourceOptions
           if (end <= header.dataStart) return;
           const skip = Math.max(0, header.dataStart - at);
           buffer.view(layout.shardBase[i] + at + skip - header.dataStart, b.length - skip).set(skip > 0 ? b.subarray(skip) : b);
-        }, (n) => progress(done + n, total, s.origin));
+        } }, (n) => progress(done + n, total, s.origin));
       });
       if (used.origin === 'network') fromStore = false;
       done += size;
@@ -169,6 +170,6 @@ export async function fetchModel(urls: string[], params: UrlLoadParams, store: M
   if (params.sha256.length > 0 && params.sha256.length !== all.length) {
     throw new EngineError('invalid_argument', `${params.sha256.length} sha256 values for ${all.length} files: give one per file`);
   }
-  const o: SourceOptions = { store, version: params.version, sha256: params.sha256[0] ?? null, signal, log };
+  const o: SourceOptions = { store, version: params.version, sha256: params.sha256[0] ?? null, verify: params.verify, signal, log };
   return all.length === 1 ? loadOne(all[0], o, buffer, progress) : loadSplit(all, params, o, buffer, progress);
 }

@@ -9,6 +9,8 @@ const DIR = 'oxidize-models-v2';
 const READ_CHUNK = 8 << 20;
 /** Sync reads go through one buffer of this size (small: it adds to the page's peak memory). */
 const SYNC_READ_CHUNK = 1 << 20;
+/** Sync reads straight into their place (readInto) go in parts of this size (one progress event each). */
+const PLACE_CHUNK = 16 << 20;
 
 interface SyncHandle {
   read(buffer: Uint8Array, options: { at: number }): number;
@@ -101,6 +103,47 @@ class OpfsWriter implements StoreWriter {
   }
 }
 
+/**
+ * Stored bytes [from, to) of `url`: into `place`'s views (ModelStore.readInto) when given, else
+ * through one small reused buffer (ModelStore.read).
+ */
+async function* readStored(dir: FileSystemDirectoryHandle, url: string, from: number, to: number,
+                           place: ((at: number, length: number) => Uint8Array) | null): AsyncIterable<Uint8Array> {
+  const handle = (await dir.getFileHandle(`${entryKey(url)}.bin`)) as SyncCapableHandle;
+  const sync = await openForReading(handle);
+  if (sync === null) {
+    // Without a sync handle: a new buffer per chunk.
+    const file = await handle.getFile();
+    if (file.size < to) throw new Error(`it holds ${file.size} bytes, ${to} expected`);
+    for (let at = from; at < to; at += READ_CHUNK) {
+      const chunk = new Uint8Array(await file.slice(at, Math.min(to, at + READ_CHUNK)).arrayBuffer());
+      if (place === null) {
+        yield chunk;
+      } else {
+        const view = place(at, chunk.length);
+        view.set(chunk);
+        yield view;
+      }
+    }
+    return;
+  }
+  try {
+    if (sync.getSize() < to) throw new Error(`it holds ${sync.getSize()} bytes, ${to} expected`);
+    // One buffer, reused: reading a model leaves no garbage the size of the model.
+    const buffer = place === null ? new Uint8Array(Math.min(SYNC_READ_CHUNK, to - from)) : null;
+    for (let at = from; at < to;) {
+      const want = Math.min(buffer?.length ?? PLACE_CHUNK, to - at);
+      const view = buffer === null ? place!(at, want) : buffer.subarray(0, want);
+      const n = sync.read(view, { at });
+      if (n <= 0) throw new Error(`reading at ${at} returned ${n}`);
+      yield view.subarray(0, n);
+      at += n;
+    }
+  } finally {
+    sync.close();
+  }
+}
+
 export async function openOpfsStore(): Promise<ModelStore> {
   if (typeof navigator === 'undefined' || navigator.storage?.getDirectory === undefined) {
     throw new Error('navigator.storage.getDirectory is missing');
@@ -119,31 +162,11 @@ export async function openOpfsStore(): Promise<ModelStore> {
       if (meta.complete && stored !== meta.size) return { ...meta, complete: false, stored: 0 };
       return { ...meta, stored: Math.min(stored, meta.stored) };
     },
-    async *read(url, from, to) {
-      const handle = (await dir.getFileHandle(`${entryKey(url)}.bin`)) as SyncCapableHandle;
-      const sync = await openForReading(handle);
-      if (sync === null) {
-        // Without a sync handle: a new buffer per chunk.
-        const file = await handle.getFile();
-        if (file.size < to) throw new Error(`it holds ${file.size} bytes, ${to} expected`);
-        for (let at = from; at < to; at += READ_CHUNK) {
-          yield new Uint8Array(await file.slice(at, Math.min(to, at + READ_CHUNK)).arrayBuffer());
-        }
-        return;
-      }
-      // One buffer, reused: reading a model leaves no garbage the size of the model.
-      try {
-        if (sync.getSize() < to) throw new Error(`it holds ${sync.getSize()} bytes, ${to} expected`);
-        const buffer = new Uint8Array(Math.min(SYNC_READ_CHUNK, to - from));
-        for (let at = from; at < to;) {
-          const n = sync.read(buffer.subarray(0, Math.min(buffer.length, to - at)), { at });
-          if (n <= 0) throw new Error(`reading at ${at} returned ${n}`);
-          yield buffer.subarray(0, n);
-          at += n;
-        }
-      } finally {
-        sync.close();
-      }
+    read(url, from, to) {
+      return readStored(dir, url, from, to, null);
+    },
+    readInto(url, from, to, place) {
+      return readStored(dir, url, from, to, place);
     },
     async write(url, keep, meta) {
       const key = entryKey(url);

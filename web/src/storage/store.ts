@@ -25,6 +25,12 @@ export interface ModelStore {
   get(url: string): Promise<EntryMeta | null>;
   /** Stored bytes of `url` in order, from `from`, as chunks the caller may keep only until the next. */
   read(url: string, from: number, to: number): AsyncIterable<Uint8Array>;
+  /**
+   * Stored bytes of `url` from `from` to `to` read straight into their place: `place(at, length)`
+   * gives the view that file offset `at` goes to, and each view is yielded once filled. Only where
+   * the backend reads into a caller's memory (OPFS sync handles); a load then copies nothing in JS.
+   */
+  readInto?(url: string, from: number, to: number, place: (at: number, length: number) => Uint8Array): AsyncIterable<Uint8Array>;
   /** A writer that keeps the first `keep` stored bytes of `url` (0: starts the entry over). */
   write(url: string, keep: number, meta: EntryMeta): Promise<StoreWriter>;
   delete(url: string): Promise<boolean>;
