@@ -461,6 +461,7 @@ TEST_P(KernelTableTest, GemmMatchesReferenceOnEveryTileShape) {
         }
       }
       check_gemm(table(), {w, n, 6, 7}, Mode::kExtreme, g);
+      check_gemm(table(), {w, n, 9, 1}, Mode::kExtreme, g);  // one token: the decode kernels
       check_gemm(table(), {w, n, 8, 4}, Mode::kZero, g);
       if (HasFatalFailure()) return;
     }
@@ -476,8 +477,9 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
   Gen g(1357);
   for (DType w : kWeightFormats) {
     if (table().gemm[id(w)] == nullptr) continue;
-    check_gemm(table(), {w, is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2), 11, 10},
-               Mode::kRealistic, g);
+    const int64_t n = is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2);
+    check_gemm(table(), {w, n, 11, 10}, Mode::kRealistic, g);
+    check_gemm(table(), {w, n, 11, 1}, Mode::kRealistic, g);  // one token: the decode kernels
     if (HasFatalFailure()) return;
   }
 }

@@ -61,6 +61,8 @@ void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+// One token (a decode step): y[r] = vec_dot(row r, a), four rows at a time (gemv_q4_k.cpp).
+void gemv_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, float* y);
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -20,7 +20,8 @@ constexpr int kChunk = 2, kTokens = 8;
 
 // Q4_K and Q6_K from 2 tokens up to kFewTokensMax: gemm_few_* (each row's blocks unpacked once
 // per 8 tokens, no panels) costs less than packing panels, whose cost per row is several dots'
-// worth and pays for itself only over many tokens. One token stays on dots_by_row (same arithmetic).
+// worth and pays for itself only over many tokens. One token: Q4_K goes to gemv_q4_k (four rows at
+// a time), Q6_K stays on dots_by_row (a four-row Q6_K kernel was no faster streamed).
 // Measured on Zen 4 (bench/batch_decode_bench.cpp, 1B Q4_K_M, CPU time of one thread per step):
 // 4 tokens 160 -> 95 ms, 8 tokens 188 -> 166 ms (by the per-token costs, panels win from ~10).
 constexpr int64_t kFewTokensMax = 8;
@@ -368,6 +369,7 @@ void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
 
 void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens == 1) return gemv_q4_k(n, w, w_stride, n_rows, a, y);
   if (gemmk::few_tokens_pay(n_tokens)) return gemm_few_q4_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   tile::gemm_or_dots<gemmk::Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
