@@ -3,6 +3,7 @@
 // to the quantizer per tensor (per expert), every refusal made before the output is written.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <thread>
@@ -282,10 +283,9 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
   // rest), then by name; the rules' layer counters run in this order too.
   std::vector<const gguf::TensorInfo*> ordered;
   for (const gguf::TensorInfo& t : in->tensors()) ordered.push_back(&t);
-  auto layer_key = [](const std::string& name) {
-    int layer = -1;
-    std::sscanf(name.c_str(), "blk.%d.", &layer);
-    return layer;
+  auto layer_key = [](const std::string& name) {  // sscanf(name, "blk.%d.") without its overflow
+    const auto [at, len] = block_number_at(name);
+    return at == 4 && len <= 9 ? std::atoi(name.c_str() + 4) : -1;
   };
   std::stable_sort(ordered.begin(), ordered.end(), [&](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
     const int la = layer_key(a->name), lb = layer_key(b->name);
