@@ -52,7 +52,10 @@ inline void nibbles16(const uint8_t* const src[kRows], __m512i out[8]) {
   __m512i z[4], u[4];
   for (int i = 0; i < 4; ++i) {
     z[i] = _mm512_castsi128_si512(load128(src[i]));
-    for (int l = 1; l < 4; ++l) z[i] = _mm512_inserti32x4(z[i], load128(src[4 * l + i]), l);
+    // The lane index is an immediate (clang insists on a constant expression, not an unrolled loop's).
+    z[i] = _mm512_inserti32x4(z[i], load128(src[4 + i]), 1);
+    z[i] = _mm512_inserti32x4(z[i], load128(src[8 + i]), 2);
+    z[i] = _mm512_inserti32x4(z[i], load128(src[12 + i]), 3);
   }
   transpose4x4_lanes(z, u);
   const __m512i m4 = _mm512_set1_epi8(0x0F);
