@@ -404,6 +404,8 @@ void forward_decoder(const Model& m, ForwardState& st, std::span<const BatchToke
         ffn_block(m, st, l, st.h2.data(), n, ffn);
         add(x, att, n * d);
         break;
+      case Residual::kPostNorm:  // ran in full above (bert's blocks), which went on to the next layer
+        break;
     }
     if (spec.post_norms) norm(m, st.ops, ffn, L.ffn_post_norm, Tensor{}, n, ffn);
     if (spec.residual_mult != 0.0f) scale(ffn, spec.residual_mult, n * d);

@@ -33,14 +33,6 @@ bool out_of_range(const char* name, std::string what, ApiError* e) {
   return false;
 }
 
-bool number(const Json& v, const char* name, double lo, double hi, std::optional<double>* out, ApiError* e) {
-  if (!v.is_number()) return wrong_type(name, "a number", v, e);
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < lo || x > hi) return out_of_range(name, strfmt("must be between %g and %g", lo, hi), e);
-  *out = x;
-  return true;
-}
-
 bool integer(const Json& v, const char* name, int64_t lo, int64_t hi, std::optional<int64_t>* out, ApiError* e) {
   if (!v.is_number_integer()) return wrong_type(name, "an integer", v, e);
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {

@@ -46,7 +46,9 @@ Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std
   EXPECT_TRUE(src.ok());
   gguf::GgufWriter w;
   for (const auto& [key, value] : src.value()->metadata()) {
-    if (key != drop) EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+    if (key != drop) {
+      EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+    }
   }
   for (const auto& [key, v] : extra_u32) EXPECT_TRUE(w.add_u32(key, static_cast<uint32_t>(v)).is_ok());
   for (const auto& [key, v] : extra_f32) EXPECT_TRUE(w.add_f32(key, static_cast<float>(v)).is_ok());
