@@ -6,6 +6,8 @@
 #include <map>
 #include <numeric>
 
+#include "core/tools/tensor_pattern.h"
+
 namespace ox {
 namespace {
 
@@ -34,20 +36,6 @@ void split_name(const std::string& input, std::string& layer, std::string& tenso
   }
   if (tensor.empty()) tensor = input;
   if (layer.empty()) layer = "-";
-}
-
-// The "N" of the first "blk.N." in a name, or -1.
-int block_of(const std::string& name, size_t* at, size_t* len) {
-  for (size_t p = name.find("blk."); p != std::string::npos; p = name.find("blk.", p + 1)) {
-    size_t end = p + 4;
-    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-    if (end > p + 4 && end - p - 4 <= 9 && end < name.size() && name[end] == '.') {
-      *at = p + 4;
-      *len = end - p - 4;
-      return std::atoi(name.c_str() + p + 4);
-    }
-  }
-  return -1;
 }
 
 bool tensor_stats(const std::string& name, const ImatrixEntry& e, ImatrixTensorStats& ts) {
@@ -99,10 +87,10 @@ std::vector<ImatrixTensorStats> imatrix_statistics(const Imatrix& imatrix) {
   }
   // Cosine similarity of the raw sums with the same tensor one layer down (llama.cpp's compute_cossim).
   for (size_t i = 0; i < out.size(); ++i) {
-    size_t at = 0, len = 0;
-    const int blk = block_of(out[i].name, &at, &len);
+    const auto [at, len] = block_number_at(out[i].name);
     out[i].cossim = 0;
-    if (blk < 0) continue;
+    if (at == std::string::npos) continue;
+    const int blk = std::atoi(out[i].name.c_str() + at);
     const std::string prev_name = out[i].name.substr(0, at) + std::to_string(blk - 1) + out[i].name.substr(at + len);
     for (size_t k = 0; k < out.size(); ++k) {
       if (out[k].name != prev_name) continue;

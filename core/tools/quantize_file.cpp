@@ -184,21 +184,10 @@ class OutputFile {
   bool kept_ = false;
 };
 
-// The "N" of the first "blk.N." in a name (llama.cpp searches "blk\\.(\\d+)\\." anywhere): its
-// position and length, or npos.
-std::pair<size_t, size_t> block_number_at(std::string_view name) {
-  for (size_t at = name.find("blk."); at != std::string_view::npos; at = name.find("blk.", at + 1)) {
-    size_t end = at + 4;
-    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-    if (end > at + 4 && end < name.size() && name[end] == '.') return {at + 4, end - at - 4};
-  }
-  return {std::string_view::npos, 0};
-}
-
 // One tensor's name in the output under --prune-layers: empty when its layer is pruned.
 std::string pruned_name(const std::string& name, const std::vector<uint32_t>& pruned) {
   const auto [at, len] = block_number_at(name);
-  if (pruned.empty() || at == std::string_view::npos || len > 9) return name;
+  if (pruned.empty() || at == std::string_view::npos) return name;
   const uint32_t layer = static_cast<uint32_t>(std::stoul(name.substr(at, len)));
   if (std::binary_search(pruned.begin(), pruned.end(), layer)) return std::string();
   const auto below = std::lower_bound(pruned.begin(), pruned.end(), layer) - pruned.begin();
@@ -285,7 +274,7 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
   for (const gguf::TensorInfo& t : in->tensors()) ordered.push_back(&t);
   auto layer_key = [](const std::string& name) {  // sscanf(name, "blk.%d.") without its overflow
     const auto [at, len] = block_number_at(name);
-    return at == 4 && len <= 9 ? std::atoi(name.c_str() + 4) : -1;
+    return at == 4 ? std::atoi(name.c_str() + 4) : -1;
   };
   std::stable_sort(ordered.begin(), ordered.end(), [&](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
     const int la = layer_key(a->name), lb = layer_key(b->name);

@@ -55,6 +55,15 @@ Status check_portable(std::string_view pattern) {
 
 }  // namespace
 
+std::pair<size_t, size_t> block_number_at(std::string_view name) {
+  for (size_t at = name.find("blk."); at != std::string_view::npos; at = name.find("blk.", at + 1)) {
+    size_t end = at + 4;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    if (end > at + 4 && end - at - 4 <= 9 && end < name.size() && name[end] == '.') return {at + 4, end - at - 4};
+  }
+  return {std::string_view::npos, 0};
+}
+
 Result<TensorTypeOverride> parse_tensor_type_override(std::string_view text) {
   const size_t eq = text.find('=');
   const int n = static_cast<int>(text.size());

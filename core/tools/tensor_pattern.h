@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/base/status.h"
 #include "core/quant/dtype.h"
@@ -22,6 +23,10 @@ struct TensorTypeOverride {
 // "PATTERN=TYPE" as llama-quantize reads it (the first '=' splits; the type is a GGUF type name,
 // any case). The error quotes the text and says what is wrong with it.
 Result<TensorTypeOverride> parse_tensor_type_override(std::string_view text);
+
+// Where the layer number of the first "blk.N." in a tensor name is (llama.cpp's "blk\\.(\\d+)\\."
+// searched anywhere): {position, length} of N's digits (at most 9), or {npos, 0}.
+std::pair<size_t, size_t> block_number_at(std::string_view name);
 
 // A compiled pattern: matches() is a search anywhere in the name, as std::regex_search.
 class TensorPattern {

@@ -73,7 +73,9 @@ std::vector<std::string> check_importance_per_row(const std::string& model, cons
   };
   const Result<QuantizeStats> r = quantize_gguf(model, out, preset, o, on_tensor);
   EXPECT_TRUE(r.ok()) << r.status().message();
-  if (r.ok()) EXPECT_EQ(r->n_imatrix_entries, im->entries.size());
+  if (r.ok()) {
+    EXPECT_EQ(r->n_imatrix_entries, im->entries.size());
+  }
   return used;
 }
 
