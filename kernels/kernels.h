@@ -50,6 +50,12 @@ struct KernelTable {
   // ISA has no tile kernel: matmul then calls vec_dot once per (row, token). The scalar table
   // leaves every slot null, since its vec_dot already is the reference.
   GemmFn gemm[kDTypeCount] = {};
+  // gemm_few[W]: a product of any number of tokens in which every output has the bits that the
+  // one-token path (gemm[W] with one token, vec_dot[W] where gemm is null) gives that token alone;
+  // each weight row is unpacked once for a group of tokens. matmul takes it for a step of single
+  // tokens of several sequences (OpContext::one_token_bits), so a sequence decodes to the same
+  // tokens whatever shares its step. Null: matmul runs the one-token path per token instead.
+  GemmFn gemm_few[kDTypeCount] = {};
   // to_float[W]: rows of format W to f32 (what attention reads of an F16, BF16 or quantized KV
   // cache, one tile of positions at a time). Exact conversions, so every ISA gives the reference's bits.
   ToFloatFn to_float[kDTypeCount] = {};

@@ -2,6 +2,8 @@
 // pass), and Model::forward, the batch of one run that a single-sequence session submits.
 #include "core/model/batch.h"
 
+#include <algorithm>
+
 #include "core/model/model.h"
 
 namespace ox {
@@ -71,7 +73,11 @@ Status Model::forward_batch(ForwardState& st, std::span<const BatchToken> batch,
   for (int s = 0; s < st.kv.n_seq(); ++s) {
     if (count[static_cast<size_t>(s)] > 0) st.kv.make_room(s, st.kv.n_pos(s), count[static_cast<size_t>(s)]);
   }
+  // Single tokens of several sequences (a decode step of several slots): each gets its solo bits.
+  const bool singles = batch.size() > 1 && std::all_of(count.begin(), count.end(), [](int64_t c) { return c <= 1; });
+  st.ops.one_token_bits = singles;
   forward_(*this, st, batch, logits);
+  st.ops.one_token_bits = false;
   // Positions ascend within a sequence, so the last one written is the sequence's end.
   for (const BatchToken& b : batch) st.kv.set_n_pos(b.seq, b.pos + 1);
   return Status::ok();

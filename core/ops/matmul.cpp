@@ -25,6 +25,10 @@ constexpr uint64_t kActChunkBytes = 256 * 1024;
 constexpr int64_t kMinChunkWork = int64_t{1} << 20;
 constexpr int64_t kMinChunkRows = 128;
 constexpr int64_t kMinDecodeChunkRows = 32;
+// Rows per block of a product in one-token-bits mode: all of a step's tokens pass over a block
+// while it sits in L2 (64 rows of a 4096-wide Q4_K matrix: 144 KB), so the weights stream from
+// memory once per step even where each token takes the one-token path on its own.
+constexpr int64_t kOneTokenBitsRows = 64;
 }  // namespace
 
 void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn) {
@@ -64,6 +68,33 @@ const uint8_t* quantize_activations(OpContext& ctx, DType act_type, const float*
   };
   parallel_for_work(ctx, n_tokens * cols, quantize_rows);
   return dst;
+}
+
+// Rows [b, e) of one product, all tokens, each with the bits the one-token path gives it alone:
+// gemm_few over blocks of rows that stay in L2 for all the tokens, or else the one-token path
+// itself once per token over each block.
+void product_rows_one_token_bits(const kernels::KernelTable& k, const MatmulOutput& o, const uint8_t* act,
+                                 uint64_t act_row_bytes, int64_t n_tokens, int64_t b, int64_t e) {
+  const Tensor& w = *o.w;
+  const uint32_t wt = static_cast<uint32_t>(w.type);
+  const kernels::GemmFn few = k.gemm_few[wt], gemm = k.gemm[wt];
+  const VecDotFn dot = k.vec_dot[wt];
+  for (int64_t rb = b; rb < e; rb += kOneTokenBitsRows) {
+    const int64_t re = std::min(e, rb + kOneTokenBitsRows);
+    if (few != nullptr) {
+      few(w.cols, w.row(rb), w.row_bytes, re - rb, act, act_row_bytes, n_tokens, o.y + rb, o.y_stride);
+      continue;
+    }
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      const uint8_t* a = act + static_cast<uint64_t>(t) * act_row_bytes;
+      float* y = o.y + t * o.y_stride;
+      if (gemm != nullptr) {
+        gemm(w.cols, w.row(rb), w.row_bytes, re - rb, a, act_row_bytes, 1, y + rb, o.y_stride);
+      } else {
+        for (int64_t r = rb; r < re; ++r) dot(w.cols, y + r, w.row(r), a);
+      }
+    }
+  }
 }
 
 // Rows [b, e) of one product, all tokens: tiles through gemm, or vec_dot per (row, token).
@@ -140,6 +171,7 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
   const int64_t granule_work = std::max<int64_t>(1, work / total_granules);
   // One chunk per thread at least (an op just above kMinParallelWork splits as evenly as before);
   // a single thread takes the whole op at once.
+  const bool one_token_bits = ctx.one_token_bits && n_tokens > 1;
   const int64_t wanted_granules = n_tokens == 1 ? kMinDecodeChunkRows / kRowGranule
                                                 : std::max(kMinChunkWork / granule_work, kMinChunkRows / kRowGranule);
   const int64_t min_granules =
@@ -167,8 +199,12 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
         const int64_t granules = (o.w->rows + kRowGranule - 1) / kRowGranule;
         const int64_t lo = std::max(gb, first), hi = std::min(ge, first + granules);
         if (lo < hi) {
-          product_rows(k, o, act, act_row_bytes, n_tokens, (lo - first) * kRowGranule,
-                       std::min(o.w->rows, (hi - first) * kRowGranule));
+          const int64_t rb = (lo - first) * kRowGranule, re = std::min(o.w->rows, (hi - first) * kRowGranule);
+          if (one_token_bits) {
+            product_rows_one_token_bits(k, o, act, act_row_bytes, n_tokens, rb, re);
+          } else {
+            product_rows(k, o, act, act_row_bytes, n_tokens, rb, re);
+          }
         }
         first += granules;
       }

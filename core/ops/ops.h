@@ -32,6 +32,10 @@ struct OpContext {
   std::vector<uint8_t> act_scratch;  // activations quantized for matmul
   std::vector<float> float_scratch;  // per-thread temporaries (attention scores, ...)
   MatmulObserver* observer = nullptr;  // null (the default): matmuls pay one test of it
+  // Set for a step whose tokens each belong to a different sequence (a decode step of several
+  // slots): every product gives each token the bits it gets alone (KernelTable::gemm_few), where
+  // the tile kernels of a larger batch sum in another order. Model::forward_batch sets it.
+  bool one_token_bits = false;
 };
 
 // Runs fn on the pool, or inline on the calling thread when `work` (multiply-adds or similar) is too

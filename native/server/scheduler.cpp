@@ -1,5 +1,6 @@
-// The batch loop: admission into slots with prefix reuse, one forward_batch per step over every
-// slot's decode token and chunks of joining prompts, sampling, stop strings and streamed text.
+// The batch loop: admission into slots with prefix reuse, one forward_batch per step (every
+// generating slot's next token, or one joining prompt's chunk), sampling, stop strings and
+// streamed text.
 #include "native/server/scheduler.h"
 
 #include <algorithm>
@@ -303,35 +304,47 @@ Status Scheduler::step() {
       finish_slot(s, "abort", false);
     }
   }
-  // Decode tokens first (one per generating slot), then prompt chunks in the room left, starting
-  // from a rotating slot so that several joining prompts share the prefill budget over steps.
-  int n_decode = 0;
-  for (int s = 0; s < n_slots; ++s) {
-    Slot& slot = slots_[static_cast<size_t>(s)];
-    if (!slot.active || slot.active->pending < 0) continue;
-    batch_.push_back(BatchToken{slot.active->pending, s, static_cast<int64_t>(slot.cached.size()), true});
-    batch_logit_slot_.push_back(s);
-    slot.active->pending = -1;
-    ++n_decode;
+  // Decode tokens and prompt chunks take separate steps, so that each is computed as it would be
+  // alone and a request's greedy tokens do not depend on what else the server runs: a decode step
+  // holds one token per generating slot (Model::forward_batch gives each its solo bits), a prompt
+  // step one slot's next chunk of up to n_batch tokens, as a lone request's prompt is cut. While
+  // both wait they alternate, and joining prompts take turns from a rotating slot.
+  bool any_decode = false, any_prompt = false;
+  for (const Slot& slot : slots_) {
+    if (!slot.active) continue;
+    any_decode |= slot.active->pending >= 0;
+    any_prompt |= slot.active->prompt_pos < slot.active->job->prompt().size();
   }
-  size_t budget = static_cast<size_t>(options_.n_batch) - batch_.size();
-  prefill_start_ = (prefill_start_ + 1) % n_slots;
-  for (int i = 0; i < n_slots && budget > 0; ++i) {
+  const bool prompt_step = any_prompt && (!any_decode || !last_step_prompt_);
+  last_step_prompt_ = prompt_step;
+  int n_decode = 0;
+  if (!prompt_step) {
+    for (int s = 0; s < n_slots; ++s) {
+      Slot& slot = slots_[static_cast<size_t>(s)];
+      if (!slot.active || slot.active->pending < 0) continue;
+      batch_.push_back(BatchToken{slot.active->pending, s, static_cast<int64_t>(slot.cached.size()), true});
+      batch_logit_slot_.push_back(s);
+      slot.active->pending = -1;
+      ++n_decode;
+    }
+  }
+  for (int i = 1; i <= n_slots && prompt_step; ++i) {
     const int s = (prefill_start_ + i) % n_slots;
     Slot& slot = slots_[static_cast<size_t>(s)];
     if (!slot.active) continue;
     Active& a = *slot.active;
     const std::vector<int32_t>& prompt = a.job->prompt();
     if (a.prompt_pos >= prompt.size()) continue;
-    const size_t n = std::min(prompt.size() - a.prompt_pos, budget);
-    const int64_t pos0 = static_cast<int64_t>(slot.cached.size() + 0);
+    const size_t n = std::min(prompt.size() - a.prompt_pos, static_cast<size_t>(options_.n_batch));
+    const int64_t pos0 = static_cast<int64_t>(slot.cached.size());
     for (size_t k = 0; k < n; ++k) {
       const bool last = a.prompt_pos + k + 1 == prompt.size();
       batch_.push_back(BatchToken{prompt[a.prompt_pos + k], s, pos0 + static_cast<int64_t>(k), last});
       if (last) batch_logit_slot_.push_back(s);
     }
     a.prompt_pos += n;
-    budget -= n;
+    prefill_start_ = s;  // the next prompt step starts after this slot
+    break;
   }
   if (batch_.empty()) return Status::ok();
   const double t0 = now_ms();

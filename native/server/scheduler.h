@@ -86,7 +86,8 @@ class Scheduler {
   std::vector<int> batch_logit_slot_;  // for each logits row of the batch: its slot
   std::vector<float> logits_;          // [n_slots][n_vocab]
   uint64_t use_counter_ = 0;
-  int prefill_start_ = 0;              // the slot whose prompt chunk goes first this step
+  int prefill_start_ = 0;              // the slot after which the next prompt step looks first
+  bool last_step_prompt_ = false;      // decode and prompt steps alternate while both wait
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -40,9 +40,9 @@ function eq(a, b, what) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Starts a server; resolves once it printed its URL line.
-function startServer(args) {
+function startServer(args, serverModel = model) {
   return new Promise((resolveStart, rejectStart) => {
-    const proc = spawn(oxidize, ['serve', '-m', model, '--host', '127.0.0.1', '--port', '0', '-t', '1', ...args], {
+    const proc = spawn(oxidize, ['serve', '-m', serverModel, '--host', '127.0.0.1', '--port', '0', '-t', '1', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -661,6 +661,31 @@ await test('RSS returns to its idle level after bursts', async () => {
   eq(await metric(B.url, 'requests_processing'), 0, 'no slot busy');
 });
 eq(await stopServer(B, 'SIGINT'), 0, 'server B exit code');
+
+// ---- servers Q: a Q4_K_M model, whose tile kernels sum a batch in another order than one token's
+// path: each prompt alone on a fresh server (no cached prefix), then all 16 at once on another.
+// Decode steps give every slot its solo bits and prompts are evaluated in steps of their own.
+const qdir = mkdtempSync(`${tmpdir()}/oxidize-server-q-`);
+const qmodel = `${qdir}/tiny-q4km.gguf`;
+const synth = spawnSync(oxidize, ['synth', '--shape', 'tiny-15M', '--type', 'Q4_K_M', '--vocab', model,
+  '--weight-std', '0.05', '-o', qmodel], { encoding: 'utf8' });
+await test('a Q4_K_M model: 16 concurrent clients get the tokens each gets alone on a fresh server', async () => {
+  eq(synth.status, 0, `synth: ${synth.stderr}`);
+  const alone = [];
+  for (let i = 0; i < PROMPTS.length; i++) {
+    const S = await startServer(['-np', '1', '-c', '256'], qmodel);
+    alone.push(await generate(new OpenAI({ baseURL: `${S.url}/v1`, apiKey: 'unused', maxRetries: 0 }), i));
+    eq(await stopServer(S), 0, 'solo server exit code');
+  }
+  const Q = await startServer(['-np', '16', '-c', '4096', '-t', '2'], qmodel);
+  const clientQ = new OpenAI({ baseURL: `${Q.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 300000 });
+  const texts = await Promise.all(PROMPTS.map((p, i) => generate(clientQ, i, i % 2 === 1)));
+  const decodeSteps = await metric(Q.url, 'batch_steps_total');
+  eq(await stopServer(Q), 0, 'server Q exit code');
+  for (let i = 0; i < PROMPTS.length; i++) eq(texts[i], alone[i], `prompt ${i} '${PROMPTS[i]}'`);
+  check(decodeSteps < PROMPTS.length * 48, `${decodeSteps} steps: the sequences were not batched`);
+});
+rmSync(qdir, { recursive: true, force: true });
 
 // ---- server C: 1 slot, a queue of 1: aborts, a full queue, shutdown mid-stream
 const C = await startServer(['-np', '1', '-c', '2048', '--queue', '1']);

@@ -126,22 +126,22 @@ struct IQ4_NLFew : Signed8 {
 
 void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  few32::gemm<Q4_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  few32::gemm<Q4_0Few, vec_dot_q4_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  few32::gemm<Q5_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  few32::gemm<Q5_0Few, vec_dot_q5_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  few32::gemm<Q8_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  few32::gemm<Q8_0Few, vec_dot_q8_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                      uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  few32::gemm<IQ4_NLFew>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  few32::gemm<IQ4_NLFew, vec_dot_iq4_nl_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx2

@@ -100,14 +100,24 @@ static inline void rows_tokens(int64_t n, const uint8_t* w, uint64_t w_stride, i
   }
 }
 
-// The gemm entry of a format: groups of up to 8 tokens through rows_tokens.
-template <class L>
+// The gemm entry of a format: groups of up to 8 tokens through rows_tokens. The eight-row decode
+// kernels leave a call's last n_rows % 8 rows to the format's AVX2 vec_dot (kTailDot), row by row:
+// so does this, for the same bits there too.
+template <class L, VecDotFn kTailDot>
 static inline void gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                         uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  few_tokens::by_groups(n_tokens, [&](auto tokens, int64_t t0) {
-    rows_tokens<L, decltype(tokens)::value>(n, w, w_stride, n_rows, a + static_cast<uint64_t>(t0) * a_stride, a_stride,
-                                            y + t0 * y_stride, y_stride);
-  });
+  const int64_t whole = n_rows - n_rows % 8;
+  if (whole > 0) {
+    few_tokens::by_groups(n_tokens, [&](auto tokens, int64_t t0) {
+      rows_tokens<L, decltype(tokens)::value>(n, w, w_stride, whole, a + static_cast<uint64_t>(t0) * a_stride, a_stride,
+                                              y + t0 * y_stride, y_stride);
+    });
+  }
+  for (int64_t r = whole; r < n_rows; ++r) {
+    for (int64_t t = 0; t < n_tokens; ++t) {
+      kTailDot(n, y + t * y_stride + r, w + static_cast<uint64_t>(r) * w_stride, a + static_cast<uint64_t>(t) * a_stride);
+    }
+  }
 }
 
 }  // namespace ox::kernels::avx2::few32

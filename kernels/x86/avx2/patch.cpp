@@ -6,6 +6,7 @@ namespace ox::kernels::avx2 {
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  auto few = [&](DType type, GemmFn fn) { t.gemm_few[static_cast<uint32_t>(type)] = fn; };
   auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx2";
   dot(DType::F32, vec_dot_f32);
@@ -64,6 +65,14 @@ void patch(KernelTable& t) {
   t.attn_accumulate = attn_accumulate;
   t.attn_softmax = attn_softmax;
   gemm(DType::F16, gemm_f16);  // the AVX-512 table keeps this one (it starts as a copy of this table)
+  // One-token bits for any number of tokens: gemm_f32 is vec_dot_f32's cell by cell at every size.
+  few(DType::F32, gemm_f32);
+  few(DType::Q4_0, gemm_few_q4_0);
+  few(DType::Q5_0, gemm_few_q5_0);
+  few(DType::Q8_0, gemm_few_q8_0);
+  few(DType::IQ4_NL, gemm_few_iq4_nl);
+  few(DType::Q4_K, gemm_few_q4_k);
+  few(DType::Q6_K, gemm_few_q6_k);
 }
 
 }  // namespace ox::kernels::avx2

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/quant/blocks.h"
+#include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/gemm_tile.h"
 #include "kernels/x86/avx512/util.h"
@@ -170,22 +171,22 @@ struct IQ4_NLFew : Lanes16 {
 
 void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q4_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  avx2::few32::gemm<few32::Q4_0Few, avx2::vec_dot_q4_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q5_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  avx2::few32::gemm<few32::Q5_0Few, avx2::vec_dot_q5_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                    int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q8_0Few>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  avx2::few32::gemm<few32::Q8_0Few, avx2::vec_dot_q8_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                      uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::IQ4_NLFew>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  avx2::few32::gemm<few32::IQ4_NLFew, avx2::vec_dot_iq4_nl_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace ox::kernels::avx512

@@ -3,12 +3,14 @@
 // matmul_many equal to separate matmul calls (same kernels per row, so bit for bit).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/ops/ops.h"
+#include "core/quant/formats.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
@@ -146,6 +148,40 @@ TEST(Matmul, NoRowsWritesNothing) {
     float sentinel = 7.0f;
     matmul(ctx, m.t, x.data(), 2, &sentinel, 1);
     EXPECT_EQ(sentinel, 7.0f);
+  }
+}
+
+// A decode step of several sequences (OpContext::one_token_bits): each token's outputs are the
+// bits that token gets in a matmul of its own, on every table and weight format, whichever
+// kernel serves the format (gemm_few, the one-token gemm or vec_dot per token) and however the
+// rows fall into blocks and chunks (ragged row counts, several threads).
+TEST(Matmul, OneTokenBitsGiveEachTokenItsSoloBits) {
+  const int64_t cols = 512;
+  for (const kernels::KernelTable* table : kernels::all_kernels()) {
+    for (DType type : weight_formats()) {
+      if (table->vec_dot[static_cast<uint32_t>(type)] == nullptr) continue;
+      struct Case {
+        int64_t rows, tokens;
+        int threads;
+      };
+      for (const Case c : {Case{37, 2, 1}, Case{300, 9, 3}, Case{300, 20, 2}}) {
+        const Matrix m = random_matrix(type, c.rows, cols, 41);
+        const std::vector<float> x = random_input(c.tokens * cols, 42);
+        ThreadPool pool(c.threads);
+        OpContext ctx;
+        ctx.kernels = table;
+        ctx.pool = &pool;
+        std::vector<float> solo(static_cast<size_t>(c.rows * c.tokens), NAN), step(solo.size(), NAN);
+        for (int64_t t = 0; t < c.tokens; ++t) matmul(ctx, m.t, x.data() + t * cols, 1, solo.data() + t * c.rows);
+        ctx.one_token_bits = true;
+        matmul(ctx, m.t, x.data(), c.tokens, step.data());
+        for (size_t j = 0; j < step.size(); ++j) {
+          ASSERT_EQ(std::bit_cast<uint32_t>(step[j]), std::bit_cast<uint32_t>(solo[j]))
+              << table->isa << " " << dtype_name(type) << " rows " << c.rows << " tokens " << c.tokens << " threads "
+              << c.threads << " cell (" << j % c.rows << ", " << j / c.rows << "): " << step[j] << " vs solo " << solo[j];
+        }
+      }
+    }
   }
 }
 

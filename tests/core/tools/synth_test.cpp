@@ -221,7 +221,9 @@ TEST(Synth, VocabularyCutToItsFirstTokens) {
   EXPECT_EQ(f->find_tensor("token_embd.weight")->dims[1], 1000u);
   EXPECT_NE(f->find("tokenizer.ggml.precompiled_charsmap"), nullptr);
   for (const auto& [key, value] : f->metadata()) {
-    if (key.size() > 9 && key.substr(key.size() - 9) == "_token_id") EXPECT_LT(value.u, 1000u) << key;
+    if (key.size() > 9 && key.substr(key.size() - 9) == "_token_id") {
+      EXPECT_LT(value.u, 1000u) << key;
+    }
   }
   Result<std::shared_ptr<const Model>> m = Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(f)));
   EXPECT_TRUE(m.ok()) << m.status().message();
