@@ -308,17 +308,19 @@ Status Scheduler::step() {
   // alone and a request's greedy tokens do not depend on what else the server runs: a decode step
   // holds one token per generating slot (Model::forward_batch gives each its solo bits), a prompt
   // step one slot's next chunk of up to n_batch tokens, as a lone request's prompt is cut. While
-  // both wait they alternate, and joining prompts take turns from a rotating slot.
+  // both wait, prompt steps run back to back until they have evaluated n_batch tokens since the last
+  // decode step (a generating slot waits no longer than for one llama-server step of -b prompt
+  // tokens), and joining prompts take turns from a rotating slot.
   bool any_decode = false, any_prompt = false;
   for (const Slot& slot : slots_) {
     if (!slot.active) continue;
     any_decode |= slot.active->pending >= 0;
     any_prompt |= slot.active->prompt_pos < slot.active->job->prompt().size();
   }
-  const bool prompt_step = any_prompt && (!any_decode || !last_step_prompt_);
-  last_step_prompt_ = prompt_step;
+  const bool prompt_step = any_prompt && (!any_decode || prompt_tokens_since_decode_ < options_.n_batch);
   int n_decode = 0;
   if (!prompt_step) {
+    prompt_tokens_since_decode_ = 0;
     for (int s = 0; s < n_slots; ++s) {
       Slot& slot = slots_[static_cast<size_t>(s)];
       if (!slot.active || slot.active->pending < 0) continue;
@@ -343,6 +345,7 @@ Status Scheduler::step() {
       if (last) batch_logit_slot_.push_back(s);
     }
     a.prompt_pos += n;
+    prompt_tokens_since_decode_ += static_cast<int>(n);
     prefill_start_ = s;  // the next prompt step starts after this slot
     break;
   }

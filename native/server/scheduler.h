@@ -87,7 +87,7 @@ class Scheduler {
   std::vector<float> logits_;          // [n_slots][n_vocab]
   uint64_t use_counter_ = 0;
   int prefill_start_ = 0;              // the slot after which the next prompt step looks first
-  bool last_step_prompt_ = false;      // decode and prompt steps alternate while both wait
+  int prompt_tokens_since_decode_ = 0;  // prompt steps run back to back up to n_batch tokens
 
   std::mutex mu_;
   std::condition_variable cv_;
