@@ -295,7 +295,7 @@ TEST_P(SlidingWindow, PrefixReuseWithRollbackMatchesSwaFull) {
 #if defined(OX_SWA_TEST_ONE_ARCH)
 #define OX_SWA_TEST_ARCHS ::testing::Values("gemma3")
 #else
-#define OX_SWA_TEST_ARCHS ::testing::Values("gemma3", "gemma2")
+#define OX_SWA_TEST_ARCHS ::testing::Values("gemma3", "gemma2", "cohere2")
 #endif
 #if !defined(__aarch64__)
 INSTANTIATE_TEST_SUITE_P(Archs, SlidingWindow, OX_SWA_TEST_ARCHS,
