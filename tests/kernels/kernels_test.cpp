@@ -624,6 +624,21 @@ TEST_P(KernelTableTest, ToFloatIsBitExactWithTheReference) {
     table().to_float[id(d)](q.data(), got.data(), n);
     ASSERT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * static_cast<size_t>(n)), 0)
         << table().isa << " " << dtype_name(d);
+    // Every bit pattern of the quants (random bytes), the scales set to finite halves.
+    for (uint64_t i = 0; i < q.size(); ++i) q.data()[i] = static_cast<uint8_t>(g.u32());
+    const Format& f = format(d);
+    const uint64_t block_bytes = dtype_row_bytes(d, 32);
+    for (uint64_t b = 0; b < q.size() / block_bytes; ++b) {
+      for (int16_t offset : {f.d_offset, f.min_offset}) {
+        if (offset < 0) continue;
+        const uint16_t half = f32_to_fp16(0.001f * static_cast<float>(b + 1) * (offset == f.d_offset ? 1.0f : -3.0f));
+        std::memcpy(q.data() + b * block_bytes + static_cast<uint64_t>(offset), &half, sizeof(half));
+      }
+    }
+    scalar::table().to_float[id(d)](q.data(), want.data(), n);
+    table().to_float[id(d)](q.data(), got.data(), n);
+    ASSERT_EQ(std::memcmp(want.data(), got.data(), sizeof(float) * static_cast<size_t>(n)), 0)
+        << table().isa << " " << dtype_name(d) << " (random quants)";
   }
 }
 
@@ -676,9 +691,11 @@ TEST_P(KernelTableTest, AttnSoftmaxGivesTheReferenceWeights) {
 
 // ---- the tables themselves
 
-TEST_P(KernelTableTest, SimdTablesConvertHalfFloatsThemselves) {
+// Every KV cache type: attention reads V through to_float, a tile of positions at a time.
+TEST_P(KernelTableTest, SimdTablesConvertKvCacheTypesThemselves) {
   if (std::string(table().isa) == "scalar") GTEST_SKIP() << "the reference itself";
-  for (DType d : {DType::F16, DType::BF16}) {
+  for (DType d : {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::IQ4_NL, DType::Q5_0,
+                  DType::Q5_1}) {
     EXPECT_NE(table().to_float[id(d)], scalar::table().to_float[id(d)]) << table().isa << " " << dtype_name(d);
   }
 }

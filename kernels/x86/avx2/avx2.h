@@ -20,6 +20,8 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
 // Rows of F16 / BF16 to f32 (KernelTable::to_float; exact).
 void to_float_f16(const void* x, float* y, int64_t n);
 void to_float_bf16(const void* x, float* y, int64_t n);
+// to_float of the quantized KV cache types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL; kv_to_float.cpp).
+void patch_kv_to_float(KernelTable& t);
 
 void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);

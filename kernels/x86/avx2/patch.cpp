@@ -14,6 +14,7 @@ void patch(KernelTable& t) {
   dot(DType::BF16, vec_dot_bf16);
   t.to_float[static_cast<uint32_t>(DType::F16)] = to_float_f16;
   t.to_float[static_cast<uint32_t>(DType::BF16)] = to_float_bf16;
+  patch_kv_to_float(t);
   dot(DType::Q4_0, vec_dot_q4_0_q8_0);
   dot(DType::Q4_1, vec_dot_q4_1_q8_1);
   dot(DType::Q5_0, vec_dot_q5_0_q8_0);
