@@ -9,15 +9,11 @@
 #include <string>
 
 #include "kernels/kernels.h"
+#include "tests/support/float_bits.h"
 
 namespace ox::kernels {
 
-// A float's bits, for tests that compare kernels bit for bit.
-inline uint32_t float_bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+using test::float_bits;
 
 class KernelTableTest : public ::testing::TestWithParam<const KernelTable*> {
  protected:

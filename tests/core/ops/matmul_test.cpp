@@ -3,7 +3,6 @@
 // matmul_many equal to separate matmul calls (same kernels per row, so bit for bit).
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
 #include <random>
 #include <string>
@@ -13,6 +12,7 @@
 #include "core/quant/formats.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
+#include "tests/support/float_bits.h"
 
 namespace ox {
 namespace {
@@ -176,7 +176,7 @@ TEST(Matmul, OneTokenBitsGiveEachTokenItsSoloBits) {
         ctx.one_token_bits = true;
         matmul(ctx, m.t, x.data(), c.tokens, step.data());
         for (size_t j = 0; j < step.size(); ++j) {
-          ASSERT_EQ(std::bit_cast<uint32_t>(step[j]), std::bit_cast<uint32_t>(solo[j]))
+          ASSERT_EQ(test::float_bits(step[j]), test::float_bits(solo[j]))
               << table->isa << " " << dtype_name(type) << " rows " << c.rows << " tokens " << c.tokens << " threads "
               << c.threads << " cell (" << j % c.rows << ", " << j / c.rows << "): " << step[j] << " vs solo " << solo[j];
         }

@@ -10,6 +10,7 @@
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
 #include "tests/core/quant/quant_test_util.h"
+#include "tests/support/float_bits.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -85,11 +86,7 @@ const std::vector<GoldenRecord>& golden() {
   return records;
 }
 
-uint32_t float_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+using test::float_bits;
 
 TEST(LlamaCppGolden, CoversEachFormatBothWays) {
   for (DType t : {DType::MXFP4, DType::TQ1_0, DType::TQ2_0}) {
