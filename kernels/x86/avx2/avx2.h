@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/kernels.h"
 
@@ -47,73 +48,35 @@ void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
 void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
-void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_f16(const float* x, void* y, int64_t n);  // f16_convert.cpp
-void quantize_row_q8_1(const float* x, void* y, int64_t n);
-void quantize_row_q8_k(const float* x, void* y, int64_t n);
+// The activation quantizers of Q8_0, Q8_1 and Q8_K: one template (quantize.cpp), installed there.
+void register_quantizers(KernelTable& t);
 
 // KernelTable::silu_mul; reference ox::silu_mul_ref, bit for bit.
 void silu_mul(float* x, const float* y, int64_t n);
 // KernelTable::gelu; reference ox::gelu_ref, bit for bit (gelu.cpp).
 void gelu(float* x, int64_t n);
 
-// Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
-void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-              int64_t n_tokens, float* y, int64_t y_stride);  // gemm_float.cpp
-void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-// Few tokens (a decode step of several sequences): one pass over the rows, each (super-)block
-// unpacked once for up to 8 tokens. Q4_K / Q6_K: every output equals vec_dot's
-// (gemm_few_kquant.cpp); the block32 formats: the eight-row decode kernels' (gemm_few_block32.cpp).
-void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
+// The gemm kernels (KernelTable::gemm, gemm_few; y[t * y_stride + r] = vec_dot(row r, token t)):
+// templates over each format's policy structs, installed by the file that owns them, one line per
+// format there. gemm_float.cpp: F32; gemm_block32.cpp: the 32-element block formats;
+// gemm_kquant.cpp: the k-quants and IQ4_XS; gemm_iq.cpp: the codebook i-quants.
+void register_gemm_float(KernelTable& t);
+void register_gemm_block32(KernelTable& t);
+void register_gemm_kquant(KernelTable& t);
+void register_gemm_iq(KernelTable& t);
+// GemmFn's function type, which the explicit instantiations of the shared gemm pieces name.
+using GemmSig = std::remove_pointer_t<GemmFn>;
+// Few tokens (a decode step of several sequences): one pass over the rows, each block unpacked
+// once for up to 8 tokens, every output vec_dot's (Q4_K, Q6_K: gemm_few_kquant.cpp) or the
+// eight-row decode kernels' (the formats of gemm_few_block32.cpp: Q4_0, Q5_0, Q8_0, IQ4_NL).
+template <DType W>
+void gemm_few_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                      uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-
-void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
 
 // Overwrites every slot above in `t` (which starts as a copy of the scalar table).
 void patch(KernelTable& t);

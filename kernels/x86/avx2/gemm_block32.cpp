@@ -313,37 +313,28 @@ void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   tile::gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
+// One format's slots: the tiles, the eight-row decode kernel, and the few-token kernel where it
+// has one (which is also its gemm_few: the decode kernels' bits for any number of tokens).
+template <DType W, class F, bool kHasFew>
+void install(KernelTable& t) {
+  const auto i = static_cast<uint32_t>(W);
+  if constexpr (kHasFew) {
+    t.gemm[i] = gemm_format<F, decode8<W>, gemm_few_block32<W>>;
+    t.gemm_few[i] = gemm_few_block32<W>;
+  } else {
+    t.gemm[i] = gemm_format<F, decode8<W>>;
+  }
+}
+
 }  // namespace
 
-void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q4_0Format, decode_q4_0, gemm_few_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q4_1Format, decode_q4_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q5_0Format, decode_q5_0, gemm_few_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q5_1Format, decode_q5_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<Q8_0Format, decode_q8_0, gemm_few_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm_format<IQ4_NLFormat, decode_iq4_nl, gemm_few_iq4_nl>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                            y_stride);
+void register_gemm_block32(KernelTable& t) {
+  install<DType::Q4_0, Q4_0Format, true>(t);
+  install<DType::Q4_1, Q4_1Format, false>(t);
+  install<DType::Q5_0, Q5_0Format, true>(t);
+  install<DType::Q5_1, Q5_1Format, false>(t);
+  install<DType::Q8_0, Q8_0Format, true>(t);
+  install<DType::IQ4_NL, IQ4_NLFormat, true>(t);
 }
 
 }  // namespace ox::kernels::avx2

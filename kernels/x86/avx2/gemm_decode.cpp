@@ -228,36 +228,34 @@ void rows_by_eight(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
   }
 }
 
+// Each format's kernel: its row policy, and the vec_dot that takes a call's last n_rows % 8 rows.
+template <DType W>
+constexpr GemmFn kDecode8 = nullptr;
+template <>
+constexpr GemmFn kDecode8<DType::Q4_0> = rows_by_eight<Q4_0Rows, vec_dot_q4_0_q8_0>;
+template <>
+constexpr GemmFn kDecode8<DType::Q4_1> = rows_by_eight<Q4_1Rows, vec_dot_q4_1_q8_1>;
+template <>
+constexpr GemmFn kDecode8<DType::Q5_0> = rows_by_eight<Q5_0Rows, vec_dot_q5_0_q8_0>;
+template <>
+constexpr GemmFn kDecode8<DType::Q5_1> = rows_by_eight<Q5_1Rows, vec_dot_q5_1_q8_1>;
+template <>
+constexpr GemmFn kDecode8<DType::Q8_0> = signed_rows_by_eight<Q8_0Rows, vec_dot_q8_0_q8_0>;
+template <>
+constexpr GemmFn kDecode8<DType::IQ4_NL> = signed_rows_by_eight<IQ4_NLRows, vec_dot_iq4_nl_q8_0>;
+
 }  // namespace
 
-void decode_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  rows_by_eight<Q4_0Rows, vec_dot_q4_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+template <DType W>
+void decode8(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+             int64_t n_tokens, float* y, int64_t y_stride) {
+  kDecode8<W>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
-
-void decode_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  rows_by_eight<Q4_1Rows, vec_dot_q4_1_q8_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void decode_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  rows_by_eight<Q5_0Rows, vec_dot_q5_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void decode_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  signed_rows_by_eight<Q8_0Rows, vec_dot_q8_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void decode_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  signed_rows_by_eight<IQ4_NLRows, vec_dot_iq4_nl_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void decode_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  rows_by_eight<Q5_1Rows, vec_dot_q5_1_q8_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
+template GemmSig decode8<DType::Q4_0>;
+template GemmSig decode8<DType::Q4_1>;
+template GemmSig decode8<DType::Q5_0>;
+template GemmSig decode8<DType::Q5_1>;
+template GemmSig decode8<DType::Q8_0>;
+template GemmSig decode8<DType::IQ4_NL>;
 
 }  // namespace ox::kernels::avx2

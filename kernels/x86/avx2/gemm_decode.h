@@ -1,22 +1,16 @@
-// Few-token paths of the AVX2 tile kernels (eight rows per pass, see gemm_decode.cpp): the gemm
-// entry points call them when too few tokens share a chunk to pay for packing panels.
+// Few-token paths of the x86 tile kernels (eight rows per pass, see gemm_decode.cpp): the gemm
+// entry points of both x86 tables call them when too few tokens share a chunk to pay for packing panels.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/kernels.h"
+
 namespace ox::kernels::avx2 {
 
-void decode_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void decode_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void decode_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void decode_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void decode_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void decode_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
+// GemmFn's contract for W in Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL (instantiated in gemm_decode.cpp).
+template <DType W>
+void decode8(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+             int64_t n_tokens, float* y, int64_t y_stride);
 
 }  // namespace ox::kernels::avx2

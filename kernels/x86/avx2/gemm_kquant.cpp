@@ -346,38 +346,30 @@ struct IQ4_XSFormat {
   }
 };
 
+// A format's gemm: its few-token kernel (kFew) where it has one and the step pays for it, else
+// tiles or dots by row.
+template <class F, VecDotFn kDot, GemmFn kFew = nullptr>
+void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                 int64_t n_tokens, float* y, int64_t y_stride) {
+  if constexpr (kFew != nullptr) {
+    if (few_tokens::pay(n_tokens)) return kFew(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  }
+  tile::gemm_or_dots<F, kDot>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+}
+
 }  // namespace
 
-void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  if (few_tokens::pay(n_tokens)) return gemm_few_q4_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-  tile::gemm_or_dots<Q4_KFormat, vec_dot_q4_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<Q5_KFormat, vec_dot_q5_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<Q2_KFormat, vec_dot_q2_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<Q3_KFormat, vec_dot_q3_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<IQ4_XSFormat, vec_dot_iq4_xs_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  if (few_tokens::pay(n_tokens)) return gemm_few_q6_k(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-  tile::gemm_or_dots<Q6_KFormat, vec_dot_q6_k_q8_k>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+void register_gemm_kquant(KernelTable& t) {
+  auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  auto few = [&](DType type, GemmFn fn) { t.gemm_few[static_cast<uint32_t>(type)] = fn; };
+  gemm(DType::Q2_K, gemm_format<Q2_KFormat, vec_dot_q2_k_q8_k>);
+  gemm(DType::Q3_K, gemm_format<Q3_KFormat, vec_dot_q3_k_q8_k>);
+  gemm(DType::Q4_K, gemm_format<Q4_KFormat, vec_dot_q4_k_q8_k, gemm_few_q4_k>);
+  gemm(DType::Q5_K, gemm_format<Q5_KFormat, vec_dot_q5_k_q8_k>);
+  gemm(DType::Q6_K, gemm_format<Q6_KFormat, vec_dot_q6_k_q8_k, gemm_few_q6_k>);
+  gemm(DType::IQ4_XS, gemm_format<IQ4_XSFormat, vec_dot_iq4_xs_q8_k>);
+  few(DType::Q4_K, gemm_few_q4_k);
+  few(DType::Q6_K, gemm_few_q6_k);
 }
 
 }  // namespace ox::kernels::avx2

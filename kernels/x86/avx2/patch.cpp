@@ -6,7 +6,6 @@ namespace ox::kernels::avx2 {
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
-  auto few = [&](DType type, GemmFn fn) { t.gemm_few[static_cast<uint32_t>(type)] = fn; };
   auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx2";
   dot(DType::F32, vec_dot_f32);
@@ -37,43 +36,18 @@ void patch(KernelTable& t) {
   dot(DType::IQ3_S, vec_dot_iq3_s_q8_k);
   dot(DType::IQ1_S, vec_dot_iq1_s_q8_k);
   dot(DType::IQ1_M, vec_dot_iq1_m_q8_k);
-  gemm(DType::F32, gemm_f32);
-  gemm(DType::Q4_0, gemm_q4_0);
-  gemm(DType::Q4_1, gemm_q4_1);
-  gemm(DType::Q5_0, gemm_q5_0);
-  gemm(DType::Q5_1, gemm_q5_1);
-  gemm(DType::Q8_0, gemm_q8_0);
-  gemm(DType::IQ4_NL, gemm_iq4_nl);
-  gemm(DType::Q2_K, gemm_q2_k);
-  gemm(DType::Q3_K, gemm_q3_k);
-  gemm(DType::Q4_K, gemm_q4_k);
-  gemm(DType::Q5_K, gemm_q5_k);
-  gemm(DType::Q6_K, gemm_q6_k);
-  gemm(DType::IQ4_XS, gemm_iq4_xs);
-  gemm(DType::IQ2_XXS, gemm_iq2_xxs);
-  gemm(DType::IQ2_XS, gemm_iq2_xs);
-  gemm(DType::IQ2_S, gemm_iq2_s);
-  gemm(DType::IQ3_XXS, gemm_iq3_xxs);
-  gemm(DType::IQ3_S, gemm_iq3_s);
-  gemm(DType::IQ1_S, gemm_iq1_s);
-  gemm(DType::IQ1_M, gemm_iq1_m);
+  // The tile kernels: each family's file installs its formats' gemm and gemm_few slots.
+  register_gemm_float(t);
+  register_gemm_block32(t);
+  register_gemm_kquant(t);
+  register_gemm_iq(t);
   quant(DType::F16, quantize_row_f16);
-  quant(DType::Q8_0, quantize_row_q8_0);
-  quant(DType::Q8_1, quantize_row_q8_1);
-  quant(DType::Q8_K, quantize_row_q8_k);
+  register_quantizers(t);
   t.silu_mul = silu_mul;
   t.gelu = gelu;
   t.attn_accumulate = attn_accumulate;
   t.attn_softmax = attn_softmax;
   gemm(DType::F16, gemm_f16);  // the AVX-512 table keeps this one (it starts as a copy of this table)
-  // One-token bits for any number of tokens: gemm_f32 is vec_dot_f32's cell by cell at every size.
-  few(DType::F32, gemm_f32);
-  few(DType::Q4_0, gemm_few_q4_0);
-  few(DType::Q5_0, gemm_few_q5_0);
-  few(DType::Q8_0, gemm_few_q8_0);
-  few(DType::IQ4_NL, gemm_few_iq4_nl);
-  few(DType::Q4_K, gemm_few_q4_k);
-  few(DType::Q6_K, gemm_few_q6_k);
 }
 
 }  // namespace ox::kernels::avx2

@@ -36,64 +36,24 @@ void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_strid
 // KernelTable::gelu; reference ox::gelu_ref, bit for bit (gelu.cpp).
 void gelu(float* x, int64_t n);
 
-// Tile kernels (KernelTable::gemm): y[t * y_stride + r] = vec_dot(row r, token t).
-void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-              int64_t n_tokens, float* y, int64_t y_stride);  // gemm_float.cpp
-void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
+// The gemm kernels (KernelTable::gemm, gemm_few), installed by the file that owns them, one line
+// per format there (as in avx2.h): gemm_float.cpp, gemm_block32.cpp, gemm_kquant.cpp, gemm_iq.cpp
+// (the codebook i-quants; their vec_dot stays the AVX2 table's).
+void register_gemm_float(KernelTable& t);
+void register_gemm_block32(KernelTable& t);
+void register_gemm_kquant(KernelTable& t);
+void register_gemm_iq(KernelTable& t);
 // Few tokens (a decode step of several sequences): one pass over the rows, each super-block
 // unpacked once for up to 8 tokens; every output equals vec_dot's (q4_q5_k.cpp, q6_k_iq4_xs.cpp).
 void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-// The same for the signed 32-element block formats, 16 rows per pass (gemm_few_block32.cpp);
-// every output equals the eight-row decode kernel's and the panels'.
-void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-// The codebook i-quants (their vec_dot stays the AVX2 table's).
-void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
-void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride);
+// The same for the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL), 16 rows per pass
+// (gemm_few_block32.cpp); every output equals the eight-row decode kernel's and the panels'.
+template <DType W>
+void gemm_few_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                      uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 
 // Overwrites the slots above in `t`, which starts as the AVX2 table (the activation quantizers
 // stay AVX2: they touch each activation once per matmul, a small share of the work).

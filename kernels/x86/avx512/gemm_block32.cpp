@@ -226,41 +226,29 @@ void gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const 
   tile::gemm_panels<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
+// One format's slots: the panels, the AVX2 eight-row decode kernel, and the few-token kernel where
+// it has one (which is also its gemm_few).
+template <DType W, class F, bool kHasFew>
+void install(KernelTable& t) {
+  const auto i = static_cast<uint32_t>(W);
+  if constexpr (kHasFew) {
+    t.gemm[i] = gemm<F, avx2::decode8<W>, gemm_few_block32<W>>;
+    t.gemm_few[i] = gemm_few_block32<W>;
+  } else {
+    t.gemm[i] = gemm<F, avx2::decode8<W>>;
+  }
+}
+
 }  // namespace gemm32
 }  // namespace
 
-void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q4_0Format, avx2::decode_q4_0, gemm_few_q4_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                     y_stride);
-}
-
-void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q4_1Format, avx2::decode_q4_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q5_0Format, avx2::decode_q5_0, gemm_few_q5_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                     y_stride);
-}
-
-void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q5_1Format, avx2::decode_q5_1>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-               int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::Q8_0Format, avx2::decode_q8_0, gemm_few_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                                                     y_stride);
-}
-
-void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  gemm32::gemm<gemm32::IQ4_NLFormat, avx2::decode_iq4_nl, gemm_few_iq4_nl>(n, w, w_stride, n_rows, a, a_stride,
-                                                                           n_tokens, y, y_stride);
+void register_gemm_block32(KernelTable& t) {
+  gemm32::install<DType::Q4_0, gemm32::Q4_0Format, true>(t);
+  gemm32::install<DType::Q4_1, gemm32::Q4_1Format, false>(t);
+  gemm32::install<DType::Q5_0, gemm32::Q5_0Format, true>(t);
+  gemm32::install<DType::Q5_1, gemm32::Q5_1Format, false>(t);
+  gemm32::install<DType::Q8_0, gemm32::Q8_0Format, true>(t);
+  gemm32::install<DType::IQ4_NL, gemm32::IQ4_NLFormat, true>(t);
 }
 
 }  // namespace ox::kernels::avx512

@@ -166,27 +166,29 @@ struct IQ4_NLFew : Lanes16 {
   }
 };
 
+// Each format's policy, and the AVX2 vec_dot of a call's last n_rows % 8 rows (as the decode kernels').
+template <DType W>
+constexpr GemmFn kFew = nullptr;
+template <>
+constexpr GemmFn kFew<DType::Q4_0> = avx2::few32::gemm<Q4_0Few, avx2::vec_dot_q4_0_q8_0>;
+template <>
+constexpr GemmFn kFew<DType::Q5_0> = avx2::few32::gemm<Q5_0Few, avx2::vec_dot_q5_0_q8_0>;
+template <>
+constexpr GemmFn kFew<DType::Q8_0> = avx2::few32::gemm<Q8_0Few, avx2::vec_dot_q8_0_q8_0>;
+template <>
+constexpr GemmFn kFew<DType::IQ4_NL> = avx2::few32::gemm<IQ4_NLFew, avx2::vec_dot_iq4_nl_q8_0>;
+
 }  // namespace few32
 }  // namespace
 
-void gemm_few_q4_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                   int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q4_0Few, avx2::vec_dot_q4_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+template <DType W>
+void gemm_few_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                      uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  few32::kFew<W>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
-
-void gemm_few_q5_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                   int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q5_0Few, avx2::vec_dot_q5_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_few_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                   int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::Q8_0Few, avx2::vec_dot_q8_0_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_few_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  avx2::few32::gemm<few32::IQ4_NLFew, avx2::vec_dot_iq4_nl_q8_0>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
+template avx2::GemmSig gemm_few_block32<DType::Q4_0>;
+template avx2::GemmSig gemm_few_block32<DType::Q5_0>;
+template avx2::GemmSig gemm_few_block32<DType::Q8_0>;
+template avx2::GemmSig gemm_few_block32<DType::IQ4_NL>;
 
 }  // namespace ox::kernels::avx512

@@ -32,9 +32,10 @@ struct GemmVec {
 
 }  // namespace
 
-void gemm_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-              int64_t n_tokens, float* y, int64_t y_stride) {
-  x86::f32_gemm<GemmVec, 2, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size.
+void register_gemm_float(KernelTable& t) {
+  t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
+  t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
 }
 
 }  // namespace ox::kernels::avx512

@@ -155,46 +155,16 @@ constexpr int64_t kMinPanelTokens = 2;
 }  // namespace gemmiq
 }  // namespace
 
-void gemm_iq2_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq2_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                 int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq2_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq3_xxs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                  int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq3_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq1_s(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-}
-
-void gemm_iq1_m(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
-  tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k, gemmiq::kMinPanelTokens>(
-      n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+void register_gemm_iq(KernelTable& t) {
+  using gemmiq::kMinPanelTokens;
+  auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  gemm(DType::IQ2_XXS, tile::gemm_or_dots<gemmiq::IQ2_XXSFormat, avx2::vec_dot_iq2_xxs_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ2_XS, tile::gemm_or_dots<gemmiq::IQ2_XSFormat, avx2::vec_dot_iq2_xs_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ2_S, tile::gemm_or_dots<gemmiq::IQ2_SFormat, avx2::vec_dot_iq2_s_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ3_XXS, tile::gemm_or_dots<gemmiq::IQ3_XXSFormat, avx2::vec_dot_iq3_xxs_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ3_S, tile::gemm_or_dots<gemmiq::IQ3_SFormat, avx2::vec_dot_iq3_s_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ1_S, tile::gemm_or_dots<gemmiq::IQ1_SFormat, avx2::vec_dot_iq1_s_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ1_M, tile::gemm_or_dots<gemmiq::IQ1_MFormat, avx2::vec_dot_iq1_m_q8_k, kMinPanelTokens>);
 }
 
 }  // namespace ox::kernels::avx512

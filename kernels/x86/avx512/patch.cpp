@@ -6,7 +6,6 @@ namespace ox::kernels::avx512 {
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
-  auto few = [&](DType type, GemmFn fn) { t.gemm_few[static_cast<uint32_t>(type)] = fn; };
   t.isa = "avx512";
   t.attn_accumulate = attn_accumulate;
   t.gelu = gelu;
@@ -29,34 +28,11 @@ void patch(KernelTable& t) {
   dot(DType::MXFP4, vec_dot_mxfp4_q8_0);
   dot(DType::TQ1_0, vec_dot_tq1_0_q8_k);
   dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
-  gemm(DType::F32, gemm_f32);
-  gemm(DType::Q4_0, gemm_q4_0);
-  gemm(DType::Q4_1, gemm_q4_1);
-  gemm(DType::Q5_0, gemm_q5_0);
-  gemm(DType::Q5_1, gemm_q5_1);
-  gemm(DType::Q8_0, gemm_q8_0);
-  gemm(DType::IQ4_NL, gemm_iq4_nl);
-  gemm(DType::Q2_K, gemm_q2_k);
-  gemm(DType::Q3_K, gemm_q3_k);
-  gemm(DType::Q4_K, gemm_q4_k);
-  gemm(DType::Q5_K, gemm_q5_k);
-  gemm(DType::Q6_K, gemm_q6_k);
-  gemm(DType::IQ4_XS, gemm_iq4_xs);
-  gemm(DType::IQ2_XXS, gemm_iq2_xxs);
-  gemm(DType::IQ2_XS, gemm_iq2_xs);
-  gemm(DType::IQ2_S, gemm_iq2_s);
-  gemm(DType::IQ3_XXS, gemm_iq3_xxs);
-  gemm(DType::IQ3_S, gemm_iq3_s);
-  gemm(DType::IQ1_S, gemm_iq1_s);
-  gemm(DType::IQ1_M, gemm_iq1_m);
-  // One-token bits for any number of tokens: gemm_f32 is vec_dot_f32's cell by cell at every size.
-  few(DType::F32, gemm_f32);
-  few(DType::Q4_0, gemm_few_q4_0);
-  few(DType::Q5_0, gemm_few_q5_0);
-  few(DType::Q8_0, gemm_few_q8_0);
-  few(DType::IQ4_NL, gemm_few_iq4_nl);
-  few(DType::Q4_K, gemm_few_q4_k);
-  few(DType::Q6_K, gemm_few_q6_k);
+  // The tile kernels: each family's file installs its formats' gemm and gemm_few slots.
+  register_gemm_float(t);
+  register_gemm_block32(t);
+  register_gemm_kquant(t);
+  register_gemm_iq(t);
 }
 
 }  // namespace ox::kernels::avx512
