@@ -127,5 +127,27 @@ TEST_F(QuantizeSplit, KeepSplitOfOneFile) {
   EXPECT_TRUE(d->out_paths.empty());
 }
 
+// Shards of 3 tensors: shard 5 holds blk.1's first three only, which --prune-layers 1 leaves out
+// (llama-quantize crashes there); refused naming the shard, nothing written.
+TEST_F(QuantizeSplit, KeepSplitRefusesAShardPruningEmpties) {
+  std::unique_ptr<gguf::GgufFile> whole = open_quantize_split(whole_path_);
+  ASSERT_TRUE(whole);
+  ASSERT_EQ(whole->tensors()[12].name, "blk.1.attn_q.weight");
+  ASSERT_EQ(whole->tensors()[14].name, "blk.1.attn_v.weight");
+  Result<std::vector<std::string>> small = gguf::write_split(*whole, dir_ + "qsplit_small", 3);
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  ASSERT_EQ(small->size(), 16u);
+  QuantizeOptions o;
+  o.keep_split = true;
+  o.prune_layers = {1};
+  auto ignore = [](const QuantizeTensorEvent&) {};
+  Result<QuantizeStats> r = quantize_gguf(small->front(), dir_ + "qsplit_pruned.gguf", "Q8_0", o, ignore);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--keep-split: shard 5 of 16 (" + (*small)[4] + ") would hold no tensors"),
+            std::string::npos) << r.status().message();
+  EXPECT_FALSE(test::file_exists(dir_ + "qsplit_pruned-00001-of-00016.gguf"));
+  for (const std::string& p : *small) std::remove(p.c_str());
+}
+
 }  // namespace
 }  // namespace ox
