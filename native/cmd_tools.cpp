@@ -162,8 +162,9 @@ Status cmd_quantize(Args& args) {
   if (options.dry_run) {
     std::fprintf(stderr, "quantize: calculating the quantization size of %s as %s\n", rest[0].c_str(), preset->name);
   } else {
-    std::fprintf(stderr, "quantize: %s -> %s%s as %s\n", rest[0].c_str(), out_path.c_str(),
-                 options.keep_split ? " (--keep-split: a file per shard)" : "", preset->name);
+    const std::string shown =
+        options.keep_split ? gguf::split_output_prefix(out_path) + "-NNNNN-of-NNNNN.gguf" : out_path;
+    std::fprintf(stderr, "quantize: %s -> %s as %s\n", rest[0].c_str(), shown.c_str(), preset->name);
   }
   auto on_tensor = [&](const QuantizeTensorEvent& e) {
     const std::string head = strfmt("[%4zu/%4zu] %-36.*s - %s, type = %6s, ", e.index + 1, e.count,
