@@ -1,10 +1,12 @@
-// `oxidize quantize` and `oxidize synth`: model-file producers.
+// `oxidize quantize`, `oxidize synth` and `oxidize gguf-split`: model-file producers.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <optional>
 
+#include "core/gguf/gguf.h"
+#include "core/gguf/split.h"
 #include "core/tools/quantize.h"
 #include "core/tools/synth.h"
 #include "native/commands.h"
@@ -116,6 +118,7 @@ Status cmd_quantize(Args& args) {
   options.types.pure = args.flag({"--pure"});
   options.types.quantize_output = !args.flag({"--leave-output-tensor"});
   options.dry_run = args.flag({"--dry-run"});
+  options.keep_split = args.flag({"--keep-split"});
   OX_ASSIGN_OR_RETURN(options.types.output_type, type_option(args, "--output-tensor-type"));
   OX_ASSIGN_OR_RETURN(options.types.token_embd_type, type_option(args, "--token-embedding-type"));
   OX_ASSIGN_OR_RETURN(options.types.tensor_types, tensor_type_options(args));
@@ -159,7 +162,9 @@ Status cmd_quantize(Args& args) {
   if (options.dry_run) {
     std::fprintf(stderr, "quantize: calculating the quantization size of %s as %s\n", rest[0].c_str(), preset->name);
   } else {
-    std::fprintf(stderr, "quantize: %s -> %s as %s\n", rest[0].c_str(), out_path.c_str(), preset->name);
+    const std::string shown =
+        options.keep_split ? gguf::split_output_prefix(out_path) + "-NNNNN-of-NNNNN.gguf" : out_path;
+    std::fprintf(stderr, "quantize: %s -> %s as %s\n", rest[0].c_str(), shown.c_str(), preset->name);
   }
   auto on_tensor = [&](const QuantizeTensorEvent& e) {
     const std::string head = strfmt("[%4zu/%4zu] %-36.*s - %s, type = %6s, ", e.index + 1, e.count,
@@ -183,6 +188,9 @@ Status cmd_quantize(Args& args) {
   }
   std::fprintf(stderr, "quantize: model size  = %8.2f MiB (%.2f BPW)\n", stats.bytes_in / kMiB, stats.bytes_in * 8.0 / n);
   std::fprintf(stderr, "quantize: quant size  = %8.2f MiB (%.2f BPW)\n", stats.bytes_out / kMiB, stats.bytes_out * 8.0 / n);
+  if (options.keep_split) {
+    for (const std::string& path : stats.out_paths) std::fprintf(stderr, "quantize: wrote %s\n", path.c_str());
+  }
   if (!stats.needs_imatrix.empty()) {
     std::fprintf(stderr, "quantize: warning: the dry run completed, but the quantization itself needs an importance "
                          "matrix (--imatrix FILE): tensor '%s' is one that needs it\n", stats.needs_imatrix.c_str());
@@ -215,6 +223,21 @@ Status cmd_synth(Args& args) {
   options.vocab_size = static_cast<uint32_t>(vocab_size);
   options.weight_std = static_cast<float>(weight_std);
   return synth_gguf(options);
+}
+
+Status cmd_gguf_split(Args& args) {
+  OX_ASSIGN_OR_RETURN(int64_t max_tensors, args.integer({"--split-max-tensors"}, 128, 1, 1 << 30));
+  args.flag({"--split"});  // llama-gguf-split's default operation, accepted by its name
+  std::vector<std::string> rest = args.positionals();
+  OX_TRY(args.finish());
+  if (rest.size() != 2) {
+    return error(ErrorCode::kInvalidArgument, "usage: oxidize gguf-split [--split-max-tensors N] IN.gguf OUT_PREFIX");
+  }
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> in, gguf::GgufFile::open(rest[0]));
+  OX_ASSIGN_OR_RETURN(std::vector<std::string> paths,
+                      gguf::write_split(*in, rest[1], static_cast<uint32_t>(max_tensors)));
+  for (const std::string& path : paths) std::fprintf(stderr, "gguf-split: wrote %s\n", path.c_str());
+  return Status::ok();
 }
 
 }  // namespace ox::cli

@@ -18,6 +18,7 @@ Status cmd_tokenize_bench(Args& args);
 Status cmd_template(Args& args);
 Status cmd_quantize(Args& args);
 Status cmd_synth(Args& args);
+Status cmd_gguf_split(Args& args);
 Status cmd_bench(Args& args);
 Status cmd_chat(Args& args);
 Status cmd_perplexity(Args& args);

@@ -170,6 +170,8 @@ const OptionDef kQuantizeOptions[] = {
     {{"--override-kv"}, "KEY=TYPE:VALUE", "set metadata KEY in the output (TYPE: int, float, bool, str) (repeatable)",
      true},
     {{"--prune-layers"}, "L0,L1,...", "leave these layers out (later ones are renumbered, block_count lowered)"},
+    {{"--keep-split"}, nullptr, "a split input (NAME-00001-of-0000N.gguf) gives OUT-00001-of-0000N.gguf .. as "
+                                "llama-quantize (without it: one file)"},
     {{"--dry-run"}, nullptr, "print each tensor's type and size and the totals; write nothing (OUT.gguf may be "
                              "left out)"},
 };
@@ -211,6 +213,11 @@ const OptionDef kBenchOptions[] = {
 const OptionDef kPerplexityOptions[] = {
     {{"-f", "--file"}, "FILE", "the text to score (read verbatim; e.g. wiki.test.raw)"},
     {{"--chunks"}, "N", "score at most N chunks of -c tokens (default -1: every whole chunk)"},
+};
+
+const OptionDef kGgufSplitOptions[] = {
+    {{"--split-max-tensors"}, "N", "tensors per shard (default 128, as llama-gguf-split)"},
+    {{"--split"}, nullptr, "(the only operation; accepted as llama-gguf-split takes it)"},
 };
 
 const OptionDef kSynthOptions[] = {
@@ -294,6 +301,7 @@ const OptionGroup kQuantize{"quantize", kQuantizeOptions};
 const OptionGroup kBench{"bench", kBenchOptions};
 const OptionGroup kPerplexity{"perplexity", kPerplexityOptions};
 const OptionGroup kSynth{"synth", kSynthOptions};
+const OptionGroup kGgufSplit{"gguf-split", kGgufSplitOptions};
 const OptionGroup kImatrix{"imatrix", kImatrixOptions};
 const OptionGroup kServe{"server", kServeOptions};
 
@@ -325,6 +333,9 @@ const CommandDef kCommands[] = {
     {"archs", "[--names]", "the model architectures this engine runs, with what each switches on", {&kArchs}, cmd_archs},
     {"synth", "--shape NAME --type TYPE -o OUT.gguf [options]", "write a random-weight model of a known shape",
      {&kSynth}, cmd_synth},
+    {"gguf-split", "[--split-max-tensors N] IN.gguf OUT_PREFIX",
+     "split a model into OUT_PREFIX-00001-of-0000N.gguf .., as llama-gguf-split --split-max-tensors writes them "
+     "(load or quantize it by its first shard)", {&kGgufSplit}, cmd_gguf_split},
     {"embed", "-m MODEL (-p TEXT | -f FILE) [--pooling TYPE] [--embd-normalize N] [--embd-output-format F]",
      "embeddings of each line of the input, as llama-embedding prints them", {&kEmbedModel, &kPrompt, &kEmbed},
      cmd_embed},

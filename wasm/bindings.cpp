@@ -317,7 +317,7 @@ class JsEngine {
     out.set("cache_type_v", kv_cache_type_name(embedding ? DType::F16 : engine_.session().cache_type_v()));
     out.set("kv_bytes", embedding ? 0.0 : static_cast<double>(engine_.session().kv_bytes()));
     out.set("embeddings", embedding_model_info(engine_));
-    out.set("size_bytes", static_cast<double>(m.file().bytes().size()));
+    out.set("size_bytes", static_cast<double>(m.file().file_bytes()));
     out.set("bos_id", t.bos_id());
     out.set("eos_id", t.eos_id());
     out.set("has_chat_template", !t.chat_template().empty());

@@ -80,7 +80,13 @@ std::string describe_value(const Value& v) {
 
 std::string describe_gguf(const GgufFile& f) {
   std::string out = strfmt("file:        %s\n", f.name().c_str());
-  out += strfmt("size:        %llu bytes\n", static_cast<ull>(f.bytes().size()));
+  out += strfmt("size:        %llu bytes\n", static_cast<ull>(f.file_bytes()));
+  if (f.shards().size() > 1) {  // a split model: the first shard's header facts follow
+    out += strfmt("shards:      %zu\n", f.shards().size());
+    for (const ShardInfo& s : f.shards()) {
+      out += strfmt("  %s  %llu bytes, %zu tensors\n", s.path.c_str(), static_cast<ull>(s.n_bytes), s.n_tensors);
+    }
+  }
   out += strfmt("version:     %u\n", f.version());
   out += strfmt("alignment:   %llu\n", static_cast<ull>(f.alignment()));
   out += strfmt("data offset: %llu\n", static_cast<ull>(f.data_offset()));

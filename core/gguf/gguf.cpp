@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/base/mapped_file.h"
+#include "core/gguf/split.h"
 #include "core/gguf/value_io.h"
 
 namespace ox::gguf {
@@ -131,11 +132,24 @@ uint64_t TensorInfo::rows() const {
 
 // ---- GgufFile ----
 
-Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
+Result<std::unique_ptr<GgufFile>> GgufFile::open_one(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::open(path));
   const std::span<const uint8_t> bytes = file->bytes();
   const bool writable = file->writable();
   return parse(bytes, path, std::move(file), writable);
+}
+
+Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<GgufFile> file, open_one(path));
+  OX_ASSIGN_OR_RETURN(const uint32_t n_split, file->get_u32_or(kSplitCountKey, 1));
+  if (n_split <= 1) return file;
+  return join_shards(std::move(file), n_split);
+}
+
+uint64_t GgufFile::file_bytes() const {
+  uint64_t n = 0;
+  for (const ShardInfo& s : shards_) n += s.n_bytes;
+  return n;
 }
 
 int GgufFile::relayout(DType from, DType to, RelayoutFn fn) {

@@ -54,13 +54,24 @@ struct TensorInfo {
   uint64_t n_elements = 0;
   uint64_t n_bytes = 0;
   const uint8_t* data = nullptr;  // inside the file's bytes, validated to be in bounds
+  uint32_t shard = 0;             // the file of a split model that holds it (GgufFile::shards())
 
   uint64_t rows() const;  // product of dims[1..]
 };
 
+// One file of a model: the file itself, or a shard of a split model (split.h).
+struct ShardInfo {
+  std::string path;
+  uint64_t n_bytes = 0;
+  size_t n_tensors = 0;
+};
+
 class GgufFile {
  public:
-  // Maps the file read-only (native) or reads it into memory (wasm) and parses it.
+  // Maps the file read-only (native) or reads it into memory (wasm) and parses it. The first shard
+  // of a split model (split.count > 1) opens every shard: its metadata, all shards' tensors. Each
+  // shard must say it is shard i of the same count, and the tensors must be the split.tensors.count
+  // the first announces, each once; errors name the shard file.
   static Result<std::unique_ptr<GgufFile>> open(const std::string& path);
   // Parses bytes someone else owns (the JS side in wasm, tests). `owner` keeps them alive.
   // `writable`: the caller lets this file rewrite the tensor data in place (relayout()).
@@ -72,7 +83,10 @@ class GgufFile {
   uint32_t version() const { return version_; }
   uint64_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
-  std::span<const uint8_t> bytes() const { return bytes_; }
+  std::span<const uint8_t> bytes() const { return bytes_; }  // of the first shard of a split model
+  // The model's files: one, or the shards of a split model in order; and their bytes together.
+  const std::vector<ShardInfo>& shards() const { return shards_; }
+  uint64_t file_bytes() const;
 
   // Metadata in file order.
   const std::vector<std::pair<std::string, Value>>& metadata() const { return metadata_; }
@@ -108,6 +122,9 @@ class GgufFile {
 
  private:
   friend class Parser;
+  static Result<std::unique_ptr<GgufFile>> open_one(const std::string& path);  // this file alone
+  // Opens the other shards of the split model whose first shard is `first` and takes their tensors.
+  static Result<std::unique_ptr<GgufFile>> join_shards(std::unique_ptr<GgufFile> first, uint32_t n_split);
   std::string name_;
   uint32_t version_ = 0;
   uint64_t alignment_ = 32;
@@ -119,6 +136,8 @@ class GgufFile {
   std::unordered_map<std::string, size_t> metadata_index_;
   std::vector<TensorInfo> tensors_;
   std::unordered_map<std::string, size_t> tensor_index_;
+  std::vector<ShardInfo> shards_;
+  std::vector<std::unique_ptr<GgufFile>> later_shards_;  // hold the mappings tensors_ point into
 };
 
 }  // namespace ox::gguf

@@ -392,6 +392,7 @@ Result<std::unique_ptr<GgufFile>> GgufFile::parse(std::span<const uint8_t> bytes
   f->writable_ = writable;
   Parser parser(bytes, f->name_);
   OX_TRY(parser.run(f.get()));
+  f->shards_.push_back(ShardInfo{f->name_, bytes.size(), f->tensors_.size()});
   return f;
 }
 

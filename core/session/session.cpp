@@ -25,7 +25,7 @@ void relayout_for(gguf::GgufFile& file, const kernels::KernelTable& kernels) {
 Result<std::shared_ptr<const LoadedModel>> LoadedModel::open(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::unique_ptr<gguf::GgufFile> file, gguf::GgufFile::open(path));
   // A mapped model larger than physical memory would page from disk on every token.
-  const uint64_t model_bytes = file->bytes().size();
+  const uint64_t model_bytes = file->file_bytes();
   const MemoryBudget budget = memory_budget();
   if (model_bytes > budget.total) {
     return error(ErrorCode::kTooLarge, strfmt("%s: the model is %.2f GiB, more than this machine's %.2f GiB of memory",

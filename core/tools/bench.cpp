@@ -149,7 +149,7 @@ Result<std::vector<BenchResult>> run_bench(std::shared_ptr<const LoadedModel> mo
   const std::string& path = model->file().name();
   base.model = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   base.type = model_type(model->file(), &base.n_params);
-  base.model_bytes = model->file().bytes().size();
+  base.model_bytes = model->file().file_bytes();
   base.weight_bytes_per_token = decode_weight_bytes(model->model());
   base.isa = kernels::best_kernels().isa;
 

@@ -132,6 +132,11 @@ struct QuantizeOptions {
   // down, and {arch}.block_count lowered, as llama-quantize does; per-layer metadata arrays are kept
   // as they are (llama.cpp's behaviour too). Ids past the last layer, or every layer, are refused.
   std::vector<uint32_t> prune_layers;
+  // --keep-split: one output file per input shard, as llama-quantize writes them: OUT (less a final
+  // ".gguf") named as shard i of N (split.h), each with the input shard's tensors, in its order, and
+  // split.no / split.count / split.tensors.count where N > 1; the first holds the metadata. Without
+  // it a split model is written as one file.
+  bool keep_split = false;
   // The row quantizer and the "needs an importance matrix" fact (ox::quantize_rows and
   // quant_traits(t).needs_importance); tests substitute ones that record what they are given.
   QuantizeRowsHook quantize = quantize_rows;
@@ -155,14 +160,17 @@ struct QuantizeStats {
   size_t n_imatrix_entries = 0;          // entries in use after --include/--exclude-weights
   // Dry run only: a tensor would need an importance matrix that was not given (a real run refuses).
   std::string needs_imatrix;             // the first such tensor's name
+  std::vector<std::string> out_paths;    // the files written (several under keep_split)
 };
 
 // Reads a GGUF and writes it quantized under `preset`: metadata copied (general.file_type and
 // general.quantization_version set, split.* dropped, quantize.imatrix.* added with an imatrix),
-// tensors in llama-quantize's order (by layer, then by name). Errors, before anything is written: an unknown preset, a tensor already
-// quantized without allow_requantize, an imatrix for another model (no entry names a tensor, or an
-// entry's size differs from its tensor's), a type that needs an importance matrix without one.
-// On error the partial output file is removed. A dry run (out_path may be empty) makes every check
+// tensors in llama-quantize's order (by layer, then by name; by shard and place under keep_split).
+// Errors, before anything is written: an unknown preset, a tensor already quantized without
+// allow_requantize, an imatrix for another model (no entry names a tensor, or an entry's size
+// differs from its tensor's), a type that needs an importance matrix without one, an output file
+// that is an input shard, a keep_split shard that pruning leaves empty. On error the partial
+// output files are removed. A dry run (out_path may be empty) makes every check
 // but the importance-matrix one, which it reports in QuantizeStats::needs_imatrix.
 Result<QuantizeStats> quantize_gguf(const std::string& in_path, const std::string& out_path, std::string_view preset,
                                     const QuantizeOptions& options,

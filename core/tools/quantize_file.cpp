@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/gguf/gguf.h"
+#include "core/gguf/split.h"
 #include "core/gguf/writer.h"
 #include "core/model/tensor_names.h"
 #include "core/tools/imatrix_file.h"
@@ -196,6 +197,28 @@ std::string pruned_name(const std::string& name, const std::vector<uint32_t>& pr
 
 bool is_imatrix_key(std::string_view key) { return key.substr(0, 17) == "quantize.imatrix."; }
 
+// llama-quantize's order (llama_model_loader's weights_map): by the "blk.N." layer (-1 for the
+// rest), then by name; under --keep-split by shard, then by place in it. The rules' layer counters
+// run in this order too.
+std::vector<const gguf::TensorInfo*> quantize_order(const gguf::GgufFile& in, bool keep_split) {
+  std::vector<const gguf::TensorInfo*> ordered;
+  for (const gguf::TensorInfo& t : in.tensors()) ordered.push_back(&t);
+  auto layer_key = [](const std::string& name) {  // sscanf(name, "blk.%d.") without its overflow
+    const auto [at, len] = block_number_at(name);
+    return at == 4 ? std::atoi(name.c_str() + 4) : -1;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
+    const int la = layer_key(a->name), lb = layer_key(b->name);
+    return la != lb ? la < lb : a->name < b->name;
+  });
+  if (keep_split) {
+    std::stable_sort(ordered.begin(), ordered.end(), [](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
+      return a->shard != b->shard ? a->shard < b->shard : a->offset < b->offset;
+    });
+  }
+  return ordered;
+}
+
 // Input metadata (split bookkeeping dropped), then the keys llama-quantize sets, each replacing an
 // input key of that name and moving to the end: the version and file type, the --override-kv
 // values, the imatrix facts (llama-quantize passes those as overrides after the user's); where one
@@ -226,7 +249,7 @@ Status write_metadata(const gguf::GgufFile& in, const QuantPreset& preset, const
                        [&](const gguf::KvOverride& kv) { return kv.key == key; });
   };
   for (const auto& [key, value] : in.metadata()) {
-    if (key == "split.no" || key == "split.count" || key == "split.tensors.count") continue;
+    if (gguf::is_split_key(key)) continue;
     if (imatrix != nullptr && is_imatrix_key(key)) continue;
     if (set_later(key, 0)) continue;
     OX_TRY(w.add(key, gguf::encode_value(value)).with_context(in.name()));
@@ -268,19 +291,7 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
     }
     out_facts.n_attention_wv = 0;
   }
-  // llama-quantize's order (llama_model_loader's weights_map): by the "blk.N." layer (-1 for the
-  // rest), then by name; the rules' layer counters run in this order too.
-  std::vector<const gguf::TensorInfo*> ordered;
-  for (const gguf::TensorInfo& t : in->tensors()) ordered.push_back(&t);
-  auto layer_key = [](const std::string& name) {  // sscanf(name, "blk.%d.") without its overflow
-    const auto [at, len] = block_number_at(name);
-    return at == 4 ? std::atoi(name.c_str() + 4) : -1;
-  };
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const gguf::TensorInfo* a, const gguf::TensorInfo* b) {
-    const int la = layer_key(a->name), lb = layer_key(b->name);
-    return la != lb ? la < lb : a->name < b->name;
-  });
-  for (const gguf::TensorInfo* tp : ordered) {
+  for (const gguf::TensorInfo* tp : quantize_order(*in, o.keep_split)) {
     const gguf::TensorInfo& t = *tp;
     std::string name = pruned_name(t.name, o.prune_layers);
     if (name.empty()) continue;
@@ -289,8 +300,18 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
     names.push_back(std::move(name));
   }
 
-  gguf::GgufWriter w;
-  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, out_facts, w));
+  // The output files: one, or under --keep-split one per input shard up to the last that holds a
+  // kept tensor (llama-quantize's count). The first holds the metadata.
+  uint32_t n_out = 1;
+  for (const gguf::TensorInfo* t : tensors) n_out = o.keep_split ? std::max(n_out, t->shard + 1) : 1;
+  auto out_of = [&](const gguf::TensorInfo& t) { return o.keep_split ? t.shard : 0u; };
+  std::vector<gguf::GgufWriter> writers(n_out);
+  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, out_facts, writers[0]));
+  for (uint32_t k = 0; k < n_out && n_out > 1; ++k) {
+    OX_TRY(writers[k].add(gguf::kSplitNoKey, gguf::encode_u16(static_cast<uint16_t>(k))));
+    OX_TRY(writers[k].add(gguf::kSplitCountKey, gguf::encode_u16(static_cast<uint16_t>(n_out))));
+    OX_TRY(writers[k].add(gguf::kSplitTensorsCountKey, gguf::encode_i32(static_cast<int32_t>(tensors.size()))));
+  }
   OX_ASSIGN_OR_RETURN(QuantTypePlan type_plan, QuantTypePlan::create(preset, out_facts, types));
   QuantizeStats stats;
   std::vector<TensorPlan> plans;
@@ -311,14 +332,29 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
       }
     }
     plans.push_back(p);
-    OX_TRY(w.declare_tensor(names[i], t.dims, p.type));
+    OX_TRY(writers[out_of(t)].declare_tensor(names[i], t.dims, p.type));
   }
-
-  std::unique_ptr<OutputFile> out;
-  if (!o.dry_run) {
-    out = std::make_unique<OutputFile>(out_path);
-    if (out->get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_path.c_str()));
-    OX_TRY(w.begin(out->get()).with_context(out_path));
+  for (uint32_t k = 1; k < n_out; ++k) {
+    if (writers[k].tensor_count() == 0) {  // (llama-quantize crashes here)
+      return error(ErrorCode::kInvalidArgument, strfmt("--keep-split: shard %u of %u (%s) would hold no tensors",
+                                                       k + 1, n_out, in->shards()[k].path.c_str()));
+    }
+  }
+  std::vector<std::string> out_paths;
+  for (uint32_t k = 0; k < n_out; ++k) {
+    out_paths.push_back(o.keep_split ? gguf::split_path(gguf::split_output_prefix(out_path), k, n_out) : out_path);
+    for (const gguf::ShardInfo& shard : in->shards()) {
+      if (!o.dry_run && out_paths.back() == shard.path) {
+        return error(ErrorCode::kInvalidArgument, strfmt("quantize: the output %s is an input file",
+                                                         shard.path.c_str()));
+      }
+    }
+  }
+  std::vector<std::unique_ptr<OutputFile>> outs;
+  for (uint32_t k = 0; k < n_out && !o.dry_run; ++k) {
+    outs.push_back(std::make_unique<OutputFile>(out_paths[k]));
+    if (outs[k]->get() == nullptr) return error(ErrorCode::kIo, strfmt("cannot create %s", out_paths[k].c_str()));
+    OX_TRY(writers[k].begin(outs[k]->get()).with_context(out_paths[k]));
   }
   stats.n_imatrix_entries = types.has_imatrix ? imatrix->importance.size() : 0;
   std::vector<uint8_t> buffer;
@@ -340,7 +376,7 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
                      p.importance != nullptr ? p.importance->data() : nullptr, rows_per_matrix, o.quantize);
         data = buffer;
       }
-      OX_TRY(w.write_tensor_data(names[i], data).with_context(out_path));
+      OX_TRY(writers[out_of(t)].write_tensor_data(names[i], data).with_context(out_paths[out_of(t)]));
       bytes_out = data.size();
     }
     stats.bytes_in += t.n_bytes;
@@ -350,8 +386,9 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
                                   p.importance != nullptr});
   }
   if (o.dry_run) return stats;
-  OX_TRY(w.finish().with_context(out_path));
-  OX_TRY(out->close_and_keep());
+  for (uint32_t k = 0; k < n_out; ++k) OX_TRY(writers[k].finish().with_context(out_paths[k]));
+  for (const std::unique_ptr<OutputFile>& out : outs) OX_TRY(out->close_and_keep());
+  stats.out_paths = std::move(out_paths);
   return stats;
 }
 

@@ -196,6 +196,25 @@ while read -r sha args; do
     bash -c "[ $rc -eq 0 ] && [ \"\$(sha256sum < '$tmp/whole.gguf' | cut -d' ' -f1)\" = $sha ]"
 done < "$qf/whole_files.sha256"
 rm -f "$tmp/whole.gguf"
+# Split models: `oxidize gguf-split` writes llama-gguf-split's shards and quantize --keep-split
+# llama-quantize --keep-split's, byte for byte (split_files.sha256, same synthetic model).
+"$cli" gguf-split --split-max-tensors 25 "$tmp/t256.gguf" "$tmp/t256s" > /dev/null 2>&1; rc=$?
+prev=none
+while read -r sha shard preset flags; do
+  if [ "$shard" = shard ]; then
+    check "gguf-split --split-max-tensors 25: shard $preset is llama-gguf-split's byte for byte" \
+      bash -c "[ $rc -eq 0 ] && [ \"\$(sha256sum < '$tmp/t256s-$preset' | cut -d' ' -f1)\" = $sha ]"
+    continue
+  fi
+  if [ "$preset $flags" != "$prev" ]; then
+    rm -f "$tmp"/ks-*
+    set -f; "$cli" quantize --keep-split $flags "$tmp/t256s-00001-of-00003.gguf" "$tmp/ks.gguf" "$preset" 2 > /dev/null 2>&1; krc=$?; set +f
+    prev="$preset $flags"
+  fi
+  check "quantize --keep-split $preset $flags: shard $shard is llama-quantize's byte for byte" \
+    bash -c "[ $krc -eq 0 ] && [ \"\$(sha256sum < '$tmp/ks-$shard' | cut -d' ' -f1)\" = $sha ]"
+done < "$qf/split_files.sha256"
+rm -f "$tmp"/ks-* "$tmp"/t256s-*
 check "  ... and writes nothing (no OUT.gguf given, none beside the input)" bash -c "! ls '$tmp'/ggml-model-* 2> /dev/null"
 "$cli" quantize --dry-run "$tmp/t256.gguf" IQ1_S > /dev/null 2> "$tmp/err"; rc=$?
 check "quantize --dry-run IQ1_S without --imatrix: exit 0, warns that the real run needs one" \
@@ -226,6 +245,48 @@ check "quantize --prune-layers 1,x -> exit 1 naming the bad id" \
 check "quantize --prune-layers 5 of a 5-layer model -> exit 1 naming the layer count" \
   bash -c "[ $rc -eq 1 ] && grep -q -- '--prune-layers 5: .* has 5 layers (0..4)' '$tmp/err'"
 rm -f "$tmp/t256.gguf" "$tmp/in.gguf" "$tmp/ggml-model-Q4_0.gguf" "$tmp/x.gguf"
+
+# A split model (NAME-00001-of-0000N.gguf) loads from its first shard: the unsplit model's tokens;
+# a later shard, a missing shard or a shard of another split are refused naming the file.
+"$cli" gguf-split --split-max-tensors 20 "$model" "$tmp/s260" > /dev/null 2>&1; rc=$?
+check "gguf-split --split-max-tensors 20 of stories260K (48 tensors): three shards" \
+  bash -c "[ $rc -eq 0 ] && [ -f '$tmp/s260-00003-of-00003.gguf' ] && ! ls '$tmp'/s260-*-of-00004.gguf 2> /dev/null"
+"$cli" run -m "$model" -p "Once upon a time" -n 64 --temp 0 -t 2 > "$tmp/a" 2> /dev/null
+"$cli" run -m "$tmp/s260-00001-of-00003.gguf" -p "Once upon a time" -n 64 --temp 0 -t 2 > "$tmp/b" 2> "$tmp/err"; rc=$?
+check "run -m NAME-00001-of-00003.gguf: the unsplit model's greedy text" \
+  bash -c "[ $rc -eq 0 ] && [ \$(wc -w < '$tmp/a') -gt 25 ] && cmp -s '$tmp/a' '$tmp/b'"
+"$cli" bench -m "$tmp/s260-00001-of-00003.gguf" -p 8 -n 4 -t 1 -r 1 -o jsonl > "$tmp/out" 2> "$tmp/err"; rc=$?
+check "bench -m NAME-00001-of-00003.gguf: runs, model_bytes counts all three shards" \
+  node -e "const fs = require('fs'); const rows = fs.readFileSync('$tmp/out', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const size = [1, 2, 3].reduce((n, i) => n + fs.statSync('$tmp/s260-0000' + i + '-of-00003.gguf').size, 0);
+process.exit($rc === 0 && rows.length === 2 && rows.every((r) => r.model_bytes === size) ? 0 : 1)"
+"$cli" inspect "$tmp/s260-00001-of-00003.gguf" > "$tmp/out" 2>&1
+check "inspect NAME-00001-of-00003.gguf: the three shards, 48 tensors" \
+  bash -c "grep -q '^shards: *3$' '$tmp/out' && grep -q '^tensors (48):' '$tmp/out'"
+"$cli" run -m "$tmp/s260-00002-of-00003.gguf" -p "Once" -n 2 > /dev/null 2> "$tmp/err"; rc=$?
+check "run -m NAME-00002-of-00003.gguf -> exit 1 naming the first shard" \
+  bash -c "[ $rc -eq 1 ] && grep -qF 's260-00002-of-00003.gguf is shard 2 of 3 of a split model: load its first shard, $tmp/s260-00001-of-00003.gguf' '$tmp/err'"
+"$cli" quantize "$model" "$tmp/q8.gguf" Q8_0 2 > /dev/null 2>&1
+"$cli" quantize --keep-split "$tmp/s260-00001-of-00003.gguf" "$tmp/kq.gguf" Q8_0 2 > /dev/null 2> "$tmp/err"; rc=$?
+check "quantize --keep-split NAME-00001-of-00003.gguf OUT.gguf: OUT-00001-of-00003.gguf .. OUT-00003-of-00003.gguf" \
+  bash -c "[ $rc -eq 0 ] && [ -f '$tmp/kq-00001-of-00003.gguf' ] && [ -f '$tmp/kq-00003-of-00003.gguf' ] && grep -q 'wrote $tmp/kq-00002-of-00003.gguf' '$tmp/err'"
+"$cli" run -m "$tmp/q8.gguf" -p "Once upon a time" -n 64 --temp 0 -t 2 > "$tmp/a" 2> /dev/null
+"$cli" run -m "$tmp/kq-00001-of-00003.gguf" -p "Once upon a time" -n 64 --temp 0 -t 2 > "$tmp/b" 2> /dev/null; rc=$?
+check "  ... which generate the one-file Q8_0 model's greedy text" \
+  bash -c "[ $rc -eq 0 ] && [ \$(wc -w < '$tmp/a') -gt 25 ] && cmp -s '$tmp/a' '$tmp/b'"
+"$cli" quantize "$tmp/s260-00001-of-00003.gguf" "$tmp/one.gguf" Q8_0 2 > /dev/null 2>&1; rc=$?
+check "quantize of a split model without --keep-split: one file, the unsplit model's quantization" \
+  bash -c "[ $rc -eq 0 ] && cmp -s '$tmp/one.gguf' '$tmp/q8.gguf'"
+"$cli" gguf-split --split-max-tensors 12 "$model" "$tmp/s4" > /dev/null 2>&1
+cp "$tmp/s4-00002-of-00004.gguf" "$tmp/s260-00002-of-00003.gguf"
+"$cli" run -m "$tmp/s260-00001-of-00003.gguf" -p "Once" -n 2 > /dev/null 2> "$tmp/err"; rc=$?
+check "run with shard 2 of another split (split.count 4) in place -> exit 1 naming the shard and both counts" \
+  bash -c "[ $rc -eq 1 ] && grep -qF '$tmp/s260-00002-of-00003.gguf: split.no = 1, split.count = 4; ' '$tmp/err'"
+rm -f "$tmp/s260-00002-of-00003.gguf"
+"$cli" run -m "$tmp/s260-00001-of-00003.gguf" -p "Once" -n 2 > /dev/null 2> "$tmp/err"; rc=$?
+check "run with shard 2 missing -> exit 1 naming the missing file" \
+  bash -c "[ $rc -eq 1 ] && grep -qF 'shard 2 of 3 of $tmp/s260-00001-of-00003.gguf: ' '$tmp/err' && grep -qF '$tmp/s260-00002-of-00003.gguf' '$tmp/err'"
+rm -f "$tmp"/s260-* "$tmp"/s4-* "$tmp"/kq-* "$tmp/q8.gguf" "$tmp/one.gguf"
 
 # Context shift against llama-completion --context-shift (tests/data/context_shift/make_reference.sh):
 # 700 greedy tokens in a 256-token context shift it 3-4 times; the text must be llama.cpp's, word for word.
