@@ -83,7 +83,9 @@ std::unique_ptr<Tokenizer> bert_with(const std::vector<std::pair<std::string, bo
   for (const auto& [key, value] : (*file)->metadata()) {
     bool overridden = false;
     for (const auto& o : overrides) overridden = overridden || o.first == key;
-    if (!overridden) EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+    if (!overridden) {
+      EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
+    }
   }
   for (const auto& [key, value] : overrides) EXPECT_TRUE(w.add_bool(key, value).is_ok()) << key;
   auto bytes = w.to_bytes();
