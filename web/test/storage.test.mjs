@@ -1,6 +1,6 @@
 // Browser tests of model storage and big-model loading (issue #25 items 3 and 4): OPFS and the
 // Cache API, revalidation (ETag / version), resumed downloads (HTTP Range), sha256 of stored
-// copies (recorded at download, checked again on request), engine.cache, split GGUFs (shards made by llama.cpp's llama-gguf-split at test time) and
+// copies (recorded at download, checked again on request), engine.cache, split GGUFs (shards made by llama-gguf-split or `oxidize gguf-split` at test time) and
 // the wasm32 size limit. Headless Debian Chromium against web/scripts/serve.mjs, as browser.test.mjs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,8 +19,11 @@ const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(webDir, '..');
 const artifacts = path.join(process.env.OXIDIZE_WEB_ARTIFACTS || path.join(repoRoot, 'build', 'web-artifacts'), 'storage');
 const cli = process.env.OXIDIZE_CLI || path.join(repoRoot, 'build', 'native', 'bin', 'oxidize');
-// llama.cpp's gguf-split (bench/build_llama_cpp.sh build/llama.cpp llama-gguf-split) makes the shards.
-const ggufSplit = process.env.OXIDIZE_GGUF_SPLIT || path.join(repoRoot, 'build', 'llama.cpp', 'build', 'bin', 'llama-gguf-split');
+// llama.cpp's gguf-split (bench/build_llama_cpp.sh build/llama.cpp llama-gguf-split) makes the shards
+// where it is built, else `oxidize gguf-split`, whose shards are llama-gguf-split's byte for byte
+// (tests/cli/cli.sh checks them against tests/data/quantize_flags/split_files.sha256).
+const llamaGgufSplit = process.env.OXIDIZE_GGUF_SPLIT || path.join(repoRoot, 'build', 'llama.cpp', 'build', 'bin', 'llama-gguf-split');
+const ggufSplit = fs.existsSync(llamaGgufSplit) ? [llamaGgufSplit] : [cli, 'gguf-split'];
 const chromiumPath = process.env.OXIDIZE_CHROMIUM || '/usr/bin/chromium';
 const models = path.join(sharedDir(), 'models');
 const MODEL = 'stories260K.gguf';
@@ -441,13 +444,9 @@ describe('split GGUF', () => {
   });
   after(async () => page?.close());
 
-  test('loads from the first shard\'s URL and from the list, greedy text as the unsplit file natively', T, async (t) => {
-    if (!fs.existsSync(ggufSplit)) {
-      t.skip(`no llama-gguf-split at ${ggufSplit}: bench/build_llama_cpp.sh build/llama.cpp llama-gguf-split`);
-      return;
-    }
-    execFileSync(ggufSplit, ['--split', '--split-max-tensors', '20', path.join(models, MODEL), path.join(artifacts, 'split')],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LD_LIBRARY_PATH: path.dirname(ggufSplit) } });
+  test('loads from the first shard\'s URL and from the list, greedy text as the unsplit file natively', T, async () => {
+    execFileSync(ggufSplit[0], [...ggufSplit.slice(1), '--split', '--split-max-tensors', '20', path.join(models, MODEL),
+      path.join(artifacts, 'split')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LD_LIBRARY_PATH: path.dirname(ggufSplit[0]) } });
     shards = fs.readdirSync(artifacts).filter((f) => /^split-\d{5}-of-\d{5}\.gguf$/.test(f)).sort();
     assert.equal(shards.length, 3, shards.join(' '));
     const r = await inEngine(page, async (engine, a) => {
@@ -475,7 +474,7 @@ describe('split GGUF', () => {
 
   test('shards adding up to more than wasm32 memory are refused after their headers, before their data', T, async (t) => {
     if (shards === undefined) {
-      t.skip('no shards (llama-gguf-split missing)');
+      t.skip('no shards (the first split test failed)');
       return;
     }
     const urls = shards.map((s) => `/__test/inflate/2/${s}`);
@@ -490,7 +489,7 @@ describe('split GGUF', () => {
 
   test('a later shard, a missing shard or a list in the wrong order reject naming the problem', T, async (t) => {
     if (shards === undefined) {
-      t.skip('no shards (llama-gguf-split missing)');
+      t.skip('no shards (the first split test failed)');
       return;
     }
     const later = await rejection(page, (engine, a) => engine.load(`/__test/generated/${a.shards[1]}`), { shards });
