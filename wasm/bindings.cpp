@@ -17,6 +17,7 @@
 #include "wasm/embeddings.h"
 #include "wasm/engine.h"
 #include "wasm/generate_options.h"
+#include "wasm/js_input.h"
 #include "wasm/sha256.h"
 
 namespace ox::web {
@@ -61,12 +62,6 @@ int int_option(const val& options, const char* key, int fallback, int lo, int hi
   if (d < lo) return lo;
   if (d > hi) return hi;
   return static_cast<int>(d);
-}
-
-// An Int32Array / array of numbers from JS as token ids (a copy in wasm memory).
-std::vector<int32_t> tokens_from_js(const val& tokens) {
-  if (tokens.isUndefined() || tokens.isNull()) return {};
-  return emscripten::convertJSArrayToNumberVector<int32_t>(tokens);
 }
 
 // A JS array of sizes as ints; anything but an array of integers in int range is an error (so a
@@ -329,8 +324,10 @@ class JsEngine {
     return out;
   }
 
-  val tokenize(std::string text, bool add_special, bool parse_special) {
-    Result<std::vector<int32_t>> ids = engine_.tokenize(text, add_special, parse_special);
+  val tokenize(val text_js, bool add_special, bool parse_special) {
+    Result<std::string> text = string_from_js(text_js, "tokenize: text");
+    if (!text.ok()) return error_object(text.status());
+    Result<std::vector<int32_t>> ids = engine_.tokenize(text.value(), add_special, parse_special);
     if (!ids.ok()) return error_object(ids.status());
     val out = ok_object();
     out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
@@ -338,24 +335,29 @@ class JsEngine {
   }
 
   val detokenize(val tokens, bool render_special) {
-    const std::vector<int32_t> ids = tokens_from_js(tokens);
-    Result<std::string> text = engine_.detokenize(ids, render_special);
+    Result<std::vector<int32_t>> ids = tokens_from_js(tokens, "detokenize: tokens");
+    if (!ids.ok()) return error_object(ids.status());
+    Result<std::string> text = engine_.detokenize(ids.value(), render_special);
     if (!text.ok()) return error_object(text.status());
     val out = ok_object();
     out.set("text", well_formed_utf8(text.value()));
     return out;
   }
 
-  val apply_chat_template(std::string messages_json, bool add_generation_prompt) {
-    Result<std::string> text = engine_.apply_chat_template(messages_json, add_generation_prompt);
+  val apply_chat_template(val messages_js, bool add_generation_prompt) {
+    Result<std::string> messages_json = string_from_js(messages_js, "applyChatTemplate: messages");
+    if (!messages_json.ok()) return error_object(messages_json.status());
+    Result<std::string> text = engine_.apply_chat_template(messages_json.value(), add_generation_prompt);
     if (!text.ok()) return error_object(text.status());
     val out = ok_object();
     out.set("text", text.value());
     return out;
   }
 
-  val chat_prompt(std::string messages_json, bool add_generation_prompt) {
-    Result<std::vector<int32_t>> ids = engine_.chat_prompt(messages_json, add_generation_prompt);
+  val chat_prompt(val messages_js, bool add_generation_prompt) {
+    Result<std::string> messages_json = string_from_js(messages_js, "chatPrompt: messages");
+    if (!messages_json.ok()) return error_object(messages_json.status());
+    Result<std::vector<int32_t>> ids = engine_.chat_prompt(messages_json.value(), add_generation_prompt);
     if (!ids.ok()) return error_object(ids.status());
     val out = ok_object();
     out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
@@ -364,8 +366,12 @@ class JsEngine {
 
   // tools_json: {tools, tool_choice, parallel_tool_calls}; the next begin() constrains and parses
   // its reply for tool calls (step results then carry message_deltas, and message when done).
-  val chat_prompt_tools(std::string messages_json, std::string tools_json) {
-    Result<std::vector<int32_t>> ids = engine_.chat_prompt_with_tools(messages_json, tools_json);
+  val chat_prompt_tools(val messages_js, val tools_js) {
+    Result<std::string> messages_json = string_from_js(messages_js, "chatPromptTools: messages");
+    if (!messages_json.ok()) return error_object(messages_json.status());
+    Result<std::string> tools_json = string_from_js(tools_js, "chatPromptTools: tools");
+    if (!tools_json.ok()) return error_object(tools_json.status());
+    Result<std::vector<int32_t>> ids = engine_.chat_prompt_with_tools(messages_json.value(), tools_json.value());
     if (!ids.ok()) return error_object(ids.status());
     val out = ok_object();
     out.set("tokens", copy_to_js(std::span<const int32_t>(ids.value())));
@@ -378,7 +384,9 @@ class JsEngine {
   // "unsupported" error naming it (generate_options.cpp).
   val begin(val prompt, val options) {
     if (!engine_.loaded()) return error_object(ErrorCode::kInvalidArgument, "no model is loaded");
-    const std::vector<int32_t> prompt_ids = tokens_from_js(prompt);
+    Result<std::vector<int32_t>> prompt_or = tokens_from_js(prompt, "begin: prompt");
+    if (!prompt_or.ok()) return error_object(prompt_or.status());
+    const std::vector<int32_t>& prompt_ids = prompt_or.value();
     Result<GenerateOptions> options_or = generate_options_from_js(options, engine_.model(), prompt_ids);
     if (!options_or.ok()) return error_object(options_or.status());
     const GenerateOptions& g = options_or.value();
@@ -405,8 +413,9 @@ class JsEngine {
   }
 
   val evaluate(val tokens, int n_keep) {
-    const std::vector<int32_t> ids = tokens_from_js(tokens);
-    Status status = engine_.evaluate(ids, n_keep);
+    Result<std::vector<int32_t>> ids = tokens_from_js(tokens, "evaluate: tokens");
+    if (!ids.ok()) return error_object(ids.status());
+    Status status = engine_.evaluate(ids.value(), n_keep);
     if (!status.is_ok()) return error_object(status);
     val out = ok_object();
     out.set("n_past", engine_.session().n_past());

@@ -7,6 +7,7 @@
 
 #include "core/base/base64.h"
 #include "core/session/embedding_api.h"
+#include "wasm/js_input.h"
 
 namespace ox::web {
 namespace {
@@ -30,7 +31,8 @@ bool is_array(const val& v) { return val::global("Array").call<bool>("isArray", 
 Result<std::vector<std::string>> strings(const val& v, const char* name, const char* what) {
   std::vector<std::string> out;
   if (v.isString()) {
-    out.push_back(v.as<std::string>());
+    OX_ASSIGN_OR_RETURN(std::string text, string_from_js(v, name));
+    out.push_back(std::move(text));
     return out;
   }
   if (!is_array(v)) return error(ErrorCode::kInvalidArgument, strfmt("%s: %s must be a string or an array of strings", what, name));
@@ -39,7 +41,8 @@ Result<std::vector<std::string>> strings(const val& v, const char* name, const c
   for (int i = 0; i < n; ++i) {
     const val item = v[i];
     if (!item.isString()) return error(ErrorCode::kInvalidArgument, strfmt("%s: %s[%d] is not a string", what, name, i));
-    out.push_back(item.as<std::string>());
+    OX_ASSIGN_OR_RETURN(std::string text, string_from_js(item, name));
+    out.push_back(std::move(text));
   }
   return out;
 }
@@ -142,7 +145,7 @@ Status rerank_documents(Engine& engine, const val& options, val* result) {
   if (options.typeOf().as<std::string>() != "object" || options.isNull()) return error(ErrorCode::kInvalidArgument, strfmt("%s takes an options object", what));
   OX_TRY(unknown_keys(options, {"query", "documents", "top_n", "return_documents", "truncate", "model"}, what));
   if (!options["query"].isString()) return error(ErrorCode::kInvalidArgument, "rerank: query must be a string");
-  const std::string query = options["query"].as<std::string>();
+  OX_ASSIGN_OR_RETURN(const std::string query, string_from_js(options["query"], "rerank: query"));
   if (!is_array(options["documents"])) {
     return error(ErrorCode::kInvalidArgument, "rerank: documents must be an array of strings");
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/sampler/json_params.h"
+#include "wasm/js_input.h"
 
 namespace ox::web {
 namespace {
@@ -132,7 +133,8 @@ Result<GenerateOptions> generate_options_from_js(const val& options, const Loade
         OX_ASSIGN_OR_RETURN(g.constraint, response_format(v, model));
       } else if (key == "grammar") {
         if (!v.isString()) return type_error(key, "a GBNF grammar string");
-        OX_ASSIGN_OR_RETURN(g.constraint, model.grammar_constraint(v.as<std::string>()));
+        OX_ASSIGN_OR_RETURN(const std::string grammar, string_from_js(v, "grammar"));
+        OX_ASSIGN_OR_RETURN(g.constraint, model.grammar_constraint(grammar));
       } else {
         OX_ASSIGN_OR_RETURN(g.constraint, model.json_schema_constraint(
                                               val::global("JSON").call<std::string>("stringify", v)));

@@ -217,79 +217,115 @@ KvCacheShape Model::kv_shape(int n_ctx, int max_batch, DType cache_type_k, DType
   return s;
 }
 
-Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
-                                                       ThreadPool* pool, DType cache_type_k, DType cache_type_v,
-                                                       int n_seq, bool swa_full) const {
-  const HParams& hp = hparams_;
+namespace {
+
+// Every buffer of a ForwardState, listed once (plan_state_buffers): a counting pass sums their bytes
+// for the memory check, then an allocating pass sizes them, so the check covers exactly what is
+// allocated (MemoryLimits.StateEstimateMatchesWhatIsAllocated measures the two against malloc).
+struct StatePlan {
+  bool allocate = false;
+  uint64_t bytes = 0;
+  uint64_t widest_row = 0;  // floats of the widest per-token buffer: bounds what a matmul quantizes
+
+  template <typename T>
+  void buffer(std::vector<T>& v, uint64_t n) {
+    bytes += n * sizeof(T);
+    if (allocate) v.resize(static_cast<size_t>(n));
+  }
+  // [n_tokens, width]
+  template <typename T>
+  void rows(std::vector<T>& v, uint64_t n_tokens, uint64_t width) {
+    widest_row = std::max(widest_row, width);
+    buffer(v, n_tokens * width);
+  }
+};
+
+void plan_state_buffers(const Model& m, int n_ctx, uint64_t n, ForwardState& st, StatePlan& plan) {
+  const HParams& hp = m.hparams();
+  const ArchSpec& spec = m.spec();
+  // Head buffers as wide as the widest layer's (window layers may have heads of their own size).
+  const uint64_t head_dim_k = std::max(hp.head_dim_k, hp.head_dim_k_swa);
+  const uint64_t head_dim_v = std::max(hp.head_dim_v, hp.head_dim_v_swa);
+  const uint64_t n_embd = hp.n_embd;
+  plan.buffer(st.batch, n);
+  plan.buffer(st.runs, n);
+  for (std::vector<float>* v : {&st.x, &st.h, &st.h2, &st.proj, &st.ffn_out}) plan.rows(*v, n, n_embd);
+  plan.rows(st.q, n, hp.n_head * head_dim_k);
+  plan.rows(st.k, n, hp.n_head_kv * head_dim_k);
+  plan.rows(st.v, n, hp.n_head_kv * head_dim_v);
+  plan.rows(st.att, n, hp.n_head * head_dim_v);
+  plan.rows(st.gate, n, static_cast<uint64_t>(hp.n_ff));
+  plan.rows(st.up, n, static_cast<uint64_t>(hp.n_ff));
+  plan.rows(st.mixer, n, static_cast<uint64_t>(recurrent_dims(spec, hp).scratch + mla_scratch_floats(spec, hp)));
+  // gemma4's per-layer inputs, then room for one token's table row or the batch's gate.
+  const uint64_t per_layer_width = static_cast<uint64_t>(hp.n_layer) * hp.n_embd_per_layer;
+  plan.buffer(st.per_layer, hp.n_embd_per_layer > 0 ? n * per_layer_width + std::max(per_layer_width, n * hp.n_embd_per_layer) : 0);
+  plan.buffer(st.altup, m.weights().altup_proj.empty() ? 0 : 2 * n * n_embd * static_cast<uint64_t>(m.weights().altup_proj.n_mats + 1));
+  if (hp.n_expert > 0) {
+    const uint64_t moe_ff = static_cast<uint64_t>(std::max(expert_ff(spec, hp), shared_ff(spec, hp)));
+    plan.rows(st.router, n, static_cast<uint64_t>(hp.n_expert));
+    plan.rows(st.routed, n, static_cast<uint64_t>(hp.n_expert_used));
+    plan.rows(st.route_w, n, static_cast<uint64_t>(hp.n_expert_used));
+    plan.buffer(st.members, n);
+    plan.rows(st.moe_in, n, n_embd);
+    plan.rows(st.moe_out, n, n_embd);
+    plan.rows(st.moe_gate, n, moe_ff);
+    plan.rows(st.moe_up, n, moe_ff);
+    plan.buffer(st.moe_scores, static_cast<uint64_t>(hp.n_expert));
+  }
+  // T5's bias per key - query distance, for a run as long as the context (decoder.cpp resizes it
+  // per run, within this).
+  if (spec.rel_buckets > 0) plan.buffer(st.rel_bias, (2 * static_cast<uint64_t>(n_ctx) - 1) * hp.n_head);
+}
+
+}  // namespace
+
+Result<StateBytes> Model::state_bytes(int n_ctx, int max_batch, DType cache_type_k, DType cache_type_v, int n_seq,
+                                      bool swa_full) const {
   if (n_ctx < 1 || max_batch < 1 || n_seq < 1) {
     return error(ErrorCode::kInvalidArgument, strfmt("context %d, batch %d and sequences %d must be positive", n_ctx,
                                                      max_batch, n_seq));
   }
+  StateBytes out;
+  OX_ASSIGN_OR_RETURN(out.kv, KvCache::bytes_needed(kv_shape(n_ctx, max_batch, cache_type_k, cache_type_v, n_seq, swa_full)));
+  ForwardState none;  // the counting pass allocates nothing
+  StatePlan plan;
+  plan_state_buffers(*this, n_ctx, static_cast<uint64_t>(max_batch), none, plan);
+  out.buffers = plan.bytes;
+  // OpContext::act_scratch grows on first use to a batch's rows of the widest matmul input in the
+  // activation type, no wider than f32 (attention's float_scratch is per thread, not per token).
+  out.act_scratch = static_cast<uint64_t>(max_batch) * plan.widest_row * sizeof(float);
+  return out;
+}
+
+Result<std::unique_ptr<ForwardState>> Model::new_state(int n_ctx, int max_batch, const kernels::KernelTable* kernels,
+                                                       ThreadPool* pool, DType cache_type_k, DType cache_type_v,
+                                                       int n_seq, bool swa_full) const {
   if (!weights_.position_embd.empty() && n_ctx > weights_.position_embd.rows) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("%s: context %d exceeds the %lld learned positions of this model", file_->name().c_str(), n_ctx,
                         static_cast<long long>(weights_.position_embd.rows)));
   }
-  // Everything below, counted before any of it is allocated: a context too large for this
+  // Everything below, counted before any of it is allocated: a context or batch too large for this
   // machine (or wasm's 4 GiB) is refused with the numbers instead of aborting or swapping.
-  const uint64_t n = static_cast<uint64_t>(max_batch);
-  const KvCacheShape kv_shape = this->kv_shape(n_ctx, max_batch, cache_type_k, cache_type_v, n_seq, swa_full);
-  OX_ASSIGN_OR_RETURN(const uint64_t kv_bytes, KvCache::bytes_needed(kv_shape));
-  // Head buffers as wide as the widest layer's (window layers may have heads of their own size).
-  const int head_dim_k = std::max(hp.head_dim_k, hp.head_dim_k_swa), head_dim_v = std::max(hp.head_dim_v, hp.head_dim_v_swa);
-  const uint64_t qkv_dims = static_cast<uint64_t>(hp.n_head + hp.n_head_kv) * (head_dim_k + head_dim_v);
-  uint64_t scratch = n * (5ull * hp.n_embd + qkv_dims + 2ull * hp.n_ff);
-  const uint64_t moe_ff = static_cast<uint64_t>(std::max(expert_ff(spec_, hp), shared_ff(spec_, hp)));
-  if (hp.n_expert > 0) {
-    scratch += n * (hp.n_expert + 2ull * hp.n_expert_used + 1 + 2ull * hp.n_embd + 2 * moe_ff) + hp.n_expert;
-  }
-  const uint64_t mixer = n * static_cast<uint64_t>(recurrent_dims(spec_, hp).scratch + mla_scratch_floats(spec_, hp));
-  scratch += mixer;
-  const uint64_t per_layer_width = static_cast<uint64_t>(hp.n_layer) * hp.n_embd_per_layer;
-  const uint64_t per_layer = hp.n_embd_per_layer > 0 ? n * per_layer_width + std::max(per_layer_width, n * hp.n_embd_per_layer) : 0;
-  scratch += per_layer;
-  const uint64_t altup = weights_.altup_proj.empty() ? 0 : 2 * n * hp.n_embd * static_cast<uint64_t>(weights_.altup_proj.n_mats + 1);
-  scratch += altup;
-  scratch *= sizeof(float);
-  scratch += n * (sizeof(BatchToken) + sizeof(SeqRun));
-  OX_TRY(check_memory(kv_bytes + scratch,
-                      strfmt("%d sequence%s of %d positions (KV cache %.2f GiB in %s/%s, buffers %.2f GiB)", n_seq,
-                             n_seq == 1 ? "" : "s", n_ctx, kv_bytes / 1073741824.0,
-                             kv_cache_type_name(cache_type_k).c_str(),
-                             kv_cache_type_name(cache_type_v).c_str(), scratch / 1073741824.0),
-                      "use a smaller context size (-c / n_ctx) or KV cache type (-ctk/-ctv q8_0)"));
+  OX_ASSIGN_OR_RETURN(const StateBytes need, state_bytes(n_ctx, max_batch, cache_type_k, cache_type_v, n_seq, swa_full));
+  const uint64_t buffers = need.buffers + need.act_scratch;
+  OX_TRY(check_memory(need.kv + buffers,
+                      strfmt("%d sequence%s of %d positions (KV cache %.2f GiB in %s/%s, buffers %.2f GiB for "
+                             "batches of %d tokens)", n_seq, n_seq == 1 ? "" : "s", n_ctx, need.kv / 1073741824.0,
+                             kv_cache_type_name(cache_type_k).c_str(), kv_cache_type_name(cache_type_v).c_str(),
+                             buffers / 1073741824.0, max_batch),
+                      "use a smaller context size (-c / n_ctx), batch size (-b / n_batch) or KV cache type "
+                      "(-ctk/-ctv q8_0)"));
   auto st = std::make_unique<ForwardState>();
   st->ops.kernels = kernels;
   st->ops.pool = pool;
   st->max_batch = max_batch;
-  OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(kv_shape));
-  st->batch.resize(n);
-  st->runs.resize(n);
-  st->x.resize(n * hp.n_embd);
-  st->h.resize(n * hp.n_embd);
-  st->h2.resize(n * hp.n_embd);
-  st->proj.resize(n * hp.n_embd);
-  st->ffn_out.resize(n * hp.n_embd);
-  st->q.resize(n * hp.n_head * head_dim_k);
-  st->k.resize(n * hp.n_head_kv * head_dim_k);
-  st->v.resize(n * hp.n_head_kv * head_dim_v);
-  st->att.resize(n * hp.n_head * head_dim_v);
-  st->gate.resize(n * hp.n_ff);
-  st->up.resize(n * hp.n_ff);
-  st->mixer.resize(mixer);
-  st->per_layer.resize(per_layer);
-  st->altup.resize(altup);
-  if (hp.n_expert > 0) {
-    st->router.resize(n * hp.n_expert);
-    st->routed.resize(n * hp.n_expert_used);
-    st->route_w.resize(n * hp.n_expert_used);
-    st->members.resize(n);
-    st->moe_in.resize(n * hp.n_embd);
-    st->moe_out.resize(n * hp.n_embd);
-    st->moe_gate.resize(n * moe_ff);
-    st->moe_up.resize(n * moe_ff);
-    st->moe_scores.resize(static_cast<size_t>(hp.n_expert));
-  }
+  OX_ASSIGN_OR_RETURN(st->kv, KvCache::create(kv_shape(n_ctx, max_batch, cache_type_k, cache_type_v, n_seq, swa_full)));
+  StatePlan plan;
+  plan.allocate = true;
+  plan_state_buffers(*this, n_ctx, static_cast<uint64_t>(max_batch), *st, plan);
+  OX_CHECK(plan.bytes == need.buffers);
   return st;
 }
 

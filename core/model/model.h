@@ -172,6 +172,13 @@ struct ForwardState {
   bool hidden_output = false;
 };
 
+// What Model::new_state allocates, in bytes (Model::state_bytes).
+struct StateBytes {
+  uint64_t kv = 0;           // the KV cache (KvCache::bytes_needed)
+  uint64_t buffers = 0;      // ForwardState's buffers, exactly as new_state sizes them
+  uint64_t act_scratch = 0;  // a bound on OpContext::act_scratch, which the first batch grows
+};
+
 class Model {
  public:
   // Validates architecture, hyperparameters and every tensor's name, type and shape.
@@ -191,6 +198,10 @@ class Model {
                                                   ThreadPool* pool, DType cache_type_k = DType::F16,
                                                   DType cache_type_v = DType::F16, int n_seq = 1,
                                                   bool swa_full = false) const;
+  // The bytes new_state(n_ctx, max_batch, ...) checks against memory_budget() before allocating
+  // them; kInvalidArgument for a non-positive size.
+  Result<StateBytes> state_bytes(int n_ctx, int max_batch, DType cache_type_k, DType cache_type_v, int n_seq = 1,
+                                 bool swa_full = false) const;
   // The KV cache new_state would allocate (types and size checked by KvCache).
   KvCacheShape kv_shape(int n_ctx, int max_batch, DType cache_type_k, DType cache_type_v, int n_seq = 1,
                         bool swa_full = false) const;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/base/memory.h"
 #include "core/session/session.h"
 #include "kernels/kernels.h"
 
@@ -60,7 +61,10 @@ Result<std::unique_ptr<Embedder>> Embedder::create(std::shared_ptr<const LoadedM
   const DType kv_type = m.spec().rel_buckets > 0 ? DType::F32 : DType::F16;
   OX_ASSIGN_OR_RETURN(e->state_, m.new_state(n_ctx, n_ctx, &kernels::best_kernels(), &e->pool_, kv_type, kv_type, 1));
   e->state_->numerics = options.numerics;
-  e->hidden_.resize(static_cast<size_t>(n_ctx) * static_cast<size_t>(m.hparams().n_embd));
+  const uint64_t hidden_floats = static_cast<uint64_t>(n_ctx) * static_cast<uint64_t>(m.hparams().n_embd);
+  OX_TRY(check_memory(hidden_floats * sizeof(float), strfmt("the hidden states of %d positions", n_ctx),
+                      "use a smaller context size (n_ctx)"));
+  e->hidden_.resize(static_cast<size_t>(hidden_floats));
   if (options.warmup && n_ctx > 0) {
     const int32_t bos = model->tokenizer().bos_id();
     const BatchToken token{bos >= 0 ? bos : 0, 0, 0, true};
@@ -113,6 +117,14 @@ Result<EmbeddingResult> Embedder::embed_tokens(std::span<const std::vector<int32
     out.n_tokens.push_back(static_cast<int32_t>(lengths[i]));
     out.total_tokens += static_cast<int64_t>(lengths[i]);
   }
+  // Every vector is kept until the end: refused now, before any forward pass, if they cannot all be
+  // (without pooling one per token: 1 KiB or more of floats for each 4-byte token id).
+  const uint64_t n_vectors = pooling_ == Pooling::kNone ? static_cast<uint64_t>(out.total_tokens) : inputs.size();
+  OX_TRY(check_memory(n_vectors * (static_cast<uint64_t>(out.n_embd) * sizeof(float) + sizeof(std::vector<float>)),
+                      strfmt("%llu embedding vectors of %d floats", static_cast<unsigned long long>(n_vectors), out.n_embd),
+                      pooling_ == Pooling::kNone ? "embed fewer tokens per request, or pool them (pooling mean, cls or last)"
+                                                 : "embed fewer inputs per request"));
+  out.vectors.reserve(static_cast<size_t>(n_vectors));
   out.first_vector.resize(inputs.size());
   std::vector<float> pooled(static_cast<size_t>(d)), scratch(static_cast<size_t>(d)), head(static_cast<size_t>(std::max<int64_t>(d, out.n_embd)));
   auto emit = [&](const float* v) {

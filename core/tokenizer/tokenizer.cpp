@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "core/base/memory.h"
 #include "core/tokenizer/models.h"
 #include "core/tokenizer/special_split.h"
 #include "core/tokenizer/unicode.h"
@@ -174,7 +175,22 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const gguf::GgufFile& fi
   return std::unique_ptr<Tokenizer>(new Tokenizer(std::move(impl)));
 }
 
+namespace {
+
+// Texts below this skip the check: reading /proc/meminfo costs more than tokenizing them.
+constexpr uint64_t kEncodeCheckFrom = uint64_t{1} << 20;
+
+Status check_encode_memory(size_t text_bytes) {
+  if (text_bytes < kEncodeCheckFrom) return Status::ok();
+  return check_memory(static_cast<uint64_t>(text_bytes) * Tokenizer::kEncodeBytesPerTextByte,
+                      strfmt("tokenizing %llu bytes of text", static_cast<unsigned long long>(text_bytes)),
+                      "send a shorter text");
+}
+
+}  // namespace
+
 Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_special, bool parse_special) const {
+  OX_TRY(check_encode_memory(text.size()));
   std::vector<Fragment> fragments;
   if (text.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     impl_->splitter->split(text, parse_special, &fragments);
@@ -184,6 +200,7 @@ Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_s
 
 Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_special,
                                                std::span<const TextRange> literal) const {
+  OX_TRY(check_encode_memory(text.size()));
   std::vector<Fragment> fragments;
   if (text.size() <= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     impl_->splitter->split(text, literal, &fragments);

@@ -35,7 +35,14 @@ class Tokenizer {
   Tokenizer(const Tokenizer&) = delete;
   Tokenizer& operator=(const Tokenizer&) = delete;
 
+  // A bound on the bytes encode() works in per byte of text (SentencePiece: a 16-byte symbol and a
+  // 16-byte queued pair per byte, pair heap regrowth; BPE: the pre-tokenizer's code points, classes
+  // and chunk ends; every family: 4-byte ids, tripled while the vector regrows), checked against
+  // memory_budget() before a large text is split, so a text too large for memory is kTooLarge.
+  static constexpr uint64_t kEncodeBytesPerTextByte = 64;
+
   // add_special: add BOS/EOS (CLS/SEP for WordPiece) as the metadata or the family default says.
+  // kTooLarge for a text whose tokenization would not fit in memory (kEncodeBytesPerTextByte).
   // parse_special: control-token texts in `text` ("<|im_start|>") become those tokens; user-defined
   // tokens are always recognised. Any bytes are accepted; invalid UTF-8 is tokenized the way
   // llama.cpp does (byte fallback for SentencePiece, U+FFFD for the code-point based families).
