@@ -494,6 +494,17 @@ for (const mode of ['isolated', 'plain']) {
       assert.equal(r, expectedText);
     });
 
+    test('a text too large to tokenize in wasm memory rejects with too_large, and the engine goes on', T, async () => {
+      await inEngine(page, (engine) => engine.load('/models/stories260K.gguf'));
+      // 100 MiB of text: the tokenizer's working memory (64 bytes per byte) is above what the 4 GiB
+      // heap can grow to, so the check refuses it before tokenizing (an abort of the instance before).
+      const big = await rejection(page, (engine) => engine.tokenize('x'.repeat(100 * 2 ** 20)));
+      assert.equal(big?.code, 'too_large', JSON.stringify(big));
+      assert.match(big.message, /^tokenizing 104857600 bytes of text needs 6\.25 GiB but only [\d.]+ GiB of memory is available .*send a shorter text/);
+      const ids = await inEngine(page, (engine) => engine.tokenize('Once upon a time'));
+      assert.ok(ids.length > 2, JSON.stringify(ids));
+    });
+
     test('chatTemplate overrides the model\'s by built-in name or Jinja; an unknown name rejects listing them', T, async () => {
       const r = await inEngine(page, async (engine) => {
         const byName = await engine.load('/models/stories260K.gguf', { chatTemplate: 'chatml' });
