@@ -345,7 +345,7 @@ class JsEngine {
   }
 
   val apply_chat_template(val messages_js, bool add_generation_prompt) {
-    Result<std::string> messages_json = string_from_js(messages_js, "applyChatTemplate: messages");
+    Result<std::string> messages_json = json_from_js(messages_js, "applyChatTemplate: messages");
     if (!messages_json.ok()) return error_object(messages_json.status());
     Result<std::string> text = engine_.apply_chat_template(messages_json.value(), add_generation_prompt);
     if (!text.ok()) return error_object(text.status());
@@ -355,7 +355,7 @@ class JsEngine {
   }
 
   val chat_prompt(val messages_js, bool add_generation_prompt) {
-    Result<std::string> messages_json = string_from_js(messages_js, "chatPrompt: messages");
+    Result<std::string> messages_json = json_from_js(messages_js, "chatPrompt: messages");
     if (!messages_json.ok()) return error_object(messages_json.status());
     Result<std::vector<int32_t>> ids = engine_.chat_prompt(messages_json.value(), add_generation_prompt);
     if (!ids.ok()) return error_object(ids.status());
@@ -367,9 +367,9 @@ class JsEngine {
   // tools_json: {tools, tool_choice, parallel_tool_calls}; the next begin() constrains and parses
   // its reply for tool calls (step results then carry message_deltas, and message when done).
   val chat_prompt_tools(val messages_js, val tools_js) {
-    Result<std::string> messages_json = string_from_js(messages_js, "chatPromptTools: messages");
+    Result<std::string> messages_json = json_from_js(messages_js, "chatPromptTools: messages");
     if (!messages_json.ok()) return error_object(messages_json.status());
-    Result<std::string> tools_json = string_from_js(tools_js, "chatPromptTools: tools");
+    Result<std::string> tools_json = json_from_js(tools_js, "chatPromptTools: tools");
     if (!tools_json.ok()) return error_object(tools_json.status());
     Result<std::vector<int32_t>> ids = engine_.chat_prompt_with_tools(messages_json.value(), tools_json.value());
     if (!ids.ok()) return error_object(ids.status());

@@ -32,6 +32,13 @@ Result<std::string> string_from_js(const val& v, std::string_view what) {
   return v.as<std::string>();
 }
 
+Result<std::string> json_from_js(const val& v, std::string_view what) {
+  OX_ASSIGN_OR_RETURN(std::string text, string_from_js(v, what));
+  OX_TRY(check_copy(kJsonWorkingBytesPerByte * text.size(), what, "bytes of JSON to parse and render",
+                    static_cast<double>(text.size())));
+  return text;
+}
+
 Result<std::vector<int32_t>> tokens_from_js(const val& v, std::string_view what) {
   if (v.isUndefined() || v.isNull()) return std::vector<int32_t>{};
   const val length = v["length"];

@@ -18,6 +18,13 @@ namespace ox::web {
 // when it (at most 3 UTF-8 bytes per UTF-16 unit) and embind's staging copy do not both fit.
 Result<std::string> string_from_js(const emscripten::val& v, std::string_view what);
 
+// A JSON text from JS (chat messages, tool definitions) to be parsed and rendered: string_from_js,
+// and kTooLarge unless kJsonWorkingBytesPerByte times its bytes fit too. nlohmann-json's tree of a
+// text of many small values takes up to ~12 bytes per byte of it (a 32-byte node per number or
+// short string, a map entry per key), and a rendered prompt is about as long again: 16 bounds both.
+constexpr uint64_t kJsonWorkingBytesPerByte = 16;
+Result<std::string> json_from_js(const emscripten::val& v, std::string_view what);
+
 // An Int32Array or array of numbers as token ids (undefined / null: none); kInvalidArgument for a
 // value without an integer length, kTooLarge when its ids do not fit in memory.
 Result<std::vector<int32_t>> tokens_from_js(const emscripten::val& v, std::string_view what);
