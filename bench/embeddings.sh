@@ -7,7 +7,8 @@
 # median of R runs, the two engines' runs alternating.
 # Usage: bench/embeddings.sh [-t THREADS] [-r RUNS] [--type TYPE] [--shapes bge-small,bge-base]
 #   needs build/native/bin/oxidize and llama.cpp (bench/build_llama_cpp.sh build/llama.cpp; LLAMA=DIR
-#   for another build)
+#   for another build); OXIDIZE_BIN=PATH times another oxidize binary (an older build, for a
+#   before/after pair of runs under the same load)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 threads=$(nproc); runs=5; type=F32; shapes=bge-small,bge-base
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
 done
 llama=${LLAMA:-build/llama.cpp}
 shared=${OXIDIZE_SHARED:-../shared}
-oxidize=build/native/bin/oxidize
+oxidize=${OXIDIZE_BIN:-build/native/bin/oxidize}
 [ -x "$oxidize" ] || { echo "no $oxidize: cmake --build build/native --target oxidize" >&2; exit 1; }
 [ -d "$llama/build/bin" ] || { echo "no llama.cpp build at $llama: bench/build_llama_cpp.sh $llama" >&2; exit 1; }
 tmp=$(mktemp -d)

@@ -56,6 +56,10 @@ struct KernelTable {
   // tokens of several sequences (OpContext::one_token_bits), so a sequence decodes to the same
   // tokens whatever shares its step. Null: matmul runs the one-token path per token instead.
   GemmFn gemm_few[kDTypeCount] = {};
+  // gemm_wide[W]: a product of many tokens free to sum each cell in another order than vec_dot[W]
+  // (within float rounding of it), for passes with no one-token path to agree with bit for bit: an
+  // encoder's embedding pass (OpContext::order_free). Null: matmul takes gemm[W] there too.
+  GemmFn gemm_wide[kDTypeCount] = {};
   // to_float[W]: rows of format W to f32 (what attention reads of an F16, BF16 or quantized KV
   // cache, one tile of positions at a time). Exact conversions, so every ISA gives the reference's bits.
   ToFloatFn to_float[kDTypeCount] = {};

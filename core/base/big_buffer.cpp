@@ -52,6 +52,12 @@ BigBuffer& BigBuffer::operator=(BigBuffer&& other) noexcept {
 
 BigBuffer::~BigBuffer() { release(); }
 
+void BigBuffer::touch_pages() {
+  constexpr size_t kPage = 4096;  // the smallest page: every page of any size gets a write
+  volatile uint8_t* p = data_;
+  for (size_t i = 0; i < size_; i += kPage) p[i] = 0;
+}
+
 void BigBuffer::release() {
   if (data_ == nullptr) return;
 #ifdef OX_BIG_BUFFER_MMAP

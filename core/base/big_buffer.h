@@ -26,6 +26,9 @@ class BigBuffer {
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Makes every page resident (a zero written to each, where there is one already), so the first
+  // pass that fills the buffer does not stop for page faults (each a 2 MB zeroing under THP).
+  void touch_pages();
 
  private:
   void release();

@@ -80,6 +80,11 @@ class KvCache {
   uint64_t k_row_bytes() const { return k_row_bytes_; }  // one position, every head
   uint64_t v_row_bytes() const { return v_row_bytes_; }
   uint64_t bytes() const { return k_.size() + v_.size() + rs_.bytes(); }
+  // Faults in every page of the keys and values (BigBuffer::touch_pages) ahead of the first pass.
+  void touch_pages() {
+    k_.touch_pages();
+    v_.touch_pages();
+  }
   // Rows per sequence of layer `layer`: n_ctx, or fewer for a sliding-window layer.
   int64_t layer_rows(int layer) const { return rows_[static_cast<size_t>(layer)]; }
   bool has_sliding() const { return !shape_.sliding.empty(); }

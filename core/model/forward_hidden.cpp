@@ -41,7 +41,11 @@ Status Model::forward_hidden(ForwardState& st, std::span<const BatchToken> batch
   }
   st.kv.make_room(0, 0, n);
   st.hidden_output = true;
+  // An encoder's products may sum in any order (KernelTable::gemm_wide): no one-token decode of it
+  // has to agree with this pass bit for bit. A decoder's embedding pass keeps its decode's bits.
+  st.ops.order_free = !spec_.causal_attention;
   forward_(*this, st, batch, hidden);
+  st.ops.order_free = false;
   st.hidden_output = false;
   st.kv.set_n_pos(0, 0);  // nothing is kept
   return Status::ok();

@@ -29,6 +29,8 @@ constexpr int64_t kMinDecodeChunkRows = 32;
 // while it sits in L2 (64 rows of a 4096-wide Q4_K matrix: 144 KB), so the weights stream from
 // memory once per step even where each token takes the one-token path on its own.
 constexpr int64_t kOneTokenBitsRows = 64;
+// The widest token panel of a gemm_wide kernel (AVX-512's 32 tokens; AVX2's 16 divide it).
+constexpr int64_t kWidePanelTokens = 32;
 }  // namespace
 
 void parallel_for_work(OpContext& ctx, int64_t work, FunctionRef<void(int, int)> fn) {
@@ -97,13 +99,15 @@ void product_rows_one_token_bits(const kernels::KernelTable& k, const MatmulOutp
   }
 }
 
-// Rows [b, e) of one product, all tokens: tiles through gemm, or vec_dot per (row, token).
+// Rows [b, e) of one product, all tokens: tiles through gemm (gemm_wide where the pass is
+// order-free and the table has one), or vec_dot per (row, token).
 void product_rows(const kernels::KernelTable& k, const MatmulOutput& o, const uint8_t* act, uint64_t act_row_bytes,
-                  int64_t n_tokens, int64_t b, int64_t e) {
+                  int64_t n_tokens, int64_t b, int64_t e, bool order_free) {
   const Tensor& w = *o.w;
   const uint32_t wt = static_cast<uint32_t>(w.type);
   const int64_t cols = w.cols;
-  const kernels::GemmFn gemm = k.gemm[wt];
+  const kernels::GemmFn wide = order_free ? k.gemm_wide[wt] : nullptr;
+  const kernels::GemmFn gemm = wide != nullptr ? wide : k.gemm[wt];
   if (gemm == nullptr) {
     const VecDotFn dot = k.vec_dot[wt];
     for (int64_t r = b; r < e; ++r) {
@@ -118,8 +122,12 @@ void product_rows(const kernels::KernelTable& k, const MatmulOutput& o, const ui
   // times, few enough that they stay in L2 while the rows stream past them. Each call covers the
   // thread's whole row range, so a kernel prepares (splits, packs) the activations once per pass;
   // the kernels block their rows themselves.
-  const int64_t token_chunk =
-      std::max<int64_t>(1, std::min<int64_t>(n_tokens, static_cast<int64_t>(kActChunkBytes / act_row_bytes)));
+  // The wide kernels pack tokens into panels of up to kWidePanelTokens: whole panels per pass
+  // (a 3072-wide F32 row makes 21 tokens of kActChunkBytes, which would leave a third of each
+  // panel empty), even where that passes kActChunkBytes.
+  int64_t token_chunk = static_cast<int64_t>(kActChunkBytes / act_row_bytes);
+  if (wide != nullptr) token_chunk = std::max(kWidePanelTokens, token_chunk / kWidePanelTokens * kWidePanelTokens);
+  token_chunk = std::max<int64_t>(1, std::min(n_tokens, token_chunk));
   for (int64_t t0 = 0; t0 < n_tokens; t0 += token_chunk) {
     const int64_t nt = std::min(token_chunk, n_tokens - t0);
     const uint8_t* a = act + static_cast<uint64_t>(t0) * act_row_bytes;
@@ -203,7 +211,7 @@ void matmul_many(OpContext& ctx, std::span<const MatmulOutput> outs, const float
           if (one_token_bits) {
             product_rows_one_token_bits(k, o, act, act_row_bytes, n_tokens, rb, re);
           } else {
-            product_rows(k, o, act, act_row_bytes, n_tokens, rb, re);
+            product_rows(k, o, act, act_row_bytes, n_tokens, rb, re, ctx.order_free);
           }
         }
         first += granules;

@@ -36,6 +36,9 @@ struct OpContext {
   // slots): every product gives each token the bits it gets alone (KernelTable::gemm_few), where
   // the tile kernels of a larger batch sum in another order. Model::forward_batch sets it.
   bool one_token_bits = false;
+  // Set for a pass whose products may sum in any order (KernelTable::gemm_wide): an encoder's
+  // embedding pass, which no one-token decode has to agree with. Model::forward_hidden sets it.
+  bool order_free = false;
 };
 
 // Runs fn on the pool, or inline on the calling thread when `work` (multiply-adds or similar) is too

@@ -32,9 +32,11 @@ struct EmbedderOptions {
   Numerics numerics = Numerics::kF32;
   // One forward pass of a single token at creation, as llama.cpp's tools warm up a context
   // (common_init_from_params): the weights' pages (a mapped file's) are faulted in and the kernels'
-  // scratch is allocated there, not in the first request's time.
+  // scratch is allocated there, and a KV cache of up to kTouchedCacheBytes is made resident
+  // (KvCache::touch_pages), not in the first request's time.
   bool warmup = true;
   static constexpr int kDefaultMaxContext = 8192;
+  static constexpr uint64_t kTouchedCacheBytes = uint64_t{256} << 20;
 };
 
 struct EmbedParams {

@@ -121,6 +121,7 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #define _mm256_maskz_loadu_epi16(k, p) ox::kernels::emu::maskz_loadu_epi16(k, p)
 #define _mm512_mask_storeu_ps(p, k, v) ox::kernels::emu::mask_storeu_ps(p, k, v)
 #define _mm512_shuffle_i64x2(a, b, imm) simde_mm512_shuffle_i64x2(a, b, imm)
+#define _mm512_shuffle_f32x4(a, b, imm) simde_mm512_shuffle_f32x4(a, b, imm)
 #define _cvtsh_ss(h) ox::fp16_to_f32(h)
 #undef _mm256_sign_epi8
 #define _mm256_sign_epi8(a, b) ox::kernels::emu::sign_epi8(a, b)

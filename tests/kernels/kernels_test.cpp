@@ -406,7 +406,10 @@ struct GemmCase {
   int64_t n, n_rows, n_tokens;
 };
 
-void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g) {
+// `slot`: the table's gemm (default) or another slot of the same contract (gemm_wide).
+void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g, const GemmFn* slot = nullptr,
+                const char* what = "gemm") {
+  const GemmFn gemm = (slot != nullptr ? slot : t.gemm)[id(c.w)];
   const DType a = quant_traits(c.w).vec_dot_type;
   const uint64_t row_bytes = dtype_row_bytes(c.w, c.n), act_bytes = dtype_row_bytes(a, c.n);
   const uint64_t w_stride = row_bytes + 7, a_stride = act_bytes + 3;  // odd strides: unaligned rows
@@ -423,11 +426,11 @@ void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g) {
   const int64_t y_stride = c.n_rows + 3;
   const float kUntouched = -12345.5f;
   std::vector<float> y(static_cast<size_t>(y_stride * c.n_tokens), kUntouched);
-  t.gemm[id(c.w)](c.n, wm.data(), w_stride, c.n_rows, am.data(), a_stride, c.n_tokens, y.data(), y_stride);
+  gemm(c.n, wm.data(), w_stride, c.n_rows, am.data(), a_stride, c.n_tokens, y.data(), y_stride);
   for (int64_t k = 0; k < c.n_tokens; ++k) {
     for (int64_t r = 0; r < y_stride; ++r) {
       const float got = y[static_cast<size_t>(k * y_stride + r)];
-      const std::string where = label(t, c.w, c.n, "gemm") + " rows=" + std::to_string(c.n_rows) +
+      const std::string where = label(t, c.w, c.n, what) + " rows=" + std::to_string(c.n_rows) +
                                 " tokens=" + std::to_string(c.n_tokens) + " cell (" + std::to_string(r) + ", " +
                                 std::to_string(k) + ")";
       if (r >= c.n_rows) {
@@ -483,6 +486,37 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
     check_gemm(table(), {w, is_float_format(w) ? 4099 : 9216, 19, 3}, Mode::kRealistic, g);
     check_gemm(table(), {w, is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2), 11, 1}, Mode::kRealistic, g);  // one token: the decode kernels
     if (HasFatalFailure()) return;
+  }
+}
+
+// gemm_wide (encoders' order-free products): token counts around the outer-product panels (AVX2
+// 16 tokens and their 8-token half, AVX-512 32 and 16) and the few-token fallback, rows around the
+// 6- and 12-row tiles and their smaller tail tiles, long rows; within the reference's rounding.
+TEST_P(KernelTableTest, WideGemmMatchesReference) {
+  Gen g(9753);
+  int formats = 0;
+  for (DType w : kWeightFormats) {
+    if (table().gemm_wide[id(w)] == nullptr) continue;
+    ++formats;
+    for (int64_t n : {7, 64, 200}) {
+      for (int64_t rows : {1, 2, 3, 5, 6, 7, 11, 12, 13, 17, 25, 37}) {
+        for (int64_t tokens : {1, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 49, 65}) {
+          check_gemm(table(), {w, n, rows, tokens}, Mode::kRealistic, g, table().gemm_wide, "gemm_wide");
+          if (HasFatalFailure()) return;
+        }
+      }
+      check_gemm(table(), {w, n, 13, 33}, Mode::kExtreme, g, table().gemm_wide, "gemm_wide");
+      check_gemm(table(), {w, n, 12, 16}, Mode::kZero, g, table().gemm_wide, "gemm_wide");
+    }
+    check_gemm(table(), {w, 3072, 19, 70}, Mode::kRealistic, g, table().gemm_wide, "gemm_wide");  // a BERT FFN row
+    check_gemm(table(), {w, 4099, 12, 40}, Mode::kRealistic, g, table().gemm_wide, "gemm_wide");
+    if (HasFatalFailure()) return;
+  }
+  const std::string isa = table().isa;
+  if (isa == "avx2" || isa == "avx512" || isa == "avx512-emulated") {
+    EXPECT_GT(formats, 0) << isa << " has a wide F32 product";
+  } else if (isa == "scalar") {
+    EXPECT_EQ(formats, 0) << "the scalar table has no gemm_wide";
   }
 }
 

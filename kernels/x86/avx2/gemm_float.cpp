@@ -1,8 +1,10 @@
-// AVX2 gemm[F32]: F32 weights against f32 activations, the dot-product tile of
-// kernels/x86/gemm_float_tile.h with 1 row x 3 tokens (12 ymm accumulators), for every call, one token
-// included: vec_dot_f32's bits. Reference: vec_dot_f32_f32, per cell.
+// AVX2 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
+// kernels/x86/gemm_float_tile.h with 1 row x 3 tokens (12 ymm accumulators), for every call, one
+// token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
+// tile of kernels/x86/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/util.h"
+#include "kernels/x86/gemm_float_outer.h"
 #include "kernels/x86/gemm_float_tile.h"
 
 namespace ox::kernels::avx2 {
@@ -22,12 +24,59 @@ struct GemmVec {
   static void pin(Reg& v) { asm("" : "+x"(v)); }
 };
 
+// The outer-product tile's vectors (gemm_float_outer.h).
+struct OuterVec {
+  static constexpr int kLanes = 8;
+  using Reg = __m256;
+  static Reg zero() { return _mm256_setzero_ps(); }
+  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm256_set1_ps(x); }
+  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg loadu(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
+  // 8 x 8: pairs of rows interleaved, then quads (u[4g + c] holds, in 128-bit lane l, column
+  // 4l + c of rows 4g..4g+3), then the 128-bit lanes of rows 0-3 and 4-7 paired.
+  static void transpose(Reg r[8]) {
+    Reg t[8], u[8];
+    for (int g = 0; g < 2; ++g) {
+      t[4 * g + 0] = _mm256_unpacklo_ps(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 1] = _mm256_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 2] = _mm256_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]);
+      t[4 * g + 3] = _mm256_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+    }
+    for (int g = 0; g < 2; ++g) {
+      u[4 * g + 0] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+      u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+      u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+      u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+      r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+  }
+};
+
+// gemm_wide[F32]: outer-product tiles of 6 rows x 16 tokens (12 ymm accumulators) over packed
+// activation panels; fewer than 4 tokens take the dot-product tile (an 8-token panel would mostly
+// multiply zeros). Reference: vec_dot_f32_f32 within float rounding (each cell sums in index order).
+void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens < 4) {
+    x86::f32_gemm<GemmVec, 1, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  x86::outer_gemm<OuterVec, 6, 16>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+}
+
 }  // namespace
 
-// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size.
+// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size. gemm_wide: the
+// outer-product tiles, for encoders' embedding passes only (KernelTable::gemm_wide).
 void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
+  t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
 }
 
 }  // namespace ox::kernels::avx2

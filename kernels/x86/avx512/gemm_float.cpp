@@ -1,8 +1,10 @@
-// AVX-512 gemm[F32]: F32 weights against f32 activations, the dot-product tile of
+// AVX-512 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
 // kernels/x86/gemm_float_tile.h with 2 rows x 3 tokens (24 zmm accumulators), for every call, one
-// token included: vec_dot_f32's bits. Reference: vec_dot_f32_f32, per cell.
+// token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
+// tile of kernels/x86/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
+#include "kernels/x86/gemm_float_outer.h"
 #include "kernels/x86/gemm_float_tile.h"
 
 namespace ox::kernels::avx512 {
@@ -30,12 +32,66 @@ struct GemmVec {
   }
 };
 
+// The outer-product tile's vectors (gemm_float_outer.h).
+struct OuterVec {
+  static constexpr int kLanes = 16;
+  using Reg = __m512;
+  static Reg zero() { return _mm512_setzero_ps(); }
+  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm512_set1_ps(x); }
+  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static Reg loadu(const uint8_t* p) { return _mm512_loadu_ps(p); }
+  // 16 x 16: pairs of rows interleaved, then quads, then 128-bit lanes across rows four apart.
+  // After the second step u[4g + c] holds, in 128-bit lane l, column 4l + c of rows 4g..4g+3.
+  static void transpose(Reg r[16]) {
+    Reg t[16], u[16];
+    for (int g = 0; g < 4; ++g) {
+      t[4 * g + 0] = _mm512_unpacklo_ps(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 1] = _mm512_unpackhi_ps(r[4 * g], r[4 * g + 1]);
+      t[4 * g + 2] = _mm512_unpacklo_ps(r[4 * g + 2], r[4 * g + 3]);
+      t[4 * g + 3] = _mm512_unpackhi_ps(r[4 * g + 2], r[4 * g + 3]);
+    }
+    for (int g = 0; g < 4; ++g) {
+      u[4 * g + 0] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0x44);
+      u[4 * g + 1] = _mm512_shuffle_ps(t[4 * g], t[4 * g + 2], 0xEE);
+      u[4 * g + 2] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0x44);
+      u[4 * g + 3] = _mm512_shuffle_ps(t[4 * g + 1], t[4 * g + 3], 0xEE);
+    }
+    for (int c = 0; c < 4; ++c) {
+      // Lanes 0 and 2 (0x88) or 1 and 3 (0xDD) of rows 0-7, then of rows 8-15, then merged.
+      const Reg even_lo = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88);
+      const Reg even_hi = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88);
+      const Reg odd_lo = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
+      const Reg odd_hi = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
+      r[c] = _mm512_shuffle_f32x4(even_lo, even_hi, 0x88);
+      r[8 + c] = _mm512_shuffle_f32x4(even_lo, even_hi, 0xDD);
+      r[4 + c] = _mm512_shuffle_f32x4(odd_lo, odd_hi, 0x88);
+      r[12 + c] = _mm512_shuffle_f32x4(odd_lo, odd_hi, 0xDD);
+    }
+  }
+};
+
+// gemm_wide[F32]: outer-product tiles of 12 rows x 32 tokens (24 zmm accumulators) over packed
+// activation panels; fewer than 8 tokens take the dot-product tile (a 16-token panel would mostly
+// multiply zeros). Reference: vec_dot_f32_f32 within float rounding (each cell sums in index order).
+void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens < 8) {
+    x86::f32_gemm<GemmVec, 2, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  x86::outer_gemm<OuterVec, 12, 32>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+}
+
 }  // namespace
 
-// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size.
+// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size. gemm_wide: the
+// outer-product tiles, for encoders' embedding passes only (KernelTable::gemm_wide).
 void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
+  t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
 }
 
 }  // namespace ox::kernels::avx512

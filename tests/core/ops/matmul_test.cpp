@@ -70,23 +70,26 @@ TEST(Matmul, EveryTableAndThreadCountMatchesFloat64) {
           const std::vector<float> x = random_input(tokens * cols, 11);
           const std::vector<float> xa = as_activations(type, x, cols);
           for (int threads : {1, 2, 3}) {
-            ThreadPool pool(threads);
-            OpContext ctx;
-            ctx.kernels = table;
-            ctx.pool = &pool;
-            std::vector<float> y(static_cast<size_t>(rows * tokens), NAN);
-            matmul(ctx, m.t, x.data(), tokens, y.data());
-            for (int64_t t = 0; t < tokens; ++t) {
-              for (int64_t r = 0; r < rows; ++r) {
-                double want = 0, mag = 0;
-                for (int64_t c = 0; c < cols; ++c) {
-                  const double p = static_cast<double>(w[r * cols + c]) * xa[t * cols + c];
-                  want += p;
-                  mag += std::fabs(p);
+            for (bool order_free : {false, true}) {  // true: gemm_wide where a table has one
+              ThreadPool pool(threads);
+              OpContext ctx;
+              ctx.kernels = table;
+              ctx.pool = &pool;
+              ctx.order_free = order_free;
+              std::vector<float> y(static_cast<size_t>(rows * tokens), NAN);
+              matmul(ctx, m.t, x.data(), tokens, y.data());
+              for (int64_t t = 0; t < tokens; ++t) {
+                for (int64_t r = 0; r < rows; ++r) {
+                  double want = 0, mag = 0;
+                  for (int64_t c = 0; c < cols; ++c) {
+                    const double p = static_cast<double>(w[r * cols + c]) * xa[t * cols + c];
+                    want += p;
+                    mag += std::fabs(p);
+                  }
+                  ASSERT_NEAR(y[t * rows + r], want, 1e-5 * mag + 1e-6)
+                      << table->isa << " " << dtype_name(type) << " rows " << rows << " tokens " << tokens << " threads "
+                      << threads << " order_free " << order_free << " cell " << r << "," << t;
                 }
-                ASSERT_NEAR(y[t * rows + r], want, 1e-5 * mag + 1e-6)
-                    << table->isa << " " << dtype_name(type) << " rows " << rows << " tokens " << tokens << " threads "
-                    << threads << " cell " << r << "," << t;
               }
             }
           }
@@ -183,6 +186,44 @@ TEST(Matmul, OneTokenBitsGiveEachTokenItsSoloBits) {
       }
     }
   }
+}
+
+// OpContext::order_free hands F32 products to gemm_wide (here a stand-in that records its calls and
+// writes a marker), in calls of whole 32-token panels but the last; unset, gemm keeps them, with
+// the bits of the table's own gemm.
+std::vector<int64_t> g_wide_calls;  // n_tokens of each call
+void marking_wide_gemm(int64_t, const uint8_t*, uint64_t, int64_t n_rows, const uint8_t*, uint64_t, int64_t n_tokens,
+                       float* y, int64_t y_stride) {
+  g_wide_calls.push_back(n_tokens);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t r = 0; r < n_rows; ++r) y[t * y_stride + r] = 1234.5f;
+  }
+}
+
+TEST(Matmul, OrderFreeTakesGemmWide) {
+  const int64_t cols = 3072, rows = 40, tokens = 70;  // 21 tokens of kActChunkBytes: chunks of 32
+  const Matrix m = random_matrix(DType::F32, rows, cols, 51);
+  const std::vector<float> x = random_input(tokens * cols, 52);
+  const kernels::KernelTable& best = kernels::best_kernels();
+  kernels::KernelTable marked = best;
+  marked.gemm_wide[static_cast<uint32_t>(DType::F32)] = marking_wide_gemm;
+  ThreadPool pool(1);
+  OpContext ctx;
+  ctx.pool = &pool;
+  std::vector<float> want(static_cast<size_t>(rows * tokens), NAN), got(want.size(), NAN);
+  ctx.kernels = &best;
+  matmul(ctx, m.t, x.data(), tokens, want.data());
+  ctx.kernels = &marked;
+  g_wide_calls.clear();
+  matmul(ctx, m.t, x.data(), tokens, got.data());
+  EXPECT_TRUE(g_wide_calls.empty()) << "gemm_wide taken without order_free";
+  for (size_t j = 0; j < got.size(); ++j) {
+    ASSERT_EQ(test::float_bits(got[j]), test::float_bits(want[j])) << best.isa << " cell " << j;
+  }
+  ctx.order_free = true;
+  matmul(ctx, m.t, x.data(), tokens, got.data());
+  EXPECT_EQ(g_wide_calls, (std::vector<int64_t>{32, 32, 6}));
+  for (size_t j = 0; j < got.size(); ++j) ASSERT_EQ(got[j], 1234.5f) << "cell " << j;
 }
 
 TEST(Matmul, ManyEqualsSeparateCalls) {

@@ -1,0 +1,166 @@
+// gemm_wide[F32] for AVX2 and AVX-512 (kernels/x86/{avx2,avx512}/gemm_float.cpp) through a vector
+// type V: V::kLanes, V::Reg, V::zero(), V::load(const float*), V::loadu(const uint8_t*) (any
+// alignment), V::store(float*, Reg), V::splat(float), V::fmadd(a, b, c) (a * b + c, fused) and
+// V::transpose(Reg r[kLanes]) (a kLanes x kLanes transpose: r[j][i] = old r[i][j]).
+// Outer products, not dot products: the call's activations are packed once, k-major, into panels
+// of kTok tokens (panel[k * kTok + t], zero past the last token), and a register tile of R weight
+// rows x kTok tokens (R * kTok / kLanes accumulators) takes, per k, kTok / kLanes loads of the panel
+// and R broadcasts of weights read straight from the rows, with no horizontal sums. Each cell sums
+// its products in index order, one fused multiply-add per k: not vec_dot_f32's order (four
+// accumulators of kLanes columns each), so the results differ from it by float rounding. That is
+// why this is KernelTable::gemm_wide, taken only by passes with no one-token path to agree with
+// (OpContext::order_free: encoders' embedding passes); reference: vec_dot_f32_f32 within rounding.
+// Loop order: a block of R rows stays in L1 while every token panel of the call (kept in L2 by
+// matmul's token chunks) passes it, so each weight is read from memory once per call.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/base/status.h"
+
+namespace ox::kernels::x86 {
+
+// Every template here takes the ISA's vector type V, which lives in an anonymous namespace: each
+// ISA's file gets its own instantiations (a shared COMDAT one, built with AVX-512 flags, could
+// otherwise reach a caller on a CPU without AVX-512).
+
+// Packs tokens [0, nt) (nt <= kTok) of n floats each, rows `a_stride` bytes apart (any alignment),
+// into panel[k * kTok + t]; lanes past nt are zero. Square blocks of kLanes tokens x kLanes columns
+// go through registers (V::transpose); a scalar copy, whose every store lands on another line of a
+// panel larger than L1, made packing a third of the product's time.
+template <class V, int kTok>
+inline void pack_panel(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t nt, float* panel) {
+  constexpr int L = V::kLanes;
+  if (nt < kTok) {
+    for (int64_t i = 0; i < n * kTok; ++i) panel[i] = 0.0f;
+  }
+  for (int64_t t0 = 0; t0 < nt; t0 += L) {
+    const int count = static_cast<int>(nt - t0 < L ? nt - t0 : L);
+    const uint8_t* rows[L];
+    for (int i = 0; i < count; ++i) rows[i] = a + static_cast<uint64_t>(t0 + i) * a_stride;
+    int64_t k = 0;
+    for (; k + L <= n; k += L) {
+      const uint64_t off = static_cast<uint64_t>(k) * sizeof(float);
+      typename V::Reg r[L];
+      for (int i = 0; i < L; ++i) r[i] = i < count ? V::loadu(rows[i] + off) : V::zero();
+      V::transpose(r);  // r[j][i] = token t0 + i's column k + j
+      for (int j = 0; j < L; ++j) V::store(panel + (k + j) * kTok + t0, r[j]);
+    }
+    for (; k < n; ++k) {
+      for (int i = 0; i < count; ++i) {
+        std::memcpy(&panel[k * kTok + t0 + i], rows[i] + static_cast<uint64_t>(k) * sizeof(float), sizeof(float));
+      }
+    }
+  }
+}
+
+// y[t * y_stride + r] for R rows (w[r]: n floats each, any alignment) x the first nt (<= kTok)
+// tokens of a panel.
+template <class V, int R, int kTok>
+inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, int64_t nt, float* y,
+                       int64_t y_stride) {
+  constexpr int kVecs = kTok / V::kLanes;
+  typename V::Reg acc[R][kVecs];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
+  }
+  const float* p = panel;
+  for (int64_t k = 0; k < n; ++k, p += kTok) {
+    typename V::Reg a[kVecs];
+    for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
+    for (int r = 0; r < R; ++r) {
+      float wk;
+      std::memcpy(&wk, w[r] + k * sizeof(float), sizeof(float));
+      const typename V::Reg b = V::splat(wk);
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
+    }
+  }
+  // Row r's results lie along the tokens: transposed through a small buffer (one store per cell
+  // against n fused multiply-adds).
+  alignas(64) float cells[R][kTok];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVecs; ++v) V::store(&cells[r][v * V::kLanes], acc[r][v]);
+  }
+  for (int64_t t = 0; t < nt; ++t) {
+    for (int r = 0; r < R; ++r) y[t * y_stride + r] = cells[r][t];
+  }
+}
+
+// The packed panels of one thread, grown to the largest call and kept (plain malloc: no std::
+// container whose members would be shared between the ISAs' files).
+template <class V>
+struct PanelScratch {
+  float* p = nullptr;
+  size_t size = 0;
+  PanelScratch() = default;
+  PanelScratch(const PanelScratch&) = delete;
+  PanelScratch& operator=(const PanelScratch&) = delete;
+  ~PanelScratch() { std::free(p); }
+  float* get(size_t count) {
+    if (count > size) {
+      std::free(p);
+      p = static_cast<float*>(std::malloc(count * sizeof(float)));
+      OX_CHECK(p != nullptr);
+      size = count;
+    }
+    return p;
+  }
+};
+
+// Rows [r0, r0 + RR) of w against every panel: tile by tile, the last panel kTok / 2 wide when
+// `half_last`.
+template <class V, int RR, int kTok>
+inline void outer_rows(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t r0, const float* panels,
+                       int64_t n_panels, bool half_last, int64_t n_tokens, float* y, int64_t y_stride) {
+  const uint8_t* rows[RR];
+  for (int r = 0; r < RR; ++r) rows[r] = w + static_cast<uint64_t>(r0 + r) * w_stride;
+  for (int64_t p = 0; p < n_panels; ++p) {
+    const int64_t t0 = p * kTok, nt = n_tokens - t0 < kTok ? n_tokens - t0 : kTok;
+    const float* panel = panels + t0 * n;
+    float* yp = y + t0 * y_stride + r0;
+    if (p == n_panels - 1 && half_last) {
+      outer_tile<V, RR, kTok / 2>(n, rows, panel, nt, yp, y_stride);
+    } else {
+      outer_tile<V, RR, kTok>(n, rows, panel, nt, yp, y_stride);
+    }
+  }
+}
+
+// The whole product: panels of kTok tokens (the last one kTok / 2 wide when that holds what is
+// left), R-row blocks, then the last rows in blocks of R / 2, R / 4, ... down to one.
+template <class V, int R, int kTok>
+inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  static_assert(kTok % (2 * V::kLanes) == 0, "two panel widths: kTok and kTok / 2");
+  constexpr int kHalf = kTok / 2;
+  thread_local PanelScratch<V> scratch;
+  const int64_t n_full = n_tokens / kTok, rest = n_tokens % kTok;
+  const bool half_last = rest > 0 && rest <= kHalf;
+  const int64_t n_panels = n_full + (rest > 0 ? 1 : 0);
+  // Panel p starts at float p * kTok * n (the last one may be half as wide).
+  float* panels = scratch.get(static_cast<size_t>(n * n_panels * kTok));
+  for (int64_t p = 0; p < n_panels; ++p) {
+    const int64_t t0 = p * kTok, nt = n_tokens - t0 < kTok ? n_tokens - t0 : kTok;
+    const uint8_t* src = a + static_cast<uint64_t>(t0) * a_stride;
+    if (p == n_full && half_last) {
+      pack_panel<V, kHalf>(n, src, a_stride, nt, panels + t0 * n);
+    } else {
+      pack_panel<V, kTok>(n, src, a_stride, nt, panels + t0 * n);
+    }
+  }
+  int64_t r = 0;
+  auto blocks = [&]<int RR>() {
+    for (; r + RR <= n_rows; r += RR) {
+      outer_rows<V, RR, kTok>(n, w, w_stride, r, panels, n_panels, half_last, n_tokens, y, y_stride);
+    }
+  };
+  blocks.template operator()<R>();
+  if constexpr (R / 2 >= 1) blocks.template operator()<R / 2>();
+  if constexpr (R / 4 >= 1) blocks.template operator()<R / 4>();
+  if constexpr (R / 8 >= 1) blocks.template operator()<R / 8>();
+  blocks.template operator()<1>();
+}
+
+}  // namespace ox::kernels::x86
