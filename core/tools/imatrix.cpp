@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/base/memory.h"
+
 namespace ox {
 namespace {
 
@@ -136,7 +138,10 @@ Result<ImatrixResult> compute_imatrix(Session& session, std::string_view text, c
   // --process-output needs the output projection of every token, so every row's logits.
   const int logits_from = options.process_output ? 0 : first;
   const bool want_logits = options.process_output || (options.compute_ppl && n_scored > 0);
-  std::vector<float> logits(want_logits ? static_cast<size_t>(n_ctx - logits_from) * n_vocab : 0);
+  const size_t n_logits = want_logits ? static_cast<size_t>(n_ctx - logits_from) * n_vocab : 0;
+  OX_TRY(check_memory(n_logits * sizeof(float),
+                      strfmt("the logits of %d positions x %zu tokens", n_ctx - logits_from, n_vocab), "use a smaller -c"));
+  std::vector<float> logits(n_logits);
   std::vector<int32_t> chunk(static_cast<size_t>(n_ctx));
 
   Collector collector(session.model().file(), options.process_output);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/base/memory.h"
+
 namespace ox {
 
 double NllStats::ppl() const { return count > 0 ? std::exp(nll / static_cast<double>(count)) : 0.0; }
@@ -81,7 +83,10 @@ Result<PerplexityResult> perplexity(Session& session, std::string_view text, con
   const int first = n_ctx / 2;
   const int n_scored = n_ctx - 1 - first;
   const size_t n_vocab = static_cast<size_t>(session.model().hparams().n_vocab);
-  std::vector<float> logits(static_cast<size_t>(n_ctx - first) * n_vocab);  // [n_ctx - first][n_vocab]
+  const size_t n_logits = static_cast<size_t>(n_ctx - first) * n_vocab;
+  OX_TRY(check_memory(n_logits * sizeof(float), strfmt("the logits of %d positions x %zu tokens", n_ctx - first, n_vocab),
+                      "use a smaller -c"));
+  std::vector<float> logits(n_logits);  // [n_ctx - first][n_vocab]
   std::vector<int32_t> chunk(static_cast<size_t>(n_ctx));
 
   for (int c = 0; c < result.n_chunks; ++c) {
