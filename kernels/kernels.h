@@ -37,6 +37,9 @@ using AttnSoftmaxFn = float (*)(float* s, int64_t n, float scale, float* max);
 // Attention's weighted sum of values: acc[d] += sum_j w[j] * v[j * v_stride + d], d < dv, j < n.
 using AttnAccumulateFn = void (*)(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n,
                                   int64_t dv);
+// The same sum over value rows still in a cache type: v row j at v + j * v_row_bytes, dv values.
+using AttnAccumulateRowsFn = void (*)(float* acc, const float* w, const uint8_t* v, uint64_t v_row_bytes, int64_t n,
+                                      int64_t dv);
 
 struct KernelTable {
   const char* isa = "scalar";  // "scalar", "avx2", "avx512", "simd128", "neon", "neon-dotprod"
@@ -74,6 +77,11 @@ struct KernelTable {
   // ox::attn_accumulate_ref (within float rounding), core/base/attention_ref.h.
   AttnSoftmaxFn attn_softmax = nullptr;
   AttnAccumulateFn attn_accumulate = nullptr;
+  // attn_accumulate_rows[V]: attn_accumulate over rows of cache type V read in place, with the bits
+  // of to_float[V] into f32 rows followed by attn_accumulate, so a query row gets the same result
+  // whether attention converts a tile for several rows or reads the cache once for one (decode
+  // without grouped heads). Null: attention converts the tile.
+  AttnAccumulateRowsFn attn_accumulate_rows[kDTypeCount] = {};
 };
 
 namespace scalar {

@@ -135,11 +135,17 @@ void add_sink(const AttentionParams& p, int64_t h, float* max, float* sum, float
   }
 }
 
+// KV head hk's values of position j0 in the cache (the next positions follow kv.v_row_bytes apart).
+const uint8_t* tile_value_rows(const Plan& plan, int hk, int64_t j0) {
+  const KvLayerView& kv = *plan.kv;
+  return kv.v + view_row(kv, j0) * kv.v_row_bytes + static_cast<uint64_t>(hk) * plan.v_head_bytes;
+}
+
 // Values of positions [j0, j0 + n) of KV head hk as f32 rows; *stride receives their row stride.
 const float* tile_values(const Plan& plan, int hk, int64_t j0, int64_t n, const Scratch& s, int64_t* stride) {
   const KvLayerView& kv = *plan.kv;
   const int dv = plan.p->head_dim_v;
-  const uint8_t* values = kv.v + view_row(kv, j0) * kv.v_row_bytes + static_cast<uint64_t>(hk) * plan.v_head_bytes;
+  const uint8_t* values = tile_value_rows(plan, hk, j0);
   if (kv.type_v == DType::F32) {  // read in place
     *stride = static_cast<int64_t>(kv.v_row_bytes / sizeof(float));
     return reinterpret_cast<const float*>(values);
@@ -181,8 +187,11 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
     const int64_t n = std::min(kAttentionTile, hi - j0);
     const int64_t skip = std::max<int64_t>({0, (lo - j0) / 4 * 4, plan.kv->pos_first - j0});
     tile_scores(plan, hk, rows, j0 + skip, n - skip, skip, s);
+    // One row reads the values in place where the table can (no tile to share between rows).
+    const kernels::AttnAccumulateRowsFn accumulate_rows =
+        rows == 1 ? plan.kernels->attn_accumulate_rows[static_cast<uint32_t>(plan.kv->type_v)] : nullptr;
     int64_t v_stride = 0;
-    const float* values = tile_values(plan, hk, j0 + skip, n - skip, s, &v_stride);
+    const float* values = accumulate_rows != nullptr ? nullptr : tile_values(plan, hk, j0 + skip, n - skip, s, &v_stride);
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t pos = pos0 + t0 + r / plan.group;
       // This row's visible part of the tile: [a, b).
@@ -217,7 +226,11 @@ void run_item(const Plan& plan, const float* q, int64_t pos0, int hk, int64_t t0
         s.sum[r] *= shrink;
       }
       s.sum[r] += tile_sum;
-      plan.kernels->attn_accumulate(acc, sc + skip, values, v_stride, b - skip, dv);
+      if (accumulate_rows != nullptr) {
+        accumulate_rows(acc, sc + skip, tile_value_rows(plan, hk, j0 + skip), plan.kv->v_row_bytes, b - skip, dv);
+      } else {
+        plan.kernels->attn_accumulate(acc, sc + skip, values, v_stride, b - skip, dv);
+      }
     }
   }
   for (int64_t r = 0; r < rows; ++r) {

@@ -14,6 +14,22 @@ inline float bf16_scalar(uint16_t h) { return bits_to_f32(static_cast<uint32_t>(
 
 }  // namespace
 
+// Fp16Fast's constants (util.h), read from linear memory for the reason loop_constants is
+// (gemm_tile.cpp): not const, so that neither LLVM nor V8 rebuilds them inside a loop.
+extern v128_t fp16_fast_constants[4];
+v128_t fp16_fast_constants[4] = {
+    wasm_i32x4_const(static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa),
+                     static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa)),
+    wasm_f32x4_const(kFp16Scale, kFp16Scale, kFp16Scale, kFp16Scale),
+    wasm_i16x8_const(0x7C00, 0x7C00, 0x7C00, 0x7C00, 0x7C00, 0x7C00, 0x7C00, 0x7C00),
+    wasm_i32x4_const(0, 0, 0, 0),
+};
+
+Fp16Fast fp16_fast_consts() {
+  const v128_t* k = fp16_fast_constants;
+  return {k[0], k[1], k[2], k[3]};
+}
+
 void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
   const float* x = static_cast<const float*>(vx);
   const float* y = static_cast<const float*>(vy);
@@ -35,12 +51,19 @@ void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
   const uint16_t* y = static_cast<const uint16_t*>(vy);
   const v128_t low = wasm_i32x4_splat(0xFFFF);
+  const Fp16Fast c = fp16_fast_consts();
   v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0;
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const v128_t xv = load(x + i), yv = load(y + i);
-    const v128_t xe = fp16x4_to_f32(wasm_v128_and(xv, low)), ye = fp16x4_to_f32(wasm_v128_and(yv, low));
-    const v128_t xo = fp16x4_to_f32(wasm_u32x4_shr(xv, 16)), yo = fp16x4_to_f32(wasm_u32x4_shr(yv, 16));
+    v128_t xe, ye, xo, yo;
+    if (c.any_special(xv, yv)) {  // an Inf or NaN: the long conversion
+      xe = fp16x4_to_f32(wasm_v128_and(xv, low)), ye = fp16x4_to_f32(wasm_v128_and(yv, low));
+      xo = fp16x4_to_f32(wasm_u32x4_shr(xv, 16)), yo = fp16x4_to_f32(wasm_u32x4_shr(yv, 16));
+    } else {
+      xe = c.even(xv), ye = c.even(yv);
+      xo = c.odd(xv), yo = c.odd(yv);
+    }
     acc0 = wasm_f32x4_add(acc0, wasm_f32x4_mul(xe, ye));
     acc1 = wasm_f32x4_add(acc1, wasm_f32x4_mul(xo, yo));
   }
@@ -75,11 +98,17 @@ void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
 
 void to_float_f16(const void* vx, float* y, int64_t n) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
+  const Fp16Fast c = fp16_fast_consts();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const v128_t h = load(x + i);
-    wasm_v128_store(y + i, fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h)));
-    wasm_v128_store(y + i + 4, fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)));
+    if (c.any_special(h)) {
+      wasm_v128_store(y + i, fp16x4_to_f32(wasm_u32x4_extend_low_u16x8(h)));
+      wasm_v128_store(y + i + 4, fp16x4_to_f32(wasm_u32x4_extend_high_u16x8(h)));
+    } else {
+      wasm_v128_store(y + i, c.low4(h));
+      wasm_v128_store(y + i + 4, c.high4(h));
+    }
   }
   for (; i < n; ++i) y[i] = fp16(x[i]);
 }

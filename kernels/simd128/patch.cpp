@@ -58,6 +58,9 @@ void patch(KernelTable& t) {
   quant(DType::Q8_1, quantize_row_q8_1);
   quant(DType::Q8_K, quantize_row_q8_k);
   t.silu_mul = silu_mul;
+  t.attn_softmax = attn_softmax;
+  t.attn_accumulate = attn_accumulate;
+  t.attn_accumulate_rows[static_cast<uint32_t>(DType::F16)] = attn_accumulate_rows_f16;
 }
 
 }  // namespace ox::kernels::simd128

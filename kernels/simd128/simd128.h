@@ -40,6 +40,11 @@ void quantize_row_q8_k(const float* x, void* y, int64_t n);
 
 // KernelTable::silu_mul; reference ox::silu_mul_ref, bit for bit.
 void silu_mul(float* x, const float* y, int64_t n);
+// KernelTable::attn_softmax / attn_accumulate (attention.cpp); references in core/base/attention_ref.h.
+float attn_softmax(float* s, int64_t n, float scale, float* max);
+void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_stride, int64_t n, int64_t dv);
+void attn_accumulate_rows_f16(float* acc, const float* w, const uint8_t* v, uint64_t v_row_bytes, int64_t n,
+                              int64_t dv);
 
 // Tile kernels (kernels.h GemmFn): gemm_float.cpp, gemm_block32.cpp, gemm_kquant.cpp.
 void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

@@ -73,6 +73,38 @@ static inline v128_t fp16x4_to_f32(v128_t h) {
   return fp16x4_to_f32(h, c);
 }
 
+// The short path for eight finite fp16 values in one vector (an F16 KV cache's keys and values, F16
+// weights): the half's bits moved into f32 position by integer shifts (an arithmetic shift copies
+// the sign over the three exponent bits f32 has in excess), then scaled by 2^112 (exponent bias 15
+// -> 127). The product is exact for every finite half, subnormals included (a subnormal half gives a
+// subnormal f32 operand, rare in activations; see fp16x4_to_f32 for why scales avoid it); Inf and
+// NaN would come out finite, so callers first ask any_special and take fp16x4_to_f32 then.
+// The constants are loop operands read from linear memory (see Fp16Consts): fp16_fast_consts().
+constexpr uint32_t kFp16SignExpMantissa = 0x8FFFE000u;  // sign, 5 + 10 bits of the half, in f32 position
+constexpr float kFp16Scale = 0x1p112f;
+struct Fp16Fast {
+  v128_t sign_exp_mantissa;  // kFp16SignExpMantissa
+  v128_t scale;              // kFp16Scale
+  v128_t exponent;           // 0x7C00 in each u16: the fp16 exponent field
+  v128_t zero;
+  bool any_special(v128_t h) const {  // an Inf or NaN among the eight halves
+    return wasm_v128_any_true(wasm_i16x8_eq(wasm_v128_and(h, exponent), exponent));
+  }
+  bool any_special(v128_t a, v128_t b) const {
+    return wasm_v128_any_true(wasm_v128_or(wasm_i16x8_eq(wasm_v128_and(a, exponent), exponent),
+                                           wasm_i16x8_eq(wasm_v128_and(b, exponent), exponent)));
+  }
+  // The even (low) and odd (high) u16 of each u32 lane of h, as f32.
+  v128_t even(v128_t h) const { return odd(wasm_i32x4_shl(h, 16)); }
+  v128_t odd(v128_t h) const {
+    return wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(h, 3), sign_exp_mantissa), scale);
+  }
+  // Elements 0-3 / 4-7 of h, as f32 (interleaved with zeros: each half in its lane's top 16 bits).
+  v128_t low4(v128_t h) const { return odd(wasm_i16x8_shuffle(zero, h, 0, 8, 1, 9, 2, 10, 3, 11)); }
+  v128_t high4(v128_t h) const { return odd(wasm_i16x8_shuffle(zero, h, 4, 12, 5, 13, 6, 14, 7, 15)); }
+};
+Fp16Fast fp16_fast_consts();
+
 // Four fp16 values from four addresses, each zero-extended into its u32 lane (the input of
 // fp16x4_to_f32): one v128.load16_lane per value, where building the vector from scalars takes
 // a load and a lane insert each.

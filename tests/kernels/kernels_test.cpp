@@ -700,6 +700,91 @@ TEST_P(KernelTableTest, AttnAccumulateMatchesReference) {
   }
 }
 
+// gemm[F16] is what attention scores an F16 cache's keys with: a query's scores must not depend on
+// how many other queries share the call (a prompt's tokens, or one decoded token), or a token's
+// output would change with the batch it was evaluated in. Every tile shape around the kernels'
+// row and token blockings, head sizes with tails, Inf among the keys.
+TEST_P(KernelTableTest, F16GemmGivesEveryTokenItsOneTokenBits) {
+  const GemmFn gemm = table().gemm[id(DType::F16)];
+  if (gemm == nullptr) GTEST_SKIP() << table().isa << " has no F16 gemm";
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t n : {int64_t{7}, int64_t{48}, int64_t{64}, int64_t{100}, int64_t{128}}) {
+    for (int64_t rows : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{9}, int64_t{17}}) {
+      for (int64_t tokens : {int64_t{2}, int64_t{3}, int64_t{5}, int64_t{8}}) {
+        std::vector<uint16_t> w(static_cast<size_t>(rows * n)), a(static_cast<size_t>(tokens * n));
+        for (uint16_t& x : w) x = f32_to_fp16(dist(rng));
+        for (uint16_t& x : a) x = f32_to_fp16(dist(rng));
+        if (rows > 2) w[static_cast<size_t>(2 * n + n / 2)] = 0x7C00;  // +Inf in row 2
+        const auto* wb = reinterpret_cast<const uint8_t*>(w.data());
+        const auto* ab = reinterpret_cast<const uint8_t*>(a.data());
+        std::vector<float> all(static_cast<size_t>(tokens * rows)), one(static_cast<size_t>(rows));
+        gemm(n, wb, 2 * n, rows, ab, 2 * n, tokens, all.data(), rows);
+        for (int64_t t = 0; t < tokens; ++t) {
+          gemm(n, wb, 2 * n, rows, ab + 2 * n * t, 2 * n, 1, one.data(), rows);
+          for (int64_t r = 0; r < rows; ++r) {
+            const float x = all[static_cast<size_t>(t * rows + r)], y = one[static_cast<size_t>(r)];
+            ASSERT_TRUE(float_bits(x) == float_bits(y) || (std::isnan(x) && std::isnan(y)))
+                << table().isa << " n " << n << " rows " << rows << " tokens " << tokens << " cell (" << r << ", " << t
+                << "): " << x << " vs one token " << y;
+          }
+        }
+      }
+    }
+  }
+}
+
+// attn_accumulate_rows[V] (values read from the cache in place): the bits of the same table's
+// to_float[V] into f32 rows then attn_accumulate, which attention uses when several query rows
+// share a tile, so a row's output does not depend on which path served it. Value rows at a byte
+// stride, head sizes with SIMD tails, random halves (subnormals among them) and a few Inf / NaN.
+TEST_P(KernelTableTest, AttnAccumulateRowsGivesTheBitsOfConvertThenAccumulate) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  int filled = 0;
+  for (uint32_t type = 0; type < kDTypeCount; ++type) {
+    const kernels::AttnAccumulateRowsFn rows_fn = table().attn_accumulate_rows[type];
+    if (rows_fn == nullptr) continue;
+    ++filled;
+    const DType d = static_cast<DType>(type);
+    for (int64_t dv : {int64_t{4}, int64_t{8}, int64_t{40}, int64_t{48}, int64_t{64}, int64_t{75}, int64_t{128}}) {
+      for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{64}, int64_t{200}}) {
+        for (bool specials : {false, true}) {
+          const uint64_t row_bytes = dtype_row_bytes(d, dv) + 6;
+          Bytes v(static_cast<uint64_t>(n) * row_bytes);
+          std::vector<float> row(static_cast<size_t>(dv));
+          for (int64_t j = 0; j < n; ++j) {
+            for (float& x : row) x = dist(rng) * (rng() % 8 == 0 ? 1e-6f : 1.0f);  // some subnormal halves
+            quant_traits(d).from_float_ref(row.data(), v.data() + static_cast<uint64_t>(j) * row_bytes, dv);
+          }
+          if (specials && d == DType::F16) {
+            const uint16_t inf = 0x7C00, nan = 0x7E01;
+            std::memcpy(v.data() + 2 * (dv / 2), &inf, 2);
+            std::memcpy(v.data() + static_cast<uint64_t>(n - 1) * row_bytes, &nan, 2);
+          }
+          std::vector<float> w(static_cast<size_t>(n)), acc(static_cast<size_t>(dv));
+          for (float& x : w) x = std::fabs(dist(rng));
+          for (float& x : acc) x = dist(rng);
+          std::vector<float> values(static_cast<size_t>(n * dv));
+          for (int64_t j = 0; j < n; ++j) {
+            table().to_float[type](v.data() + static_cast<uint64_t>(j) * row_bytes, values.data() + j * dv, dv);
+          }
+          std::vector<float> want(acc), got(acc);
+          table().attn_accumulate(want.data(), w.data(), values.data(), dv, n, dv);
+          rows_fn(got.data(), w.data(), v.data(), row_bytes, n, dv);
+          for (int64_t k = 0; k < dv; ++k) {
+            const float a = want[static_cast<size_t>(k)], b = got[static_cast<size_t>(k)];
+            ASSERT_TRUE(float_bits(a) == float_bits(b) || (std::isnan(a) && std::isnan(b)))
+                << table().isa << " " << dtype_name(d) << " dv " << dv << " n " << n << " column " << k << ": " << b
+                << " vs " << a;
+          }
+        }
+      }
+    }
+  }
+  if (std::string(table().isa).rfind("simd128", 0) == 0) EXPECT_GT(filled, 0) << "SIMD128 reads F16 values in place";
+}
+
 // attn_softmax: the same weights, bit for bit, as the reference (scaling, max and exp_bounded are
 // each one rounding in a fixed order); the sum within float rounding; the running maximum kept
 // when the tile's is smaller; very negative scores clamp to e^-87.
