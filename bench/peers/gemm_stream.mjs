@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../..', process.env.OXIDIZE_WASM_BIN || 'build/wasm/bin');
 const args = process.argv.slice(2);
 if (args.length === 0 || args.includes('--help')) {
-  console.log('usage: node bench/peers/gemm_stream.mjs [--reps N] TYPE:ROWSxCOLS ...');
+  console.log('usage: node bench/peers/gemm_stream.mjs [--reps N] [--stream-mb M] [--weight-std S] [--tokens T] TYPE:ROWSxCOLS ...');
   process.exit(args.length === 0 ? 2 : 0);
 }
 if (!fs.existsSync(path.join(bin, 'oxidize_gemm_stream.js'))) {

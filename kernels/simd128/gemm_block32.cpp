@@ -1,10 +1,13 @@
 // SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL).
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
-// four at a time with the lane-form weights of block32_impl.h. Reference: quant_traits(W).vec_dot_ref.
+// four at a time with the lane-form weights of block32_impl.h. In the relaxed-SIMD module Q4_0's
+// prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
 #include <cstddef>
+#include <type_traits>
 
 #include "kernels/simd128/block32_impl.h"
+#include "kernels/simd128/gemm_i7.h"
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
@@ -29,6 +32,11 @@ struct Q4_0 {
   }
   static float scale(const Block& b, int) { return fp16(b.d); }
   static block32::Halves halves(const Block& b, const block32::Consts& c) { return block32::weights_q4_0_plus8(b, c); }
+  // The stored nibbles (0..15) for the byte-group prefill, which takes kDecodeOffset * sum(a) off.
+  static gemm::UnitBytes i7_unit(const Block& b) {
+    const v128_t q = load(b.qs);
+    return {wasm_v128_and(q, wasm_i8x16_splat(0x0F)), wasm_u8x16_shr(q, 4)};
+  }
 };
 
 struct Q4_1 {
@@ -217,6 +225,26 @@ void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t 
   }
 }
 
+// Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
+// with the relaxed module's 16-products-per-instruction tile.
+template <typename F>
+void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride) {
+  using Block = typename F::Block;
+  const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride;
+  const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, F::kDecodeOffset);
+  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
+    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
+    for (int64_t r = 0; r < nr; ++r) {
+      const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
+      gemm::pack_i7_row(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), n_groups,
+                        [&](int64_t u) { return F::i7_unit(x[u]); }, [&](int64_t u) { return F::scale(x[u], 0); });
+    }
+    gemm::i7_product(pw, nr, pa, n_tokens, n_groups, y + r0, y_stride);
+  }
+}
+
 template <typename F>
 void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
@@ -234,6 +262,10 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
       decode_rows<F>(nb, w, w_stride, n_rows, at, act, fifth_sums, y + t * y_stride);
     }
     return;
+  }
+  if constexpr (std::is_same_v<F, Q4_0>) {
+    // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
+    if (relaxed_active() && nb % 4 == 0) return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   }
   const v128_t* pa = F::kExtra == 0 ? gemm::pack_acts_q8_0(n, a, a_stride, n_tokens)
                                     : gemm::pack_acts_q8_1(n, a, a_stride, n_tokens);

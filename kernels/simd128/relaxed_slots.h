@@ -45,6 +45,13 @@ using Q4_0QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, in
                              const int32_t* sum, const v128_t* k, float* out);
 extern Q4_0QuadsFn q4_0_quads;
 
+// One 2 x 4 tile of the byte-group prefill (gemm_i7.h): y[t * y_stride + r] for weight rows r < 2
+// and tokens t < 4 of n_groups byte groups at w and a (packed in blocks of 2 and 4 rows). The
+// relaxed body multiplies with i16x8.relaxed_dot_i8x16_i7x16_s, the weights the i7 operand, and
+// adds a group's pair sums in i16, so the weights must be 0..15. Defined in gemm_i7.cpp.
+using I7TileFn = void (*)(int32_t n_groups, const v128_t* w, const v128_t* a, float* y, int32_t y_stride);
+extern I7TileFn i7_tile;
+
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;

@@ -279,6 +279,77 @@ TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
 #endif
 }
 
+// Q4_0 prefill (the table's gemm, 3 or more tokens) against its float steps written out in scalar
+// code: per 32-element block the exact integer dot of (q - 8) and the activations, converted, times
+// (d_row * d_act), added to lane (block % 4) of the row's sum, the lanes then added as
+// ((l0 + l1) + l2) + l3 (the tile of gemm_tile.h). The plain module runs its i16 groups, the
+// relaxed one the byte groups of gemm_i7.h (the i7_tile slot for whole 2 x 4 tiles, SIMD128 for
+// the edges), so both give these bits; random and extreme data (nibbles 15 or 0, activations -128).
+TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::GemmFn gemm = ox::kernels::best_kernels().gemm[static_cast<int>(ox::DType::Q4_0)];
+  ASSERT_NE(gemm, nullptr);
+  std::mt19937 rng(2468);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const int extreme : {0, 1, 2}) {
+    for (const int nb : {4, 12, 32}) {
+      for (const int rows : {1, 2, 5, 16, 19}) {
+        for (const int tokens : {3, 4, 7, 9}) {
+          const size_t w_stride = nb * sizeof(ox::BlockQ4_0) + 3, a_stride = nb * sizeof(ox::BlockQ8_0) + 5;
+          std::vector<uint8_t> wm(w_stride * rows), am(a_stride * tokens);
+          auto wblock = [&](int r, int i) { return reinterpret_cast<ox::BlockQ4_0*>(wm.data() + r * w_stride) + i; };
+          auto ablock = [&](int t, int i) { return reinterpret_cast<ox::BlockQ8_0*>(am.data() + t * a_stride) + i; };
+          for (int r = 0; r < rows; ++r) {
+            for (int i = 0; i < nb; ++i) {
+              ox::BlockQ4_0 b;
+              for (uint8_t& q : b.qs) q = extreme == 1 ? 0xFF : extreme == 2 ? 0x00 : static_cast<uint8_t>(byte(rng));
+              b.d = half_scale(rng);
+              std::memcpy(wblock(r, i), &b, sizeof(b));
+            }
+          }
+          for (int t = 0; t < tokens; ++t) {
+            for (int i = 0; i < nb; ++i) {
+              ox::BlockQ8_0 b;
+              for (int8_t& q : b.qs) q = static_cast<int8_t>(extreme != 0 ? -128 : byte(rng) - 128);
+              b.d = half_scale(rng);
+              std::memcpy(ablock(t, i), &b, sizeof(b));
+            }
+          }
+          const int64_t y_stride = rows + 2;
+          std::vector<float> y(static_cast<size_t>(y_stride * tokens), -1.0f);
+          gemm(static_cast<int64_t>(nb) * ox::kQK4_0, wm.data(), w_stride, rows, am.data(), a_stride, tokens, y.data(),
+               y_stride);
+          for (int t = 0; t < tokens; ++t) {
+            for (int r = 0; r < rows; ++r) {
+              float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              for (int i = 0; i < nb; ++i) {
+                ox::BlockQ4_0 wb;
+                ox::BlockQ8_0 ab;
+                std::memcpy(&wb, wblock(r, i), sizeof(wb));
+                std::memcpy(&ab, ablock(t, i), sizeof(ab));
+                int32_t dot = 0;
+                for (int l = 0; l < 16; ++l) {
+                  dot += ((wb.qs[l] & 0xF) - 8) * ab.qs[l] + ((wb.qs[l] >> 4) - 8) * ab.qs[l + 16];
+                }
+                lane[i % 4] += static_cast<float>(dot) * (ox::fp16_to_f32(wb.d) * ox::fp16_to_f32(ab.d));
+              }
+              const float want = ((lane[0] + lane[1]) + lane[2]) + lane[3], got = y[t * y_stride + r];
+              uint32_t a, b;
+              std::memcpy(&a, &want, 4);
+              std::memcpy(&b, &got, 4);
+              ASSERT_EQ(a, b) << "data " << extreme << " nb " << nb << " rows " << rows << " tokens " << tokens
+                              << " cell (" << r << ", " << t << "): want " << want << ", gemm " << got;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
 // The SIMD128 conversions that run at load give the scalar reference's bytes.
 TEST(Simd128Relaxed, RelayoutsMatchTheScalarConversions) {
 #if !defined(__wasm_simd128__)

@@ -1,0 +1,67 @@
+// Prefill on bytes, for the relaxed-SIMD module: weights stored as 4-bit values (Q4_0's nibbles,
+// 0..15: the i7 operand) and Q8_0 activations packed as bytes, multiplied 16 at a time by
+// i16x8.relaxed_dot_i8x16_i7x16_s (the i7_tile slot, relaxed_slots.h). Same integers and the
+// same float steps as the i16 groups of gemm_tile.h (tile<R, T, 0, false>), so the same bits.
+#pragma once
+
+#include <wasm_simd128.h>
+
+#include <cstdint>
+
+#include "kernels/simd128/gemm_tile.h"
+
+namespace ox::kernels::simd128::gemm {
+
+// A byte group is four consecutive 32-element units in 8 vectors: i32 lane j of vector m holds
+// elements 4m .. 4m + 3 of unit j (m < 4: elements 0..15, m >= 4: 16..31), so a 4-byte dot summed
+// over the group leaves unit j's integer dot in lane j, as in the i16 groups. A weight group is
+// followed by its scales (f32, lane j = unit j); an activation group by its scales and by
+// -offset * (the sum of unit j's quants) as i32, the accumulators' start, which takes the stored
+// weights' offset (Q4_0: 8) off. Rows are interleaved in blocks of the tile's size (packed_row).
+constexpr int kI7GroupVecs = 8;
+constexpr int kI7WeightStride = kI7GroupVecs + 1;
+constexpr int kI7ActStride = kI7GroupVecs + 2;
+
+// Unit j's 32 values as bytes: elements 0..15 in lo, 16..31 in hi.
+struct UnitBytes {
+  v128_t lo, hi;
+};
+
+// Writes the 8 vectors of a byte group from its four units, `step` apart (a 4 x 4 i32 transpose
+// of each half).
+inline void store_i7_group(v128_t* out, int64_t step, const UnitBytes u[4]) {
+  auto half = [&](v128_t a, v128_t b, v128_t c, v128_t d, v128_t* o) {
+    const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+    const v128_t cd_lo = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_hi = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+    o[0 * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
+    o[1 * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
+    o[2 * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
+    o[3 * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
+  };
+  half(u[0].lo, u[1].lo, u[2].lo, u[3].lo, out);
+  half(u[0].hi, u[1].hi, u[2].hi, u[3].hi, out + 4 * step);
+}
+
+// Packs one weight row of n_groups byte groups at `row` (packed_row with kTileRows). unit(u): unit
+// u's stored values (0..15); scale(u): its scale.
+template <typename UnitFn, typename ScaleFn>
+inline void pack_i7_row(PackedRow row, int64_t n_groups, UnitFn unit, ScaleFn scale) {
+  v128_t* out = row.out;
+  for (int64_t g = 0; g < n_groups; ++g, out += kI7WeightStride * row.step) {
+    const int64_t u = 4 * g;
+    const UnitBytes q[4] = {unit(u), unit(u + 1), unit(u + 2), unit(u + 3)};
+    store_i7_group(out, row.step, q);
+    out[kI7GroupVecs * row.step] = wasm_f32x4_make(scale(u), scale(u + 1), scale(u + 2), scale(u + 3));
+  }
+}
+
+// Every token's Q8_0 row (n elements, n / 32 a multiple of 4; rows a_stride bytes apart) as
+// activation byte groups, the weights' stored values offset by `offset` (see above).
+const v128_t* pack_acts_q8_0_i7(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, int offset);
+
+// y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of n_groups
+// byte groups, tile by tile: whole 2 x 4 tiles through the i7_tile slot, the edges in SIMD128.
+void i7_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_groups, float* y,
+                int64_t y_stride);
+
+}  // namespace ox::kernels::simd128::gemm
