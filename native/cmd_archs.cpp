@@ -38,6 +38,7 @@ std::string features(const ArchSpec& s) {
   add(s.token_types != Has::kNo, "token types");
   add(s.cls_head.any(), "classifier head");
   add(s.attn_norm_2 != Has::kNo, "second attention norm");
+  add(s.nextn.on, "NextN blocks skipped");
   return f.empty() ? "-" : f;
 }
 

@@ -123,6 +123,24 @@ struct ClsHead {
   bool any() const { return dense != Has::kNo || out != Has::kNo; }
 };
 
+// Multi-token-prediction (NextN) blocks: the last <arch>.nextn_predict_layers of block_count, each
+// an ordinary block plus its nextn.* tensors, which llama.cpp loads only to draft tokens
+// speculatively and skips in the forward pass. Where an architecture opts in, oxidize checks their
+// tensors as llama.cpp's loader does (names, shapes, required or not), never loads them, and runs
+// the trunk (HParams::n_layer). Elsewhere a file with such blocks is refused.
+struct NextnSpec {
+  bool on = false;
+  // The file may leave the blocks out altogether (a "trunk only" GGUF: no blk.<n_layer>.nextn.eh_proj),
+  // every one of their tensors then optional (llama.cpp's glm4-moe.cpp, deepseek2.cpp).
+  bool trunk_only = false;
+  // The blocks' expert gate / up projections are optional (llama.cpp loads them through
+  // create_tensor_gate_up_exps, which skips them unchecked in blocks it does not run: deepseek2, qwen35moe).
+  bool gate_up_exps_optional = false;
+  // The blocks may have an embedding and a head of their own (optional nextn.embed_tokens,
+  // shared_head_head); exaone4's loader takes neither, and a file with them is refused there.
+  bool own_embd_head = true;
+};
+
 struct ArchSpec {
   NormKind norm = NormKind::kRms;
   bool norm_affine = true;  // false: every norm without weight or bias (olmo's LayerNorm)
@@ -252,6 +270,7 @@ struct ArchSpec {
   // none; configure reads the file's attention.relative_buckets_count).
   bool enc_tensors = false;
   int rel_buckets = 0;
+  NextnSpec nextn;
 };
 
 }  // namespace ox

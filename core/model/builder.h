@@ -34,6 +34,9 @@ struct ModelBuilder {
   // n_mats matrices of rows x cols stored back to back (GGUF dims {cols, rows, n_mats}: experts).
   Result<Tensor> matrices(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats);
   bool has(const std::string& name) const { return file().find_tensor(name) != nullptr; }
+  // Checks a tensor's presence (where required), shape {cols, rows, n_mats} and type as matrix()
+  // would, without keeping or converting it: a block the forward pass never runs.
+  Status check(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats, bool required);
 
   void set_forward(Model::ForwardFn fn) { model.forward_ = fn; }
   void set_layers(std::vector<LayerAttention> layers) { model.layers_ = std::move(layers); }

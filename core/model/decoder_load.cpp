@@ -193,6 +193,16 @@ Status load_planned(ModelBuilder& b, const PlannedTensor& t, Tensor* out) {
   return Status::ok();
 }
 
+// A multi-token-prediction block's tensor (ArchSpec::nextn): its shape and type checked, nothing
+// loaded or converted. A "trunk only" file (no blk.<n_layer>.nextn.eh_proj where the spec allows
+// that) may lack any of them, as llama.cpp's loader takes it.
+Status check_nextn(ModelBuilder& b, const PlannedTensor& t) {
+  const HParams& hp = b.hp();
+  const bool trunk_only = b.spec().nextn.trunk_only && !b.has(tensor_name(Tn::kNextnEhProj, hp.n_layer));
+  const int64_t rows = t.dims.size() > 1 ? t.dims[1] : 1, n_mats = t.dims.size() > 2 ? t.dims[2] : 1;
+  return b.check(t.name(), t.dims[0], rows, n_mats, t.presence == Has::kYes && !trunk_only);
+}
+
 // attn_qkv rows [q | k | v] (bias likewise) and ffn_up rows [gate | up] as separate views.
 void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
   const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;
@@ -294,6 +304,10 @@ Status load_decoder(ModelBuilder& b) {
   }
   w.layers.resize(static_cast<size_t>(hp.n_layer));
   for (const PlannedTensor& t : plan_tensors(s, hp)) {
+    if (t.nextn) {
+      OX_TRY(check_nextn(b, t));
+      continue;
+    }
     Tensor* out = slot(w, t, s);
     OX_CHECK(out != nullptr);
     OX_TRY(load_planned(b, t, out));

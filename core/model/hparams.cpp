@@ -162,6 +162,16 @@ Status read_embedding_keys(const gguf::GgufFile& f, const std::string& p, HParam
   return Status::ok();
 }
 
+// The trunk: n_layer without the multi-token-prediction blocks, and the per-layer values without theirs.
+void drop_nextn_layers(HParams& hp) {
+  hp.n_layer -= hp.n_layer_nextn;
+  const size_t n = static_cast<size_t>(hp.n_layer);
+  if (hp.kv_free_layer.size() > n) hp.kv_free_layer.resize(n);
+  if (hp.n_head_kv_layer.size() > n) hp.n_head_kv_layer.resize(n);
+  if (hp.n_ff_layer.size() > n) hp.n_ff_layer.resize(n);
+  if (hp.swa_layers.size() > n) hp.swa_layers.resize(n);
+}
+
 }  // namespace
 
 Result<HParams> read_hparams(const gguf::GgufFile& f) {
@@ -192,6 +202,14 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
   if (static_cast<size_t>(hp.n_layer) > f.tensors().size()) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: '%sblock_count' is %d but the file holds only %zu tensors",
                                                  f.name().c_str(), p.c_str(), hp.n_layer, f.tensors().size()));
+  }
+  // llama.cpp's n_layer(): block_count less the multi-token-prediction blocks, dropped at the end of
+  // this function once the per-layer keys (one value per block) are read.
+  OX_ASSIGN_OR_RETURN(hp.n_layer_nextn, read_count(f, p + "nextn_predict_layers", false, 0));
+  if (hp.n_layer_nextn >= hp.n_layer) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%snextn_predict_layers' (%d) must be below '%sblock_count' (%d): "
+                                                 "a file of multi-token-prediction blocks only has no model to run",
+                                                 f.name().c_str(), p.c_str(), hp.n_layer_nextn, p.c_str(), hp.n_layer));
   }
   if (hp.n_head % hp.n_head_kv != 0) {
     return error(ErrorCode::kInvalidFile, strfmt("%s: '%sattention.head_count' (%d) is not a multiple of "
@@ -263,6 +281,7 @@ Result<HParams> read_hparams(const gguf::GgufFile& f) {
     hp.n_vocab = static_cast<int>(tokens->count);
   }
   OX_TRY(read_embedding_keys(f, p, hp));
+  drop_nextn_layers(hp);
   return hp;
 }
 

@@ -19,7 +19,10 @@ struct HParams {
   int n_vocab = 0;
   int n_ctx_train = 0;        // <arch>.context_length
   int n_embd = 0;             // <arch>.embedding_length
-  int n_layer = 0;            // <arch>.block_count
+  int n_layer = 0;            // <arch>.block_count - n_layer_nextn: the blocks the forward pass runs
+  // <arch>.nextn_predict_layers: the multi-token-prediction blocks after them (ArchSpec::nextn),
+  // never run; the per-layer keys' values for them are dropped.
+  int n_layer_nextn = 0;
   int n_ff = 0;               // <arch>.feed_forward_length
   int n_head = 0;             // <arch>.attention.head_count
   int n_head_kv = 0;          // <arch>.attention.head_count_kv (GQA; = n_head if absent)

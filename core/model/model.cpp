@@ -123,6 +123,10 @@ Result<Tensor> ModelBuilder::optional_vectors(const std::string& name, int64_t n
   return t;
 }
 
+Status ModelBuilder::check(const std::string& name, int64_t cols, int64_t rows, int64_t n_mats, bool required) {
+  return view(*this, name, cols, rows, n_mats, required).status();
+}
+
 Result<Tensor> ModelBuilder::vector(const std::string& name, int64_t n) {
   OX_ASSIGN_OR_RETURN(Tensor t, optional_vector(name, n));
   if (t.empty()) {
@@ -154,6 +158,11 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   if (def->fix_hparams != nullptr) def->fix_hparams(model->hparams_);
   model->spec_ = def->spec;
   if (def->configure != nullptr) OX_TRY(def->configure(*model->file_, model->hparams_, model->spec_));
+  if (model->hparams_.n_layer_nextn > 0 && !model->spec_.nextn.on) {
+    return error(ErrorCode::kUnsupported,
+                 strfmt("%s: multi-token-prediction blocks ('%s.nextn_predict_layers' = %d) are not supported for %s",
+                        model->file_->name().c_str(), arch.c_str(), model->hparams_.n_layer_nextn, arch.c_str()));
+  }
   if (model->spec_.softcaps) {
     model->spec_.attn_softcap = model->hparams_.attn_softcap;
     model->spec_.final_softcap = model->hparams_.final_softcap;

@@ -6,6 +6,7 @@
 #include "core/model/builder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -266,12 +267,21 @@ void moe_ffn(const Model& m, ForwardState& st, const LayerWeights& L, const floa
   if (!L.ffn_down_shexp.empty()) shared_expert(m, st, L, h, n, out);
 }
 
+// Whether a tensor is a block's past the trunk's n_layer ("blk.N.*", N >= n_layer).
+static bool past_trunk(const std::string& name, int n_layer) {
+  if (name.rfind("blk.", 0) != 0) return false;
+  int l = -1;
+  std::from_chars(name.data() + 4, name.data() + name.size(), l);
+  return l >= n_layer;
+}
+
 uint64_t decode_weight_bytes(const Model& m) {
   const HParams& hp = m.hparams();
   const ModelWeights& w = m.weights();
   const bool tied = w.output.data == w.token_embd.data;
   uint64_t total = 0;
   for (const gguf::TensorInfo& t : m.file().tensors()) {
+    if (hp.n_layer_nextn > 0 && past_trunk(t.name, hp.n_layer)) continue;  // NextN blocks: never run
     // Expert tensors by name as well as shape: deepseek2's attn_k_b / attn_v_b are 3-D per head.
     const bool experts = t.name.find("_exps") != std::string::npos;
     if (experts && t.dims.size() == 3 && t.dims[2] > 1 && hp.n_expert > 0 && t.dims[2] == static_cast<uint64_t>(hp.n_expert)) {

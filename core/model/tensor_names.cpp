@@ -126,6 +126,13 @@ constexpr TensorNameRow kTensorNames[] = {
     {Tn::kLaurelR, "laurel_r", true, false, G::kNone},
     {Tn::kLaurelPostNorm, "laurel_post_norm", true, true, G::kNone},
     {Tn::kFfnGateUpExps, "ffn_gate_up_exps", true, false, G::kFfnGate},  // llama.cpp's quantize: ffn_gate
+    // llama.cpp's quantize gives the NextN matrices no category of their own: the preset's default type
+    {Tn::kNextnEhProj, "nextn.eh_proj", true, false, G::kNone},
+    {Tn::kNextnEnorm, "nextn.enorm", true, true, G::kNone},
+    {Tn::kNextnHnorm, "nextn.hnorm", true, true, G::kNone},
+    {Tn::kNextnEmbedTokens, "nextn.embed_tokens", true, false, G::kNone},
+    {Tn::kNextnSharedHeadHead, "nextn.shared_head_head", true, false, G::kNone},
+    {Tn::kNextnSharedHeadNorm, "nextn.shared_head_norm", true, true, G::kNone},
 };
 static_assert(std::size(kTensorNames) == static_cast<size_t>(Tn::kCount));
 

@@ -53,6 +53,10 @@ enum class Tn : uint8_t {
   kAltupProj, kAltupUnembdProj, kAltupCorrectCoef, kAltupCorrectScale, kAltupPredictCoef, kAltupRouter,
   kAltupRouterNorm, kLaurelL, kLaurelR, kLaurelPostNorm,
   kFfnGateUpExps,  // experts' gate and up projections in one tensor (MoeSpec::fused_gate_up)
+  // Multi-token-prediction (NextN) blocks, the last <arch>.nextn_predict_layers ones (ArchSpec::nextn):
+  // the projection of [norm(embedding) | norm(hidden)], those two norms, and the block's optional
+  // own embedding, head and head norm. Checked at load, never run.
+  kNextnEhProj, kNextnEnorm, kNextnHnorm, kNextnEmbedTokens, kNextnSharedHeadHead, kNextnSharedHeadNorm,
   kCount
 };
 

@@ -65,6 +65,64 @@ struct Planner {
     matrix(role, layer, cols, rows);
     bias(role, layer, rows, has_bias);
   }
+  // Block l's tensors: attention (or a recurrent mixer) and feed-forward, per the spec.
+  void layer(const ArchSpec& s, int l) {
+    const int64_t d = hp.n_embd, ff = hp.n_ff;
+    const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;
+    const int64_t k_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
+    const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
+    // state-space layers, and every layer of qwen35 (tensor_plan_recurrent.cpp)
+    if (is_recurrent_layer(s, hp, l) || s.recurrent == Recurrent::kDeltaNet) {
+      plan_recurrent_layer(s, hp, l, out);
+      return;
+    }
+    const size_t layer_first = out.size();
+    if (s.pre_norms) norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
+    if (s.mla) {
+      mla(l);
+    } else if (s.fused_qkv) {
+      linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
+    } else {
+      linear(Tn::kAttnQ, l, d, q_dim, s.bias.qkv);
+      linear(Tn::kAttnK, l, d, k_dim, s.bias.qkv);
+      linear(Tn::kAttnV, l, d, v_dim, s.bias.qkv);
+    }
+    const int64_t head_v = s.mla ? hp.mla_head_dim_v() : hp.head_dim_v;
+    linear(Tn::kAttnOutput, l, int64_t{hp.n_head} * head_v, d, s.bias.attn_out);
+    if (s.qk_norm) {
+      vector(Tn::kAttnQNorm, l, hp.head_dim_k);
+      vector(Tn::kAttnKNorm, l, hp.head_dim_k);
+    }
+    if (s.qk_norms.has != Has::kNo) {
+      qk_norm(s.qk_norms, Tn::kAttnQNorm, l, hp.n_head);
+      qk_norm(s.qk_norms, Tn::kAttnKNorm, l, hp.n_head_kv);
+    }
+    if (s.post_norms) vector(Tn::kAttnPostNorm, l, d);
+    if (s.residual == Residual::kPostNorm) norm(s, Tn::kAttnOutNorm, l);
+    if (s.residual == Residual::kPostNorm) norm(s, Tn::kAttnNorm2, l, s.attn_norm_2);
+    if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
+    if (s.attn_sinks) vector(Tn::kAttnSinks, l, hp.n_head);
+
+    if (s.residual != Residual::kParallel && s.pre_norms) norm(s, s.ffn_norm, l);
+    if (moe_layer(s, hp, l)) {
+      moe(s, l);
+    } else if (s.fused_gate_up) {
+      linear(Tn::kFfnUp, l, d, 2 * ff, s.bias.ffn);  // bias rows [gate | up] too (jina-bert-v2)
+      linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
+    } else {
+      if (ffn_gated(s.ffn)) linear(Tn::kFfnGate, l, d, ff, s.bias.ffn);
+      linear(Tn::kFfnUp, l, d, ff, s.bias.ffn);
+      linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
+    }
+    if (s.post_norms) vector(Tn::kFfnPostNorm, l, d);
+    if (s.residual == Residual::kPostNorm) norm(s, Tn::kLayerOutNorm, l);
+    if (s.enc_tensors) {  // T5's encoder names, and its relative position bias (layer 0's is the default)
+      for (size_t i = layer_first; i < out.size(); ++i) out[i].role = encoder_role(out[i].role);
+    }
+    if (s.rel_buckets > 0) {
+      matrix(Tn::kEncAttnRelB, l, hp.n_head, s.rel_buckets, l == 0 ? Has::kYes : Has::kOptional);
+    }
+  }
   // deepseek2's latent attention (ArchSpec::mla), in llama.cpp's order: q through its low-rank pair
   // (or attn_q), the compressed k/v row [kv_lora_rank | n_rot], its expansion to n_head heads.
   void mla(int l) {
@@ -90,6 +148,33 @@ struct Planner {
 
 }  // namespace
 
+// An ordinary block's tensors, marked nextn, with llama.cpp's presence in a block it does not run:
+// q/k/v (and a fused attn_qkv) optional, as create_tensor_qkv takes them there, except MLA's attn_q;
+// the experts' gate / up where the spec says so; then the nextn.* tensors.
+void plan_nextn_blocks(const ArchSpec& s, const HParams& hp, std::vector<PlannedTensor>& out) {
+  Planner p{hp, out};
+  const int64_t d = hp.n_embd;
+  for (int l = hp.n_layer; l < hp.n_layer + hp.n_layer_nextn; ++l) {
+    const size_t first = out.size();
+    p.layer(s, l);
+    p.matrix(Tn::kNextnEhProj, l, 2 * d, d);
+    p.vector(Tn::kNextnEnorm, l, d);
+    p.vector(Tn::kNextnHnorm, l, d);
+    const Has own = s.nextn.own_embd_head ? Has::kOptional : Has::kNo;
+    p.matrix(Tn::kNextnEmbedTokens, l, d, hp.n_vocab, own);
+    p.matrix(Tn::kNextnSharedHeadHead, l, d, hp.n_vocab, own);
+    p.vector(Tn::kNextnSharedHeadNorm, l, d, Has::kOptional);
+    for (size_t i = first; i < out.size(); ++i) {
+      PlannedTensor& t = out[i];
+      t.nextn = true;
+      const bool qkv = t.role == Tn::kAttnQkv || t.role == Tn::kAttnK || t.role == Tn::kAttnV ||
+                       (t.role == Tn::kAttnQ && !s.mla);
+      const bool gate_up = t.role == Tn::kFfnGateExps || t.role == Tn::kFfnUpExps;
+      if (qkv || (gate_up && s.nextn.gate_up_exps_optional)) t.presence = Has::kOptional;
+    }
+  }
+}
+
 void plan_moe_ffn(const ArchSpec& s, const HParams& hp, int l, std::vector<PlannedTensor>& out) {
   Planner{hp, out}.moe(s, l);
 }
@@ -98,13 +183,11 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   std::vector<PlannedTensor> out;
   if (const ArchDef* arch = find_arch(hp.arch); arch != nullptr && arch->plan != nullptr) {
     arch->plan(s, hp, out);
+    plan_nextn_blocks(s, hp, out);
     return out;
   }
   Planner p{hp, out};
-  const int64_t d = hp.n_embd, ff = hp.n_ff;
-  const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;
-  const int64_t k_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
-  const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
+  const int64_t d = hp.n_embd;
 
   p.matrix(Tn::kTokenEmbd, -1, d, hp.n_vocab);
   if (hp.n_token_types > 0) p.matrix(Tn::kTokenTypes, -1, d, hp.n_token_types, s.token_types);
@@ -112,59 +195,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   if (!s.rope) p.matrix(Tn::kPositionEmbd, -1, d, hp.n_ctx_train, s.position_embd);
   if (s.rope) p.vector(Tn::kRopeFreqs, -1, hp.n_rot / 2, s.rope_freqs);
   if (s.recurrent == Recurrent::kRwkv7) p.norm(s, Tn::kTokenEmbdNorm, -1);  // RWKV's norm of the embeddings
-  for (int l = 0; l < hp.n_layer; ++l) {
-    // state-space layers, and every layer of qwen35 (tensor_plan_recurrent.cpp)
-    if (is_recurrent_layer(s, hp, l) || s.recurrent == Recurrent::kDeltaNet) {
-      plan_recurrent_layer(s, hp, l, out);
-      continue;
-    }
-    const size_t layer_first = out.size();
-    if (s.pre_norms) p.norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
-    if (s.mla) {
-      p.mla(l);
-    } else if (s.fused_qkv) {
-      p.linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
-    } else {
-      p.linear(Tn::kAttnQ, l, d, q_dim, s.bias.qkv);
-      p.linear(Tn::kAttnK, l, d, k_dim, s.bias.qkv);
-      p.linear(Tn::kAttnV, l, d, v_dim, s.bias.qkv);
-    }
-    const int64_t head_v = s.mla ? hp.mla_head_dim_v() : hp.head_dim_v;
-    p.linear(Tn::kAttnOutput, l, int64_t{hp.n_head} * head_v, d, s.bias.attn_out);
-    if (s.qk_norm) {
-      p.vector(Tn::kAttnQNorm, l, hp.head_dim_k);
-      p.vector(Tn::kAttnKNorm, l, hp.head_dim_k);
-    }
-    if (s.qk_norms.has != Has::kNo) {
-      p.qk_norm(s.qk_norms, Tn::kAttnQNorm, l, hp.n_head);
-      p.qk_norm(s.qk_norms, Tn::kAttnKNorm, l, hp.n_head_kv);
-    }
-    if (s.post_norms) p.vector(Tn::kAttnPostNorm, l, d);
-    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kAttnOutNorm, l);
-    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kAttnNorm2, l, s.attn_norm_2);
-    if (s.ssm_beside_attention) plan_recurrent_mixer(s, hp, l, out);  // falcon-h1
-    if (s.attn_sinks) p.vector(Tn::kAttnSinks, l, hp.n_head);
-
-    if (s.residual != Residual::kParallel && s.pre_norms) p.norm(s, s.ffn_norm, l);
-    if (moe_layer(s, hp, l)) {
-      p.moe(s, l);
-    } else if (s.fused_gate_up) {
-      p.linear(Tn::kFfnUp, l, d, 2 * ff, s.bias.ffn);  // bias rows [gate | up] too (jina-bert-v2)
-      p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
-    } else {
-      if (ffn_gated(s.ffn)) p.linear(Tn::kFfnGate, l, d, ff, s.bias.ffn);
-      p.linear(Tn::kFfnUp, l, d, ff, s.bias.ffn);
-      p.linear(Tn::kFfnDown, l, ff, d, s.bias.ffn);
-    }
-    if (s.post_norms) p.vector(Tn::kFfnPostNorm, l, d);
-    if (s.residual == Residual::kPostNorm) p.norm(s, Tn::kLayerOutNorm, l);
-    if (s.enc_tensors) {  // T5's encoder names, and its relative position bias (layer 0's is the default)
-      for (size_t i = layer_first; i < out.size(); ++i) out[i].role = encoder_role(out[i].role);
-    }
-    if (s.rel_buckets > 0) {
-      p.matrix(Tn::kEncAttnRelB, l, hp.n_head, s.rel_buckets, l == 0 ? Has::kYes : Has::kOptional);
-    }
-  }
+  for (int l = 0; l < hp.n_layer; ++l) p.layer(s, l);
   if (s.residual != Residual::kPostNorm) p.norm(s, s.output_norm, -1);  // bert's blocks end in a norm
   p.matrix(Tn::kOutput, -1, d, hp.n_vocab, s.output);
   p.bias(Tn::kOutput, -1, hp.n_vocab, s.bias.output);
@@ -176,6 +207,7 @@ std::vector<PlannedTensor> plan_tensors(const ArchSpec& s, const HParams& hp) {
   p.vector(Tn::kClsNorm, -1, d, s.cls_head.norm);
   p.matrix(Tn::kClsOut, -1, d, hp.n_cls_out, s.cls_head.out);
   p.bias(Tn::kClsOut, -1, hp.n_cls_out, s.cls_head.out_bias);
+  plan_nextn_blocks(s, hp, out);  // last, so the trunk's tensors keep their places (and synth's seeds)
   return out;
 }
 

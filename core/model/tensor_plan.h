@@ -18,12 +18,16 @@ struct PlannedTensor {
   bool bias = false;   // the ".bias" of the role (else ".weight")
   Has presence = Has::kYes;
   std::vector<int64_t> dims;  // GGUF order: dims[0] = elements per row ({n} for vectors)
+  bool nextn = false;  // a multi-token-prediction block's (ArchSpec::nextn): checked, never loaded
   std::string name() const { return tensor_name(role, layer, bias ? "bias" : "weight"); }
   bool vector() const { return bias || tensor_row(role).vector; }
 };
 
 std::vector<PlannedTensor> plan_tensors(const ArchSpec& spec, const HParams& hp);
 
+// The multi-token-prediction blocks after the trunk (layers n_layer .. n_layer + n_layer_nextn - 1),
+// appended to out: what plan_tensors plans last.
+void plan_nextn_blocks(const ArchSpec& spec, const HParams& hp, std::vector<PlannedTensor>& out);
 // The tensors of recurrent layer l (its norm, its mixer, its feed-forward if any), appended to out:
 // what plan_tensors plans for a layer when the spec has a recurrent mixer (tensor_plan_recurrent.cpp).
 void plan_recurrent_layer(const ArchSpec& spec, const HParams& hp, int l, std::vector<PlannedTensor>& out);

@@ -95,6 +95,7 @@ void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<
 
 bool is_recurrent_layer(const ArchSpec& s, const HParams& hp, int l) {
   if (s.recurrent == Recurrent::kNone) return false;
+  if (l >= hp.n_layer) return false;  // multi-token-prediction blocks attend (llama.cpp's qwen35)
   if (!s.hybrid) return true;
   const int interval = hp.full_attention_interval > 0 ? hp.full_attention_interval : s.attention_interval;
   if (hp.kv_free_layer.empty() && interval > 0) return (l + 1) % interval != 0;

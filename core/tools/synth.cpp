@@ -241,6 +241,7 @@ HParams synth_hparams(const Shape& s, const ArchDef& arch, std::span<const Synth
     if (key == "expert_group_used_count") hp.n_group_used = v;
     if (key == "interleave_moe_layer_step") hp.n_moe_layer_step = v;
     if (key == "moe_every_n_layers") hp.n_moe_every = v;
+    if (key == "nextn_predict_layers") hp.n_layer_nextn = v;  // blocks after the n_layer of the trunk
     if (key == "classifier.output_labels") hp.n_cls_out = static_cast<int>(comma_list(k.text).size());
   }
   // The window layers' heads: the global layers' unless a key says otherwise (as read_hparams).
@@ -307,7 +308,8 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std:
   OX_TRY(w.add_string("general.name", std::string("oxidize synthetic ") + s.name));
   OX_TRY(w.add_u32(p + "context_length", static_cast<uint32_t>(hp.n_ctx_train)));
   OX_TRY(w.add_u32(p + "embedding_length", s.n_embd));
-  OX_TRY(w.add_u32(p + "block_count", static_cast<uint32_t>(hp.n_layer)));
+  const uint32_t n_block = static_cast<uint32_t>(hp.n_layer + hp.n_layer_nextn);  // multi-token-prediction blocks too
+  OX_TRY(w.add_u32(p + "block_count", n_block));
   if (!has_synth_key(keys, "feed_forward_length")) OX_TRY(w.add_u32(p + "feed_forward_length", s.n_ff));
   OX_TRY(w.add_u32(p + "attention.head_count", s.n_head));
   if (!has_synth_key(keys, "attention.head_count_kv")) OX_TRY(w.add_u32(p + "attention.head_count_kv", s.n_head_kv));
@@ -338,7 +340,7 @@ Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std:
         break;
       }
       case SynthKey::kU32Layers: {
-        const std::vector<uint32_t> v = layer_values(k, static_cast<uint32_t>(hp.n_layer));
+        const std::vector<uint32_t> v = layer_values(k, n_block);
         OX_TRY(w.add_array<uint32_t>(key, v));
         break;
       }
@@ -448,7 +450,7 @@ Status synth_gguf(const SynthOptions& o) {
   std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);
   QuantModelFacts facts;
   facts.arch = arch->name;
-  facts.n_layer = static_cast<uint32_t>(hp.n_layer);
+  facts.n_layer = static_cast<uint32_t>(hp.n_layer + hp.n_layer_nextn);  // block_count, as quantize reads it
   facts.n_head = shape->n_head;
   facts.n_head_kv = shape->n_head_kv;
   facts.n_expert = static_cast<uint32_t>(hp.n_expert);

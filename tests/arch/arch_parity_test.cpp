@@ -4,7 +4,8 @@
 // be llama.cpp's and the first position's top-5 logits within 1e-3; then the same model quantized
 // by oxidize to Q4_K_M (the bytes llama-quantize writes) must give llama.cpp's first 8 ids.
 // Variants (ARCH@VARIANT.txt, kVariants): the same architecture under further synth flags
-// (--layers N, --variant NAME), where llama.cpp decides by shape or by the file's keys.
+// (--layers N, --variant NAME), where llama.cpp decides by shape or by the file's keys (ARCH@mtp: a
+// multi-token-prediction block it loads and does not run).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -68,6 +69,15 @@ constexpr Variant kVariants[] = {
     // activations drift apart from the first id at this depth (at 4 layers, gemma3n.txt, all 8
     // match), so none are compared here.
     {"gemma3n@22", 1e-2, 0},
+    // One multi-token-prediction block after the 2-block trunk (synth --variant mtp): llama.cpp
+    // loads it and runs the trunk only, as must oxidize (tests/arch/nextn_test.cpp checks the
+    // block's tensors); the parity models' depth, their bounds.
+    {"deepseek2@mtp", kTolerance, kQuantizedGenerated},
+    {"exaone4@mtp", kTolerance, kQuantizedGenerated},
+    {"glm4@mtp", kTolerance, kQuantizedGenerated},
+    {"glm4moe@mtp", kTolerance, kQuantizedGenerated},
+    {"qwen35@mtp", kTolerance, kQuantizedGenerated},
+    {"qwen35moe@mtp", kTolerance, kQuantizedGenerated},
 };
 
 const Variant* find_variant(const std::string& name) {

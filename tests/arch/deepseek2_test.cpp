@@ -11,6 +11,7 @@
 #include "core/model/model.h"
 #include "core/model/moe.h"
 #include "core/tools/synth.h"
+#include "tests/core/model/edited_gguf.h"
 #include "tests/core/model/shift_check.h"
 #include "tests/support/shared_data.h"
 
@@ -40,27 +41,14 @@ std::shared_ptr<const Model> synth_deepseek2(const std::string& variant) {
 Result<std::shared_ptr<const Model>> load_edited(const std::vector<std::pair<std::string, double>>& extra_u32,
                                                  const std::vector<std::pair<std::string, double>>& extra_f32,
                                                  const std::string& drop) {
-  const std::string path = testing::TempDir() + "oxidize_deepseek2_.gguf";
   EXPECT_NE(synth_deepseek2(""), nullptr);
-  Result<std::unique_ptr<gguf::GgufFile>> src = gguf::GgufFile::open(path);
-  EXPECT_TRUE(src.ok());
-  gguf::GgufWriter w;
-  for (const auto& [key, value] : src.value()->metadata()) {
-    if (key != drop) {
-      EXPECT_TRUE(w.add(key, gguf::encode_value(value)).is_ok()) << key;
-    }
-  }
-  for (const auto& [key, v] : extra_u32) EXPECT_TRUE(w.add_u32(key, static_cast<uint32_t>(v)).is_ok());
-  for (const auto& [key, v] : extra_f32) EXPECT_TRUE(w.add_f32(key, static_cast<float>(v)).is_ok());
-  for (const gguf::TensorInfo& t : src.value()->tensors()) {
-    EXPECT_TRUE(w.add_tensor(t.name, t.dims, t.type, std::vector<uint8_t>(t.data, t.data + t.n_bytes)).is_ok());
-  }
-  Result<std::vector<uint8_t>> bytes = w.to_bytes();
-  EXPECT_TRUE(bytes.ok());
-  auto owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes).value());
-  Result<std::unique_ptr<gguf::GgufFile>> file = gguf::GgufFile::parse(*owned, "edited.gguf", owned);
-  EXPECT_TRUE(file.ok()) << file.status().message();
-  return Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file).value()));
+  return test::load_edited_gguf(
+      testing::TempDir() + "oxidize_deepseek2_.gguf", [&](const std::string& key) { return key != drop; },
+      [&](gguf::GgufWriter& w) {
+        for (const auto& [key, v] : extra_u32) EXPECT_TRUE(w.add_u32(key, static_cast<uint32_t>(v)).is_ok());
+        for (const auto& [key, v] : extra_f32) EXPECT_TRUE(w.add_f32(key, static_cast<float>(v)).is_ok());
+      },
+      [](const std::string&) { return true; });
 }
 
 // Both layouts, an f32 cache: rotation by theta(p) then theta(-d) against theta(p - d), in float.
@@ -109,7 +97,6 @@ TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
     std::string drop, message;
   };
   const Case cases[] = {
-      {{{"deepseek2.nextn_predict_layers", 1}}, {}, "", "multi-token-prediction layers ('deepseek2.nextn_predict_layers'"},
       {{}, {}, "deepseek2.attention.temperature_length", "needs a positive 'deepseek2.attention.temperature_length'"},
       {{}, {}, "deepseek2.attention.q_lora_rank", "missing metadata key 'deepseek2.attention.q_lora_rank'"},
       {{}, {}, "deepseek2.attention.value_length_mla", "'deepseek2.attention.key_length_mla' and 'value_length_mla'"},
@@ -120,7 +107,7 @@ TEST(Deepseek2, UnsupportedFeaturesAreRefusedByName) {
     ASSERT_FALSE(m.ok()) << c.message;
     EXPECT_NE(m.status().message().find(c.message), std::string::npos) << m.status().message();
   }
-  // A zero count is no feature: the file loads.
+  // A zero count of multi-token-prediction blocks is none (tests/arch/nextn_test.cpp: more than 0).
   EXPECT_TRUE(load_edited({{"deepseek2.nextn_predict_layers", 0}}, {}, "").ok());
 }
 

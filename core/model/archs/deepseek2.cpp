@@ -3,8 +3,8 @@
 // with DeepSeek's mscale folded into the attention scale; the first leading_dense_block_count layers
 // dense, the others with routed experts (softmax or sigmoid scores, optional choice bias exp_probs_b,
 // group-limited routing, renormalisation and scale from the expert_* keys) plus expert_shared_count
-// shared experts; Mistral Large 3's attention temperature. Not supported: multi-token-prediction
-// layers, fused ffn_gate_up_exps.
+// shared experts; Mistral Large 3's attention temperature; multi-token-prediction blocks checked and
+// not run, or left out (ArchSpec::nextn). Not supported: fused ffn_gate_up_exps.
 #include <cmath>
 
 #include "core/model/arch_registry.h"
@@ -21,21 +21,6 @@ bool lite_shape(const HParams& hp) {
 
 void fix_hparams(HParams& hp) {
   if (lite_shape(hp)) hp.n_lora_q = 0;
-}
-
-// A feature llama.cpp runs and oxidize does not, refused by its key unless the file sets it to 0.
-Status refuse(const gguf::GgufFile& f, const std::string& key, bool is_float, const char* what) {
-  if (f.find(key) == nullptr) return Status::ok();
-  float v = 0.0f;
-  if (is_float) {
-    OX_ASSIGN_OR_RETURN(v, f.get_f32(key));
-  } else {
-    OX_ASSIGN_OR_RETURN(const uint32_t n, f.get_u32(key));
-    v = static_cast<float>(n);
-  }
-  if (v == 0.0f) return Status::ok();
-  return error(ErrorCode::kUnsupported, strfmt("%s: %s ('%s' = %g) are not supported", f.name().c_str(), what,
-                                               key.c_str(), static_cast<double>(v)));
 }
 
 Status missing_key(const gguf::GgufFile& f, const std::string& key) {
@@ -117,7 +102,6 @@ Status scales(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
 
 Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
   const std::string p = hp.arch + ".";
-  OX_TRY(refuse(f, p + "nextn_predict_layers", false, "multi-token-prediction layers"));
   if (f.find_tensor(strfmt("blk.%d.ffn_gate_up_exps.weight", hp.n_layer - 1)) != nullptr) {
     return error(ErrorCode::kUnsupported, strfmt("%s: fused expert tensors (ffn_gate_up_exps) are not supported",
                                                  f.name().c_str()));
@@ -143,7 +127,8 @@ extern const ArchDef deepseek2{
                          .ff = ExpertFf::kRequired,
                          .shared = SharedFf::kExpTimesCount,
                          .probs_bias = Has::kOptional,
-                         .leading_dense = true}},
+                         .leading_dense = true},
+             .nextn = {.on = true, .trunk_only = true, .gate_up_exps_optional = true}},
     .configure = configure,
     .forward = forward_deepseek2,
     // Every feature on: q through its low-rank pair, the split attn_k_b / attn_v_b, a dense first
@@ -177,7 +162,9 @@ extern const ArchDef deepseek2{
                    {"expert_group_count", SynthKey::kU32, 2},
                    {"expert_group_used_count", SynthKey::kU32, 1},
                    {"attention.temperature_scale", SynthKey::kF32, 0.5},
-                   {"attention.temperature_length", SynthKey::kU32, 4}},
+                   {"attention.temperature_length", SynthKey::kU32, 4},
+                   // deepseek2@mtp: one multi-token-prediction block after the trunk
+                   {.key = "nextn_predict_layers", .value = 1, .variant = "mtp"}},
     .fix_hparams = fix_hparams,
 };
 

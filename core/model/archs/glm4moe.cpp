@@ -2,7 +2,8 @@
 // file has them, the feed-forward's RMSNorm named post_attention_norm; the first
 // leading_dense_block_count layers dense, the others with experts chosen by sigmoid scores plus
 // exp_probs_b (gating, renormalisation and scale from the expert_* keys) and expert_shared_count
-// shared experts. The multi-token-prediction layers (nextn_predict_layers) are not supported.
+// shared experts. The multi-token-prediction blocks (nextn_predict_layers) are checked and not run;
+// a file may leave them out (ArchSpec::nextn).
 #include "core/model/arch_registry.h"
 #include "core/model/moe.h"
 
@@ -10,13 +11,6 @@ namespace ox::archs {
 namespace {
 
 Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
-  if (f.find(hp.arch + ".nextn_predict_layers") != nullptr) {
-    OX_ASSIGN_OR_RETURN(const uint32_t nextn, f.get_u32(hp.arch + ".nextn_predict_layers"));
-    if (nextn > 0) {
-      return error(ErrorCode::kUnsupported, strfmt("%s: multi-token-prediction layers (%s.nextn_predict_layers = %u) "
-                                                   "are not supported", f.name().c_str(), hp.arch.c_str(), nextn));
-    }
-  }
   if (f.find(hp.arch + ".expert_shared_count") == nullptr) {
     return error(ErrorCode::kInvalidFile,
                  strfmt("%s: missing metadata key '%s.expert_shared_count'", f.name().c_str(), hp.arch.c_str()));
@@ -39,7 +33,8 @@ extern const ArchDef glm4moe{
                          .ff = ExpertFf::kRequired,
                          .shared = SharedFf::kExpTimesCount,
                          .probs_bias = Has::kYes,
-                         .leading_dense = true}},
+                         .leading_dense = true},
+             .nextn = {.on = true, .trunk_only = true}},
     .configure = configure,
     .synth_keys = {{"expert_count", SynthKey::kU32, 4},
                    {"expert_used_count", SynthKey::kU32, 2},
@@ -51,7 +46,9 @@ extern const ArchDef glm4moe{
                    {"rope.dimension_count", SynthKey::kU32, 32},
                    // deepseek v3's group-limited routing (generic in llama.cpp): 2 groups of 2, 1 chosen
                    {"expert_group_count", SynthKey::kU32, 2},
-                   {"expert_group_used_count", SynthKey::kU32, 1}},
+                   {"expert_group_used_count", SynthKey::kU32, 1},
+                   // glm4moe@mtp: one multi-token-prediction block after the trunk
+                   {.key = "nextn_predict_layers", .value = 1, .variant = "mtp"}},
 };
 
 }  // namespace ox::archs

@@ -1,7 +1,8 @@
 // Qwen3.5: a hybrid of gated delta net layers (linear attention with a per-head matrix state, a
 // causal convolution over q k v, a gated RMSNorm) and, every full_attention_interval-th layer
 // (default 4), attention whose q projection also yields a sigmoid output gate, with q/k RMSNorm and
-// interleaved M-RoPE (forward_qwen35.cpp). The multi-token-prediction layers are not supported.
+// interleaved M-RoPE (forward_qwen35.cpp). The multi-token-prediction blocks (attention blocks with
+// nextn.* tensors) are checked and not run; llama.cpp requires their tensors (ArchSpec::nextn).
 // Its configure hook serves qwen35moe too (archs/qwen35moe.cpp).
 #include "core/model/arch_registry.h"
 #include "core/model/moe.h"
@@ -19,9 +20,10 @@ Status check_recurrent_layers(const gguf::GgufFile& file, const HParams& hp, con
   if (v == nullptr) return Status::ok();
   const bool flags = v->type == gguf::ValueType::ARRAY &&
                      (v->elem_type == gguf::ValueType::BOOL || gguf::Value{.type = v->elem_type}.is_integer());
-  if (!flags || v->count != static_cast<uint64_t>(hp.n_layer)) {
-    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' must hold one bool per layer (%d)", file.name().c_str(),
-                                                 key.c_str(), hp.n_layer));
+  const int n_block = hp.n_layer + hp.n_layer_nextn;  // the multi-token-prediction blocks' flags are not read
+  if (!flags || v->count != static_cast<uint64_t>(n_block)) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: '%s' must hold one bool per block (%d)", file.name().c_str(),
+                                                 key.c_str(), n_block));
   }
   for (int l = 0; l < hp.n_layer; ++l) {
     const bool recurrent = v->elem_type == gguf::ValueType::BOOL ? v->raw[l] != 0 : v->integer_at(l) != 0;
@@ -89,14 +91,6 @@ Status configure_qwen35(const gguf::GgufFile& file, const HParams& hp, ArchSpec&
     return error(ErrorCode::kInvalidFile, strfmt("%s: key and value heads differ (%d, %d)", file.name().c_str(),
                                                  hp.head_dim_k, hp.head_dim_v));
   }
-  if (file.find(p + "nextn_predict_layers") != nullptr) {
-    OX_ASSIGN_OR_RETURN(const uint32_t n_mtp, file.get_u32(p + "nextn_predict_layers"));
-    if (n_mtp > 0) {
-      return error(ErrorCode::kUnsupported, strfmt("%s: multi-token-prediction layers ('%snextn_predict_layers' %u) "
-                                                   "are not supported",
-                                                   file.name().c_str(), p.c_str(), n_mtp));
-    }
-  }
   OX_TRY(check_recurrent_layers(file, hp, spec));
   OX_TRY(spec.moe ? check_experts(file, hp, spec) : need(hp.n_ff, "feed_forward_length"));
   return Status::ok();
@@ -107,7 +101,8 @@ extern const ArchDef qwen35{
     .spec = {.rope_style = RopeStyle::kNeox,
              .recurrent = Recurrent::kDeltaNet,
              .hybrid = true,
-             .attention_interval = 4},
+             .attention_interval = 4,
+             .nextn = {.on = true}},
     .configure = configure_qwen35,
     .forward = forward_qwen35,
     .synth_keys = {{"ssm.conv_kernel", SynthKey::kU32, 4},
@@ -117,7 +112,9 @@ extern const ArchDef qwen35{
                    {"ssm.group_count", SynthKey::kU32, 2},
                    {"full_attention_interval", SynthKey::kU32, 2},
                    {"rope.dimension_count", SynthKey::kU32, 32},
-                   {"rope.dimension_sections", SynthKey::kU32List, 0, "5,5,6,0"}},
+                   {"rope.dimension_sections", SynthKey::kU32List, 0, "5,5,6,0"},
+                   // qwen35@mtp: one multi-token-prediction block after the trunk
+                   {.key = "nextn_predict_layers", .value = 1, .variant = "mtp"}},
 };
 
 }  // namespace ox::archs

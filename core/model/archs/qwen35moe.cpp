@@ -3,7 +3,8 @@
 // routing with the chosen weights renormalised, plus a shared expert on every token gated by
 // sigmoid(h . ffn_gate_inp_shexp) (llama.cpp's src/models/qwen35moe.cpp). Experts are
 // expert_feed_forward_length wide (feed_forward_length / expert_used_count if absent), the shared
-// expert expert_shared_feed_forward_length (feed_forward_length if absent).
+// expert expert_shared_feed_forward_length (feed_forward_length if absent). Multi-token-prediction
+// blocks are checked and not run (ArchSpec::nextn).
 #include "core/model/arch_registry.h"
 #include "core/model/recurrent.h"
 
@@ -18,7 +19,8 @@ extern const ArchDef qwen35moe{
              .experts = {.ff = ExpertFf::kNffOverUsed, .shared = SharedFf::kShexpOrNff, .shared_gate = true},
              .recurrent = Recurrent::kDeltaNet,
              .hybrid = true,
-             .attention_interval = 4},
+             .attention_interval = 4,
+             .nextn = {.on = true, .gate_up_exps_optional = true}},
     .configure = configure_qwen35,
     .forward = forward_qwen35,
     .synth_keys = {{"ssm.conv_kernel", SynthKey::kU32, 4},
@@ -32,7 +34,9 @@ extern const ArchDef qwen35moe{
                    {"expert_count", SynthKey::kU32, 4},
                    {"expert_used_count", SynthKey::kU32, 2},
                    {"expert_feed_forward_length", SynthKey::kU32, 128},
-                   {"expert_shared_feed_forward_length", SynthKey::kU32, 192}},
+                   {"expert_shared_feed_forward_length", SynthKey::kU32, 192},
+                   // qwen35moe@mtp: one multi-token-prediction block after the trunk
+                   {.key = "nextn_predict_layers", .value = 1, .variant = "mtp"}},
 };
 
 }  // namespace ox::archs

@@ -12,7 +12,8 @@
 # tests/arch/arch_parity_test.cpp regenerates each model from the seed recorded in A.txt.
 # Variants: where llama.cpp runs one architecture differently by shape (baichuan: rope at 32
 # layers, ALiBi at 40, neither otherwise; deepseek2: attn_q instead of q's low-rank pair at 26 or 27
-# layers), or by its keys (synth --variant: deepseek2's older attn_kv_b layout), a second reference named A@VARIANT.txt under the extra
+# layers), or by its keys (synth --variant: deepseek2's older attn_kv_b layout; A@mtp: a multi-token-prediction
+# block after the trunk, which llama.cpp loads and does not run), a second reference named A@VARIANT.txt under the extra
 # synth flags of variant_flags below; the test lists the same names (kVariants there).
 # Usage: tests/data/arch_parity/make_reference.sh [ARCH | ARCH@VARIANT ...]
 #   needs bench/build_llama_cpp.sh build/llama.cpp llama-quantize, and build/native/bin/oxidize
@@ -25,7 +26,10 @@ shared=${OXIDIZE_SHARED:-../shared}
 oxidize=build/native/bin/oxidize
 weight_std=0.08
 prompt="Once upon a time"
-declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b" [gemma3n@22]="--layers 22")
+max_seed=${OXIDIZE_MAX_SEED:-200}  # seeds tried per model (glm4@mtp: its first passing seed is past 200)
+declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b" [gemma3n@22]="--layers 22"
+                         [deepseek2@mtp]="--variant mtp" [exaone4@mtp]="--variant mtp" [glm4@mtp]="--variant mtp" [glm4moe@mtp]="--variant mtp"
+                         [qwen35@mtp]="--variant mtp" [qwen35moe@mtp]="--variant mtp")
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then
   # encoders have no lm head: tests/data/embeddings/make_reference.sh records theirs
@@ -63,7 +67,7 @@ for name in "${archs[@]}"; do
     flags=" ${variant_flags[$name]}"
   fi
   found=""
-  for seed in $(seq 1 200); do
+  for seed in $(seq 1 "$max_seed"); do
     # shellcheck disable=SC2086 # flags: several words
     $oxidize synth --arch "$arch" --seed "$seed" --weight-std $weight_std --type F32$flags \
       --vocab "$shared/models/stories260K.gguf" -o "$tmp/$arch.gguf" > /dev/null
@@ -78,7 +82,7 @@ for name in "${archs[@]}"; do
     q4_gap=$(min_gap "$tmp/q4.txt" 8)
     if at_least "$q4_gap" 0.1; then found=$seed; break; fi
   done
-  if [ -z "$found" ]; then echo "$name: no seed in 1..200 with every top-2 gap >= 0.05 (F32) and 0.1 (Q4_K_M)" >&2; continue; fi
+  if [ -z "$found" ]; then echo "$name: no seed in 1..$max_seed with every top-2 gap >= 0.05 (F32) and 0.1 (Q4_K_M)" >&2; continue; fi
   {
     echo "# tests/data/arch_parity/make_reference.sh, llama.cpp $version"
     echo "synth: --arch $arch --seed $found --weight-std $weight_std --vocab models/stories260K.gguf$flags"
