@@ -176,7 +176,9 @@ static inline void run_tile(const Scratch<F>& s, int p0, int64_t kc, const uint8
   }
   F::template run<P, T>(panel, act, tok, kc, acc);
   for (int p = 0; p < P; ++p) {
-    for (int t = 0; t < T; ++t) store_rows(y + t * y_stride + kPanelRows * p, acc[p * T + t], rows[p], first || kCarry);
+    for (int t = 0; t < T; ++t) {
+      store_rows(y + t * y_stride + kPanelRows * p, acc[p * T + t], rows[p], first || kCarry);
+    }
   }
 }
 

@@ -98,10 +98,12 @@ constexpr int64_t kMinPanelTokens = 2;
 }  // namespace
 
 void register_gemm_tq(KernelTable& t) {
-  using gemmtq::kMinPanelTokens;
-  auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
-  gemm(DType::TQ1_0, tile::gemm_or_dots<gemmtq::TQ1_0Format, vec_dot_tq1_0_q8_k, kMinPanelTokens>);
-  gemm(DType::TQ2_0, tile::gemm_or_dots<gemmtq::TQ2_0Format, vec_dot_tq2_0_q8_k, kMinPanelTokens>);
+  using gemmtq::kMinPanelTokens, gemmtq::TQ1_0Format, gemmtq::TQ2_0Format;
+  // Every token gets vec_dot's bits, as alone: the same kernels serve a step of single tokens.
+  for (GemmFn* slot : {t.gemm, t.gemm_few}) {
+    slot[static_cast<uint32_t>(DType::TQ1_0)] = tile::gemm_or_dots<TQ1_0Format, vec_dot_tq1_0_q8_k, kMinPanelTokens>;
+    slot[static_cast<uint32_t>(DType::TQ2_0)] = tile::gemm_or_dots<TQ2_0Format, vec_dot_tq2_0_q8_k, kMinPanelTokens>;
+  }
 }
 
 }  // namespace ox::kernels::avx512
