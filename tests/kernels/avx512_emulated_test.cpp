@@ -140,6 +140,7 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #include "kernels/x86/avx512/gelu.cpp"
 #include "kernels/x86/avx512/gemm_iq.cpp"
 #include "kernels/x86/avx512/gemm_kquant.cpp"
+#include "kernels/x86/avx512/gemm_tq.cpp"
 #include "kernels/x86/avx512/patch.cpp"
 #include "kernels/x86/avx512/q2_q3_k.cpp"
 #include "kernels/x86/avx512/q4_q5_k.cpp"

@@ -406,9 +406,10 @@ struct GemmCase {
   int64_t n, n_rows, n_tokens;
 };
 
-// `slot`: the table's gemm (default) or another slot of the same contract (gemm_wide).
+// `slot`: the table's gemm (default) or another slot of the same contract (gemm_wide). `exact`:
+// every cell must hold the reference's bits, not only a value within its rounding.
 void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g, const GemmFn* slot = nullptr,
-                const char* what = "gemm") {
+                const char* what = "gemm", bool exact = false) {
   const GemmFn gemm = (slot != nullptr ? slot : t.gemm)[id(c.w)];
   const DType a = quant_traits(c.w).vec_dot_type;
   const uint64_t row_bytes = dtype_row_bytes(c.w, c.n), act_bytes = dtype_row_bytes(a, c.n);
@@ -439,6 +440,10 @@ void check_gemm(const KernelTable& t, const GemmCase& c, Mode mode, Gen& g, cons
       }
       float want = std::nanf("");
       scalar::table().vec_dot[id(c.w)](c.n, &want, wrows[r].data(), arows[k].data());
+      if (exact) {
+        ASSERT_EQ(float_bits(got), float_bits(want)) << where << ": " << got << " vs " << want;
+        continue;
+      }
       const double tol = tolerance(c.w, c.n, magnitude(c.w, wrows[r], a, arows[k], c.n));
       ASSERT_NEAR(got, want, tol) << where;
     }
@@ -489,6 +494,29 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
   }
 }
 
+// The ternary formats' tiles promise their vec_dot's bits (the reference's: see
+// TernaryVecDotGivesTheReferenceBits), so that prefill and decode agree: every tile shape, chunk
+// counts around the kernels' chunks of blocks (2 and 4), rows of 33 blocks, extreme scales.
+TEST_P(KernelTableTest, TernaryGemmGivesTheReferenceBits) {
+  Gen g(4321);
+  for (DType w : {DType::TQ1_0, DType::TQ2_0}) {
+    if (table().gemm[id(w)] == nullptr) continue;
+    for (int64_t blocks : {1, 2, 3, 5, 9}) {
+      for (int64_t rows : {1, 7, 8, 9, 16, 17, 33}) {
+        for (int64_t tokens : {1, 2, 3, 4, 6, 7, 9, 13}) {
+          check_gemm(table(), {w, 256 * blocks, rows, tokens}, Mode::kRealistic, g, nullptr, "gemm", true);
+          if (HasFatalFailure()) return;
+        }
+      }
+      check_gemm(table(), {w, 256 * blocks, 17, 9}, Mode::kExtreme, g, nullptr, "gemm", true);
+      check_gemm(table(), {w, 256 * blocks, 8, 4}, Mode::kZero, g, nullptr, "gemm", true);
+      if (HasFatalFailure()) return;
+    }
+    check_gemm(table(), {w, 256 * 33, 19, 11}, Mode::kRealistic, g, nullptr, "gemm", true);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // gemm_wide (encoders' order-free products): token counts around the outer-product panels (AVX2
 // 16 tokens and their 8-token half, AVX-512 32 and 16) and the few-token fallback, rows around the
 // 6- and 12-row tiles and their smaller tail tiles, long rows; within the reference's rounding.
@@ -521,15 +549,16 @@ TEST_P(KernelTableTest, WideGemmMatchesReference) {
 }
 
 // A decode step of several sequences (2-8 tokens) against the same rows one token at a time, bit
-// for bit, as the x86 few-token kernels promise (Q4_K / Q6_K: vec_dot's arithmetic; the block32
-// formats: the eight-row decode kernels'): then a sequence's greedy tokens cannot depend on which
+// for bit, as the x86 few-token kernels promise (Q4_K / Q6_K, TQ1_0 / TQ2_0: vec_dot's arithmetic;
+// the block32 formats: the eight-row decode kernels'): then a sequence's greedy tokens cannot depend on which
 // others share its step. Whole 16-row groups (the decode kernels' last rows of a matrix that is not
 // a multiple of 8 go through vec_dot); lengths within and beyond the block32 kernels' 256-block chunk.
 // Not under SIMDe's emulation, whose fmadd without FMA hardware rounds twice.
 TEST_P(KernelTableTest, GemmOfAFewTokensGivesTheOneTokenBits) {
   const std::string isa = table().isa;
   if (isa != "avx2" && isa != "avx512") GTEST_SKIP() << isa << " makes no such promise";
-  const std::vector<DType> formats = {DType::Q4_0, DType::Q5_0, DType::Q8_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K};
+  const std::vector<DType> formats = {DType::Q4_0, DType::Q5_0, DType::Q8_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K,
+                                     DType::TQ1_0, DType::TQ2_0};
   Gen g(8642);
   for (DType w : formats) {
     const GemmFn gemm = table().gemm[id(w)];

@@ -60,11 +60,12 @@ void gelu(float* x, int64_t n);
 // The gemm kernels (KernelTable::gemm, gemm_few; y[t * y_stride + r] = vec_dot(row r, token t)):
 // templates over each format's policy structs, installed by the file that owns them, one line per
 // format there. gemm_float.cpp: F32; gemm_block32.cpp: the 32-element block formats;
-// gemm_kquant.cpp: the k-quants and IQ4_XS; gemm_iq.cpp: the codebook i-quants.
+// gemm_kquant.cpp: the k-quants and IQ4_XS; gemm_iq.cpp: the codebook i-quants; gemm_tq.cpp: TQ1_0, TQ2_0.
 void register_gemm_float(KernelTable& t);
 void register_gemm_block32(KernelTable& t);
 void register_gemm_kquant(KernelTable& t);
 void register_gemm_iq(KernelTable& t);
+void register_gemm_tq(KernelTable& t);
 // GemmFn's function type, which the explicit instantiations of the shared gemm pieces name.
 using GemmSig = std::remove_pointer_t<GemmFn>;
 // Few tokens (a decode step of several sequences): one pass over the rows, each block unpacked

@@ -128,6 +128,18 @@ static inline void store_rows(float* y, __m256 v, int rows, bool first) {
   _mm256_maskstore_ps(y, mask, v);
 }
 
+// One token's 8 row results as `store_rows` left them (`rows` real, the other lanes zero).
+static inline __m256 load_rows(const float* y, int rows) {
+  if (rows == kPanelRows) return _mm256_loadu_ps(y);
+  return _mm256_maskload_ps(y, _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+}
+
+// A format whose tiles promise vec_dot's bits (F::kSumsInBlockOrder, the ternary formats) adds
+// every block's term to one running sum per cell, as vec_dot does: each chunk's tile starts from
+// the sums the previous chunk stored instead of adding a chunk sum to them (another rounding).
+template <class F>
+constexpr bool kSumsInBlockOrder = requires { requires F::kSumsInBlockOrder; };
+
 // The driver. A format F supplies:
 //   kBlockElems, kWBlockBytes, kABlockBytes     element count and byte sizes of one weight / activation block
 //   kChunk                                      blocks per packed chunk
@@ -138,6 +150,7 @@ static inline void store_rows(float* y, __m256 v, int rows, bool first) {
 //   prep(Tok*, const uint8_t* act, kc)               act = the token's first block of the chunk
 //   run<P, T>(const Panel* const panel[P], const uint8_t* const act[T], const Tok* const tok[T], kc,
 //             __m256 acc[P * T])                     acc[p * T + t] += panel p's 8 rows . token t
+//   optionally kSumsInBlockOrder (above)
 // Two panels per tile share every activation broadcast between 16 rows.
 template <class F>
 struct Scratch {
@@ -152,12 +165,20 @@ static inline void run_tile(const Scratch<F>& s, int p0, int64_t kc, const uint8
   for (int t = 0; t < T; ++t) tok[t] = &s.tok[t];
   const typename F::Panel* panel[P];
   for (int p = 0; p < P; ++p) panel[p] = s.panel[p0 + p];
+  constexpr bool kCarry = kSumsInBlockOrder<F>;
+  int rows[P];
+  for (int p = 0; p < P; ++p) rows[p] = static_cast<int>(std::min<int64_t>(kPanelRows, rows_left - kPanelRows * p));
   __m256 acc[P * T];
-  for (int i = 0; i < P * T; ++i) acc[i] = _mm256_setzero_ps();
+  for (int p = 0; p < P; ++p) {
+    for (int t = 0; t < T; ++t) {
+      acc[p * T + t] = kCarry && !first ? load_rows(y + t * y_stride + kPanelRows * p, rows[p]) : _mm256_setzero_ps();
+    }
+  }
   F::template run<P, T>(panel, act, tok, kc, acc);
   for (int p = 0; p < P; ++p) {
-    const int rows = static_cast<int>(std::min<int64_t>(kPanelRows, rows_left - kPanelRows * p));
-    for (int t = 0; t < T; ++t) store_rows(y + t * y_stride + kPanelRows * p, acc[p * T + t], rows, first);
+    for (int t = 0; t < T; ++t) {
+      store_rows(y + t * y_stride + kPanelRows * p, acc[p * T + t], rows[p], first || kCarry);
+    }
   }
 }
 

@@ -41,6 +41,7 @@ void patch(KernelTable& t) {
   register_gemm_block32(t);
   register_gemm_kquant(t);
   register_gemm_iq(t);
+  register_gemm_tq(t);
   quant(DType::F16, quantize_row_f16);
   register_quantizers(t);
   t.silu_mul = silu_mul;

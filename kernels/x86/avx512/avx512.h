@@ -38,11 +38,12 @@ void gelu(float* x, int64_t n);
 
 // The gemm kernels (KernelTable::gemm, gemm_few), installed by the file that owns them, one line
 // per format there (as in avx2.h): gemm_float.cpp, gemm_block32.cpp, gemm_kquant.cpp, gemm_iq.cpp
-// (the codebook i-quants; their vec_dot stays the AVX2 table's).
+// (the codebook i-quants; their vec_dot stays the AVX2 table's), gemm_tq.cpp (TQ1_0, TQ2_0).
 void register_gemm_float(KernelTable& t);
 void register_gemm_block32(KernelTable& t);
 void register_gemm_kquant(KernelTable& t);
 void register_gemm_iq(KernelTable& t);
+void register_gemm_tq(KernelTable& t);
 // Few tokens (a decode step of several sequences): one pass over the rows, each super-block
 // unpacked once for up to 8 tokens; every output equals vec_dot's (q4_q5_k.cpp, q6_k_iq4_xs.cpp).
 void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,

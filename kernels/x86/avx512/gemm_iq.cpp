@@ -31,31 +31,6 @@ struct PanelIQ {
 
 struct NoTok {};
 
-// 16 rows of 32 bytes, `stride` bytes apart, transposed by dwords: q[k] lane r = bytes 4k..4k+3 of
-// row r. Rows r and r + 8 share a register (low / high half) through the in-lane steps of the 8x8
-// dword transpose; the last step gathers 128-bit lanes across both halves.
-inline void transpose16(const int8_t* src, uint64_t stride, __m512i q[8]) {
-  __m512i v[8], t[8], u[8];
-  for (int r = 0; r < 8; ++r) v[r] = join(load256(src + r * stride), load256(src + (r + 8) * stride));
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-  }
-  // u[k] holds dword k | k + 4 of rows 0-3 in 128-bit lanes 0 | 1 and of rows 8-11 in lanes 2 | 3;
-  // u[4 + k] the same of rows 4-7 and 12-15. One two-source qword permute puts rows in order.
-  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-  for (int k = 0; k < 4; ++k) {
-    q[k] = _mm512_permutex2var_epi64(u[k], lo, u[4 + k]);
-    q[4 + k] = _mm512_permutex2var_epi64(u[k], hi, u[4 + k]);
-  }
-}
-
 // Unsigned weights w + kBias against the signed activations as they are (no per-token pass): per
 // row and token, sum_g mult_g (sum (w + kBias) a)_g - kBias sum_g mult_g bsum_g, the second term
 // from the Q8_K bsums (one per 16 elements) with vpdpwssd.
@@ -86,12 +61,12 @@ struct IQFormat {
       Panel& o = out[sb];
       for (int j = 0; j < 8; ++j) {
         __m512i q[8];
-        transpose16(w[0] + 32 * j, sizeof(w[0]), q);
+        tile::transpose16(w[0] + 32 * j, sizeof(w[0]), q);
         for (int k = 0; k < 8; ++k) o.w[8 * j + k] = _mm512_add_epi8(q[k], bias8);
       }
       // The multipliers as 16 rows of 32 bytes: dword k of row r = (mult 2k, mult 2k + 1).
       __m512i pairs[8];
-      transpose16(reinterpret_cast<const int8_t*>(mult[0]), sizeof(mult[0]), pairs);
+      tile::transpose16(reinterpret_cast<const int8_t*>(mult[0]), sizeof(mult[0]), pairs);
       for (int k = 0; k < 8; ++k) {
         o.mult[2 * k] = _mm512_and_si512(pairs[k], _mm512_set1_epi32(0xFFFF));
         o.mult[2 * k + 1] = _mm512_srli_epi32(pairs[k], 16);

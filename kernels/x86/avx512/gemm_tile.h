@@ -43,6 +43,31 @@ static inline __m512 gather_halves16(const uint8_t* const blk[16], uint64_t offs
   return join(avx2::tile::gather_halves(blk, offset), avx2::tile::gather_halves(blk + 8, offset));
 }
 
+// 16 rows of 32 bytes, `stride` bytes apart, transposed by dwords: q[k] lane r = bytes 4k..4k+3 of
+// row r. Rows r and r + 8 share a register (low / high half) through the in-lane steps of the 8x8
+// dword transpose; the last step gathers 128-bit lanes across both halves.
+static inline void transpose16(const int8_t* src, uint64_t stride, __m512i q[8]) {
+  __m512i v[8], t[8], u[8];
+  for (int r = 0; r < 8; ++r) v[r] = join(load256(src + r * stride), load256(src + (r + 8) * stride));
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(v[2 * i], v[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(v[2 * i], v[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+  }
+  // u[k] holds dword k | k + 4 of rows 0-3 in 128-bit lanes 0 | 1 and of rows 8-11 in lanes 2 | 3;
+  // u[4 + k] the same of rows 4-7 and 12-15. One two-source qword permute puts rows in order.
+  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int k = 0; k < 4; ++k) {
+    q[k] = _mm512_permutex2var_epi64(u[k], lo, u[4 + k]);
+    q[4 + k] = _mm512_permutex2var_epi64(u[k], hi, u[4 + k]);
+  }
+}
+
 // Writes (first chunk) or adds (later chunks) one token's 16 row results, `rows` of them real.
 static inline void store_rows(float* y, __m512 v, int rows, bool first) {
   if (rows == kPanelRows) {
@@ -54,20 +79,31 @@ static inline void store_rows(float* y, __m512 v, int rows, bool first) {
   for (int r = 0; r < rows; ++r) y[r] = first ? lanes[r] : y[r] + lanes[r];
 }
 
+// One token's 16 row results as `store_rows` left them (`rows` real, the other lanes zero).
+static inline __m512 load_rows(const float* y, int rows) {
+  if (rows == kPanelRows) return _mm512_loadu_ps(y);
+  alignas(64) float lanes[kPanelRows] = {};
+  for (int r = 0; r < rows; ++r) lanes[r] = y[r];
+  return _mm512_load_ps(lanes);
+}
+
 // The driver. A format F supplies kBlockElems, kWBlockBytes, kABlockBytes, kChunk, kTokens (<= 8),
 // Panel (one packed block of 16 rows), Tok (per-token data of a chunk), and
 //   pack(Panel*, const uint8_t* const rows[16], kc)    rows[r] = row r's first block of the chunk
 //   prep(Tok*, const uint8_t* act, kc)                  act = the token's first block of the chunk
 //   run<T>(const Panel*, const uint8_t* const act[T], const Tok* const tok[T], kc, __m512 acc[T])
+// and optionally kSumsInBlockOrder (kernels/x86/avx2/gemm_tile.h): each chunk's tile then starts
+// from the sums the previous chunk stored, vec_dot's order of float additions.
 template <class F, int T>
 static inline void run_tile(const typename F::Panel* panel, const typename F::Tok* toks, int64_t kc,
                             const uint8_t* const act[], float* y, int64_t y_stride, int rows, bool first) {
   const typename F::Tok* tok[T];
   for (int t = 0; t < T; ++t) tok[t] = &toks[t];
+  constexpr bool kCarry = avx2::tile::kSumsInBlockOrder<F>;
   __m512 acc[T];
-  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int t = 0; t < T; ++t) acc[t] = kCarry && !first ? load_rows(y + t * y_stride, rows) : _mm512_setzero_ps();
   F::template run<T>(panel, act, tok, kc, acc);
-  for (int t = 0; t < T; ++t) store_rows(y + t * y_stride, acc[t], rows, first);
+  for (int t = 0; t < T; ++t) store_rows(y + t * y_stride, acc[t], rows, first || kCarry);
 }
 
 template <class F>

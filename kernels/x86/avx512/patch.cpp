@@ -33,6 +33,7 @@ void patch(KernelTable& t) {
   register_gemm_block32(t);
   register_gemm_kquant(t);
   register_gemm_iq(t);
+  register_gemm_tq(t);
 }
 
 }  // namespace ox::kernels::avx512
