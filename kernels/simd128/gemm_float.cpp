@@ -47,9 +47,34 @@ void convert_row(const uint8_t* src, int64_t n, float* dst, const Fp16Fast& c) {
   }
 }
 
-// y[t * y_stride + r] for an R x T tile of converted rows (n floats each, w / a rows n apart).
-template <int R, int T>
-void f16_tile(int64_t n, const float* w, const float* a, float* y, int64_t y_stride) {
+// Where a tile's weight rows come from: rows converted to f32 in scratch (n floats each, n apart),
+// or fp16 rows converted in registers (w_stride bytes apart), which serve calls of one or two tokens
+// (decode, attention's scores of one query row), where a converted row would serve one tile. Both
+// give the tile the same values, so the same bits.
+struct ConvertedRows {
+  const float* w;
+  int64_t n;
+  void get(int r, int64_t i, v128_t* even, v128_t* odd) const {
+    *even = load(w + r * n + i);
+    *odd = load(w + r * n + i + 4);
+  }
+  float at(int r, int64_t k) const { return w[r * n + k]; }
+};
+struct Fp16Rows {
+  const uint8_t* w;
+  uint64_t w_stride;
+  const Fp16Fast* c;
+  void get(int r, int64_t i, v128_t* even, v128_t* odd) const { convert8(load(w + r * w_stride + 2 * i), *c, even, odd); }
+  float at(int r, int64_t k) const {
+    uint16_t h;
+    std::memcpy(&h, w + r * w_stride + 2 * k, 2);
+    return fp16(h);
+  }
+};
+
+// y[t * y_stride + r] for an R x T tile (activation rows converted, n apart).
+template <int R, int T, class Rows>
+void f16_tile(int64_t n, const Rows& w, const float* a, float* y, int64_t y_stride) {
   v128_t even[R][T], odd[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) even[r][t] = odd[r][t] = wasm_f32x4_splat(0.0f);
@@ -58,10 +83,7 @@ void f16_tile(int64_t n, const float* w, const float* a, float* y, int64_t y_str
 #pragma clang loop unroll(disable)  // see tile_step in gemm_tile.h
   for (; i + 8 <= n; i += 8) {
     v128_t we[R], wo[R];
-    for (int r = 0; r < R; ++r) {
-      we[r] = load(w + r * n + i);
-      wo[r] = load(w + r * n + i + 4);
-    }
+    for (int r = 0; r < R; ++r) w.get(r, i, &we[r], &wo[r]);
     for (int t = 0; t < T; ++t) {
       const v128_t ae = load(a + t * n + i), ao = load(a + t * n + i + 4);
       for (int r = 0; r < R; ++r) {
@@ -73,49 +95,13 @@ void f16_tile(int64_t n, const float* w, const float* a, float* y, int64_t y_str
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) {
       float sum = hsum_f32(wasm_f32x4_add(even[r][t], odd[r][t]));
-      for (int64_t k = i; k < n; ++k) sum += w[r * n + k] * a[t * n + k];
+      for (int64_t k = i; k < n; ++k) sum += w.at(r, k) * a[t * n + k];
       y[t * y_stride + r] = sum;
     }
   }
 }
 
-// f16_tile with the weight rows read as fp16 and converted in registers (each row w_stride bytes
-// from the last): the same operations in the same order, so the same bits. For calls of one or two
-// tokens (decode, attention's scores of one query row), where a converted row would serve one tile.
-template <int R, int T>
-void f16_tile_direct(int64_t n, const uint8_t* w, uint64_t w_stride, const float* a, float* y, int64_t y_stride,
-                     const Fp16Fast& c) {
-  v128_t even[R][T], odd[R][T];
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) even[r][t] = odd[r][t] = wasm_f32x4_splat(0.0f);
-  }
-  int64_t i = 0;
-#pragma clang loop unroll(disable)
-  for (; i + 8 <= n; i += 8) {
-    v128_t we[R], wo[R];
-    for (int r = 0; r < R; ++r) convert8(load(w + r * w_stride + 2 * i), c, &we[r], &wo[r]);
-    for (int t = 0; t < T; ++t) {
-      const v128_t ae = load(a + t * n + i), ao = load(a + t * n + i + 4);
-      for (int r = 0; r < R; ++r) {
-        even[r][t] = wasm_f32x4_add(even[r][t], wasm_f32x4_mul(we[r], ae));
-        odd[r][t] = wasm_f32x4_add(odd[r][t], wasm_f32x4_mul(wo[r], ao));
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    for (int t = 0; t < T; ++t) {
-      float sum = hsum_f32(wasm_f32x4_add(even[r][t], odd[r][t]));
-      for (int64_t k = i; k < n; ++k) {
-        uint16_t h;
-        std::memcpy(&h, w + r * w_stride + 2 * k, 2);
-        sum += fp16(h) * a[t * n + k];
-      }
-      y[t * y_stride + r] = sum;
-    }
-  }
-}
-
-// f16_tile_direct<4, 1> with the four rows' lane sums done at once: the four sum vectors transposed,
+// f16_tile<4, 1> of Fp16Rows with the four rows' lane sums done at once: the four sum vectors transposed,
 // so that ((lane 0 + lane 1) + lane 2) + lane 3 of each row, hsum_f32's order, is three vector adds
 // (at attention's head sizes, 48-128 values, four horizontal sums cost as much as the products).
 void f16_rows4_one_token(int64_t n, const uint8_t* w, uint64_t w_stride, const float* a, float* y,
@@ -156,11 +142,11 @@ void f16_rows4_one_token(int64_t n, const uint8_t* w, uint64_t w_stride, const f
   }
 }
 
-using TileFn = void (*)(int64_t, const float*, const float*, float*, int64_t);
+using TileFn = void (*)(int64_t, const ConvertedRows&, const float*, float*, int64_t);
 
 TileFn tile_fn(int64_t nr, int64_t nt) {
   static constexpr auto table = []<int... i>(std::integer_sequence<int, i...>) {
-    return std::array<TileFn, sizeof...(i)>{f16_tile<i / kTokens + 1, i % kTokens + 1>...};
+    return std::array<TileFn, sizeof...(i)>{f16_tile<i / kTokens + 1, i % kTokens + 1, ConvertedRows>...};
   }(std::make_integer_sequence<int, kRows * kTokens>{});
   return table[static_cast<size_t>((nr - 1) * kTokens + (nt - 1))];
 }
@@ -177,18 +163,14 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
     if (n_tokens == 1) {
       for (; r0 + 4 <= n_rows; r0 += 4) f16_rows4_one_token(n, w + r0 * w_stride, w_stride, af, y + r0, c);
     }
-    for (; r0 + kRows <= n_rows; r0 += kRows) {
+    for (; r0 < n_rows; r0 += kRows) {
+      const Fp16Rows rows{w + r0 * w_stride, w_stride, &c};
+      const bool pair = r0 + kRows <= n_rows;
       if (n_tokens == 1) {
-        f16_tile_direct<kRows, 1>(n, w + r0 * w_stride, w_stride, af, y + r0, y_stride, c);
+        pair ? f16_tile<kRows, 1>(n, rows, af, y + r0, y_stride) : f16_tile<1, 1>(n, rows, af, y + r0, y_stride);
       } else {
-        f16_tile_direct<kRows, kTokens>(n, w + r0 * w_stride, w_stride, af, y + r0, y_stride, c);
-      }
-    }
-    for (; r0 < n_rows; ++r0) {
-      if (n_tokens == 1) {
-        f16_tile_direct<1, 1>(n, w + r0 * w_stride, w_stride, af, y + r0, y_stride, c);
-      } else {
-        f16_tile_direct<1, kTokens>(n, w + r0 * w_stride, w_stride, af, y + r0, y_stride, c);
+        pair ? f16_tile<kRows, kTokens>(n, rows, af, y + r0, y_stride)
+             : f16_tile<1, kTokens>(n, rows, af, y + r0, y_stride);
       }
     }
     return;
@@ -199,7 +181,7 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
     for (int64_t r = 0; r < nr; ++r) convert_row(w + (r0 + r) * w_stride, n, wf + r * n, c);
     for (int64_t t0 = 0; t0 < n_tokens; t0 += kTokens) {
       const int64_t nt = n_tokens - t0 < kTokens ? n_tokens - t0 : kTokens;
-      tile_fn(nr, nt)(n, wf, af + t0 * n, y + t0 * y_stride + r0, y_stride);
+      tile_fn(nr, nt)(n, ConvertedRows{wf, n}, af + t0 * n, y + t0 * y_stride + r0, y_stride);
     }
   }
 }
