@@ -1,13 +1,14 @@
-// gemm_wide[F32] for AVX2 and AVX-512 (kernels/x86/{avx2,avx512}/gemm_float.cpp) through a vector
-// type V: V::kLanes, V::Reg, V::zero(), V::load(const float*), V::loadu(const uint8_t*) (any
-// alignment), V::store(float*, Reg), V::splat(float), V::fmadd(a, b, c) (a * b + c, fused) and
-// V::transpose(Reg r[kLanes]) (a kLanes x kLanes transpose: r[j][i] = old r[i][j]).
+// gemm_wide[F32], written once over an ISA's vector type V (kernels/x86/{avx2,avx512}/gemm_float.cpp,
+// kernels/simd128/gemm_wide.cpp, kernels/neon/gemm_wide.cpp): V::kLanes, V::Reg, V::zero(),
+// V::load(const float*), V::loadu(const uint8_t*) (any alignment), V::store(float*, Reg),
+// V::splat(float), V::fmadd(a, b, c) (a * b + c: fused where the ISA has it, a product then a sum
+// in SIMD128) and V::transpose(Reg r[kLanes]) (a kLanes x kLanes transpose: r[j][i] = old r[i][j]).
 // Outer products, not dot products: the call's activations are packed once, k-major, into panels
 // of kTok tokens (panel[k * kTok + t], zero past the last token), and a register tile of R weight
 // rows x kTok tokens (R * kTok / kLanes accumulators) takes, per k, kTok / kLanes loads of the panel
 // and R broadcasts of weights read straight from the rows, with no horizontal sums. Each cell sums
-// its products in index order, one fused multiply-add per k: not vec_dot_f32's order (four
-// accumulators of kLanes columns each), so the results differ from it by float rounding. That is
+// its products in index order, one V::fmadd per k: not vec_dot_f32's order (four accumulators of
+// kLanes columns each), so the results differ from it by float rounding. That is
 // why this is KernelTable::gemm_wide, taken only by passes with no one-token path to agree with
 // (OpContext::order_free: encoders' embedding passes); reference: vec_dot_f32_f32 within rounding.
 // Loop order: a block of R rows stays in L1 while every token panel of the call (kept in L2 by
@@ -20,11 +21,11 @@
 
 #include "core/base/status.h"
 
-namespace ox::kernels::x86 {
+namespace ox::kernels::wide {
 
 // Every template here takes the ISA's vector type V, which lives in an anonymous namespace: each
 // ISA's file gets its own instantiations (a shared COMDAT one, built with AVX-512 flags, could
-// otherwise reach a caller on a CPU without AVX-512).
+// otherwise reach a caller on a CPU without AVX-512; NEON's plain and +dotprod folders likewise).
 
 // Packs tokens [0, nt) (nt <= kTok) of n floats each, rows `a_stride` bytes apart (any alignment),
 // into panel[k * kTok + t]; lanes past nt are zero. Square blocks of kLanes tokens x kLanes columns
@@ -67,13 +68,18 @@ inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, i
     for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
   }
   const float* p = panel;
+  // The unroll pragmas keep the accumulators in registers: GCC left NEON's 6 x 16 tile as loops
+  // over arrays in memory without them.
   for (int64_t k = 0; k < n; ++k, p += kTok) {
     typename V::Reg a[kVecs];
+#pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       float wk;
       std::memcpy(&wk, w[r] + k * sizeof(float), sizeof(float));
       const typename V::Reg b = V::splat(wk);
+#pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
     }
   }
@@ -163,4 +169,4 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
   blocks.template operator()<1>();
 }
 
-}  // namespace ox::kernels::x86
+}  // namespace ox::kernels::wide
