@@ -57,11 +57,10 @@ inline void pack_panel(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n
   }
 }
 
-// y[t * y_stride + r] for R rows (w[r]: n floats each, any alignment) x the first nt (<= kTok)
-// tokens of a panel.
+// cells[r * kTok + t] for R rows (w[r]: n floats each, any alignment) x the kTok tokens of a panel:
+// the register tile's accumulators, stored.
 template <class V, int R, int kTok>
-inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, int64_t nt, float* y,
-                       int64_t y_stride) {
+inline void outer_cells(int64_t n, const uint8_t* const* w, const float* panel, float* cells) {
   constexpr int kVecs = kTok / V::kLanes;
   typename V::Reg acc[R][kVecs];
   for (int r = 0; r < R; ++r) {
@@ -83,11 +82,24 @@ inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, i
       for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
     }
   }
-  // Row r's results lie along the tokens: transposed through a small buffer (one store per cell
-  // against n fused multiply-adds).
-  alignas(64) float cells[R][kTok];
   for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < kVecs; ++v) V::store(&cells[r][v * V::kLanes], acc[r][v]);
+    for (int v = 0; v < kVecs; ++v) V::store(cells + r * kTok + v * V::kLanes, acc[r][v]);
+  }
+}
+
+// y[t * y_stride + r] for R rows x the first nt (<= kTok) tokens of a panel. A V may compute a
+// tile shape itself (V::tile<R, kTok>(n, w, panel, cells), as outer_cells): SIMD128's relaxed-SIMD
+// slot for its main tile.
+template <class V, int R, int kTok>
+inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, int64_t nt, float* y,
+                       int64_t y_stride) {
+  // Row r's results lie along the tokens: transposed through a small buffer (one store per cell
+  // against n multiply-adds).
+  alignas(64) float cells[R][kTok];
+  if constexpr (requires { V::template tile<R, kTok>(n, w, panel, &cells[0][0]); }) {
+    V::template tile<R, kTok>(n, w, panel, &cells[0][0]);
+  } else {
+    outer_cells<V, R, kTok>(n, w, panel, &cells[0][0]);
   }
   for (int64_t t = 0; t < nt; ++t) {
     for (int r = 0; r < R; ++r) y[t * y_stride + r] = cells[r][t];
