@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "core/base/status.h"
+#include "core/quant/traits.h"
 
 namespace ox::kernels::wide {
 
@@ -179,6 +180,20 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
   if constexpr (R / 4 >= 1) blocks.template operator()<R / 4>();
   if constexpr (R / 8 >= 1) blocks.template operator()<R / 8>();
   blocks.template operator()<1>();
+}
+
+// gemm_wide for an ISA with no F32 tile to hand few tokens to (SIMD128, NEON): fewer than 4 tokens
+// (a half panel would mostly multiply zeros) take `dot` (the ISA's vec_dot_f32) per cell.
+template <class V, int R, int kTok>
+inline void outer_gemm_or_dots(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                               const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens >= 4) {
+    outer_gemm<V, R, kTok>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t r = 0; r < n_rows; ++r) dot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
+  }
 }
 
 }  // namespace ox::kernels::wide

@@ -40,13 +40,8 @@ struct OuterVec {
 // spilled). Fewer than 4 tokens (a half panel would mostly multiply zeros) take vec_dot per cell.
 void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  if (n_tokens < 4) {
-    for (int64_t t = 0; t < n_tokens; ++t) {
-      for (int64_t r = 0; r < n_rows; ++r) vec_dot_f32(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
-    }
-    return;
-  }
-  wide::outer_gemm<OuterVec, 4, 16>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  wide::outer_gemm_or_dots<OuterVec, 4, 16>(vec_dot_f32, n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
+                                              y_stride);
 }
 
 }  // namespace ox::kernels::neon
