@@ -182,17 +182,54 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
   blocks.template operator()<1>();
 }
 
-// gemm_wide for an ISA with no F32 tile to hand few tokens to (SIMD128, NEON): fewer than 4 tokens
-// (a half panel would mostly multiply zeros) take `dot` (the ISA's vec_dot_f32) per cell.
+// vec_dot per cell: what gemm_wide takes for fewer than 4 tokens, where a half panel would mostly
+// multiply zeros, on an ISA with no tile to hand them to (SIMD128 and NEON F32; every half format).
+// A template on V like the rest, so that each ISA's file keeps its own copy.
+template <class V>
+inline void dots_per_cell(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                          const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t r = 0; r < n_rows; ++r) dot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
+  }
+}
+
+// gemm_wide of half-precision weights and activations (F16, BF16; matmul hands them activations in
+// the weights' format): both to f32 through `to_f32` (the ISA's to_float of that format, exact), the
+// activations once per call and the weights kHalfRows rows at a time, each block through outer_gemm;
+// fewer than 4 tokens `dot` (its vec_dot) per cell.
+// A product of two halves is exact in f32, so only the order of the sums differs from vec_dot's: the
+// same rounding as F32's. Each block packs the panels again: n x tokens copies against kHalfRows x n
+// x tokens multiply-adds.
+constexpr int64_t kHalfRows = 64;
+template <class V, int R, int kTok>
+inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride,
+                            int64_t n_rows, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y,
+                            int64_t y_stride) {
+  if (n_tokens < 4) {
+    dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  thread_local PanelScratch<V> acts, rows;
+  const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
+  float* af = acts.get(static_cast<size_t>(n * n_tokens));
+  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
+  float* wf = rows.get(static_cast<size_t>(n * kHalfRows));
+  for (int64_t r0 = 0; r0 < n_rows; r0 += kHalfRows) {
+    const int64_t nr = n_rows - r0 < kHalfRows ? n_rows - r0 : kHalfRows;
+    for (int64_t r = 0; r < nr; ++r) to_f32(w + static_cast<uint64_t>(r0 + r) * w_stride, wf + r * n, n);
+    outer_gemm<V, R, kTok>(n, reinterpret_cast<const uint8_t*>(wf), f32_stride, nr,
+                           reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens, y + r0, y_stride);
+  }
+}
+
+// gemm_wide[F32] for an ISA with no F32 tile (SIMD128, NEON; `dot`: its vec_dot_f32).
 template <class V, int R, int kTok>
 inline void outer_gemm_or_dots(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
                                const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  if (n_tokens >= 4) {
+  if (n_tokens < 4) {
+    dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  } else {
     outer_gemm<V, R, kTok>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-    return;
-  }
-  for (int64_t t = 0; t < n_tokens; ++t) {
-    for (int64_t r = 0; r < n_rows; ++r) dot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
   }
 }
 

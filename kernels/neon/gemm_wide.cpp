@@ -1,6 +1,6 @@
-// NEON gemm_wide[F32] (encoders' order-free embedding passes, KernelTable::gemm_wide): the
-// outer-product tiles of kernels/gemm_float_outer.h over float32x4 with fused multiply-adds.
-// Reference: vec_dot_f32_f32 within float rounding (each cell sums its products in index order).
+// NEON gemm_wide[F32, F16, BF16] (encoders' order-free embedding passes, KernelTable::gemm_wide):
+// the outer-product tiles of kernels/gemm_float_outer.h over float32x4 with fused multiply-adds.
+// Reference: vec_dot of the format within float rounding (each cell sums its products in index order).
 #include <arm_neon.h>
 
 #include "kernels/gemm_float_outer.h"
@@ -37,11 +37,20 @@ struct OuterVec {
 
 // Tiles of 4 rows x 16 tokens: 16 accumulators, 4 panel vectors and 4 weights of the 32 vector
 // registers (GCC 12 loads a tile's weights for a k at once; at 6 x 16 that is 34 registers, and it
-// spilled). Fewer than 4 tokens (a half panel would mostly multiply zeros) take vec_dot per cell.
-void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  wide::outer_gemm_or_dots<OuterVec, 4, 16>(vec_dot_f32, n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                              y_stride);
+// spilled). F16 and BF16 go through the same tiles once converted (wide::outer_gemm_half).
+void patch_gemm_wide(KernelTable& t) {
+  t.gemm_wide[static_cast<uint32_t>(DType::F32)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_or_dots<OuterVec, 4, 16>(vec_dot_f32, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 4, 16>(to_float_f16, vec_dot_f16, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 4, 16>(to_float_bf16, vec_dot_bf16, n, w, ws, nr, a, as, nt, y, ys);
+  };
 }
 
 }  // namespace ox::kernels::neon

@@ -1,6 +1,6 @@
-// SIMD128 gemm_wide[F32] (encoders' order-free embedding passes, KernelTable::gemm_wide): the
-// outer-product tiles of kernels/gemm_float_outer.h over f32x4. Reference: vec_dot_f32_f32 within
-// float rounding (each cell sums its products in index order, a product then a sum per k).
+// SIMD128 gemm_wide[F32, F16, BF16] (encoders' order-free embedding passes, KernelTable::gemm_wide):
+// the outer-product tiles of kernels/gemm_float_outer.h over f32x4. Reference: vec_dot of the format
+// within float rounding (each cell sums its products in index order, a product then a sum per k).
 #include "kernels/gemm_float_outer.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
@@ -54,11 +54,20 @@ WideTileFn wide_tile = ox_simd128_wide_tile;
 // within the 16 xmm registers V8 allocates from on x86. Timed under node (V8, x86) on bge's shapes
 // (384-3072 columns, 32-160 tokens): 2 x 16 53-62 GFLOP/s on one thread, 4 x 8 and 3 x 8 28-61,
 // tiles of 10-12 accumulators (5 x 8, 6 x 8, 3 x 16, 4 x 16) 11-35, vec_dot per cell 10-27.
-// Fewer than 4 tokens (a half panel would mostly multiply zeros) take vec_dot per cell.
-void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                   uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
-  wide::outer_gemm_or_dots<OuterVec, 2, 16>(vec_dot_f32, n, w, w_stride, n_rows, a, a_stride, n_tokens, y,
-                                              y_stride);
+// F16 and BF16 go through the same tiles once converted (wide::outer_gemm_half).
+void patch_gemm_wide(KernelTable& t) {
+  t.gemm_wide[static_cast<uint32_t>(DType::F32)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_or_dots<OuterVec, 2, 16>(vec_dot_f32, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_f16, vec_dot_f16, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_bf16, vec_dot_bf16, n, w, ws, nr, a, as, nt, y, ys);
+  };
 }
 
 }  // namespace ox::kernels::simd128
