@@ -29,7 +29,8 @@ constexpr int64_t kMinDecodeChunkRows = 32;
 // while it sits in L2 (64 rows of a 4096-wide Q4_K matrix: 144 KB), so the weights stream from
 // memory once per step even where each token takes the one-token path on its own.
 constexpr int64_t kOneTokenBitsRows = 64;
-// The widest token panel of a gemm_wide kernel (AVX-512's 32 tokens; AVX2's 16 divide it).
+// The widest token panel of a gemm_wide kernel (AVX-512's 32 tokens; the 16 of AVX2, NEON and
+// SIMD128 divide it).
 constexpr int64_t kWidePanelTokens = 32;
 }  // namespace
 

@@ -59,6 +59,9 @@ void gemm_q6_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, co
                     int64_t n_tokens, float* y, int64_t ys);
 void gemm_iq4_xs_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
                       int64_t n_tokens, float* y, int64_t ys);
+// KernelTable::gemm_wide of F32, F16 and BF16 (gemm_wide.cpp): outer-product tiles for encoders'
+// order-free passes.
+void patch_gemm_wide(KernelTable& t);
 
 void quantize_row_q8_0(const float* x, void* y, int64_t n);
 void quantize_row_q8_1(const float* x, void* y, int64_t n);

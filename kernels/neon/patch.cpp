@@ -43,6 +43,7 @@ void patch(KernelTable& t) {
   gemm(DType::Q5_K, gemm_q5_k_q8_k);
   gemm(DType::Q6_K, gemm_q6_k_q8_k);
   gemm(DType::IQ4_XS, gemm_iq4_xs_q8_k);
+  patch_gemm_wide(t);
   // The codebook i-quants: instantiated here over their loaders (neon/iquant_load.h).
   neon_common::for_each_iquant([&](DType type, auto load) {
     using Load = decltype(load);

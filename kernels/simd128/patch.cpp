@@ -47,6 +47,7 @@ void patch(KernelTable& t) {
   tile(DType::Q4_K_IL, gemm_q4_k_il);
   tile(DType::Q6_K_IL, gemm_q6_k_il);
   patch_iquants(t);
+  patch_gemm_wide(t);
   // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
   // the interleaved layouts take a sub-block pair's scales in one step (core/quant/interleave.h).
   // The SIMD128 bodies of those slots only stand in for them (they un-permute every row).

@@ -4,6 +4,7 @@
 // in a second copy of the linked module, oxidize.relaxed.wasm, loaded where the engine validates
 // relaxed SIMD. The two bodies compute the same bits: the relaxed one only multiplies 16 bytes
 // at a time where SIMD128 multiplies 8 i16 lanes, on operands whose relaxed results are defined.
+// One exception, wide_tile, whose kernel is free to round differently (KernelTable::gemm_wide).
 #pragma once
 
 #include <wasm_simd128.h>
@@ -51,6 +52,16 @@ extern Q4_0QuadsFn q4_0_quads;
 // adds a group's pair sums in i16, so the weights must be 0..15. Defined in gemm_i7.cpp.
 using I7TileFn = void (*)(int32_t n_groups, const v128_t* w, const v128_t* a, float* y, int32_t y_stride);
 extern I7TileFn i7_tile;
+
+// The main tile of gemm_wide[F32] (gemm_wide.cpp over kernels/gemm_float_outer.h): rows w0 and
+// w1 (n floats each, any alignment) against a panel of 16 tokens packed k-major (panel[k * 16 + t]),
+// summed in index order into cells[r * 16 + t]. The relaxed body takes each product and sum in one
+// f32x4.relaxed_madd (one fused multiply-add where the CPU has FMA, V8 on x86 then needing no
+// register for the product), the SIMD128 body in two steps: the bodies agree within float rounding
+// only, which gemm_wide allows (an encoder's order-free pass), and the test against the reference
+// (tests/kernels) runs in both modules.
+using WideTileFn = void (*)(int32_t n, const uint8_t* w0, const uint8_t* w1, const float* panel, float* cells);
+extern WideTileFn wide_tile;
 
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();

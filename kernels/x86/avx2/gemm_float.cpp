@@ -1,10 +1,10 @@
 // AVX2 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
 // kernels/x86/gemm_float_tile.h with 1 row x 3 tokens (12 ymm accumulators), for every call, one
 // token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
-// tile of kernels/x86/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
+// tile of kernels/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/util.h"
-#include "kernels/x86/gemm_float_outer.h"
+#include "kernels/gemm_float_outer.h"
 #include "kernels/x86/gemm_float_tile.h"
 
 namespace ox::kernels::avx2 {
@@ -66,7 +66,7 @@ void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
     x86::f32_gemm<GemmVec, 1, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
     return;
   }
-  x86::outer_gemm<OuterVec, 6, 16>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  wide::outer_gemm<OuterVec, 6, 16>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace
@@ -77,6 +77,16 @@ void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
+  // F16 and BF16 through the same tiles once converted (F16C, exact): wide::outer_gemm_half. The
+  // AVX-512 table keeps these.
+  t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_f16, vec_dot_f16, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_bf16, vec_dot_bf16, n, w, ws, nr, a, as, nt, y, ys);
+  };
 }
 
 }  // namespace ox::kernels::avx2

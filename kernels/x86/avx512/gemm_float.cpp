@@ -1,10 +1,10 @@
 // AVX-512 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
 // kernels/x86/gemm_float_tile.h with 2 rows x 3 tokens (24 zmm accumulators), for every call, one
 // token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
-// tile of kernels/x86/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
+// tile of kernels/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
-#include "kernels/x86/gemm_float_outer.h"
+#include "kernels/gemm_float_outer.h"
 #include "kernels/x86/gemm_float_tile.h"
 
 namespace ox::kernels::avx512 {
@@ -81,7 +81,7 @@ void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
     x86::f32_gemm<GemmVec, 2, 3>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
     return;
   }
-  x86::outer_gemm<OuterVec, 12, 32>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  wide::outer_gemm<OuterVec, 12, 32>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-// gemm_wide[F32] for AVX2 and AVX-512 (kernels/x86/{avx2,avx512}/gemm_float.cpp) through a vector
-// type V: V::kLanes, V::Reg, V::zero(), V::load(const float*), V::loadu(const uint8_t*) (any
-// alignment), V::store(float*, Reg), V::splat(float), V::fmadd(a, b, c) (a * b + c, fused) and
-// V::transpose(Reg r[kLanes]) (a kLanes x kLanes transpose: r[j][i] = old r[i][j]).
+// gemm_wide[F32], written once over an ISA's vector type V (kernels/x86/{avx2,avx512}/gemm_float.cpp,
+// kernels/simd128/gemm_wide.cpp, kernels/neon/gemm_wide.cpp): V::kLanes, V::Reg, V::zero(),
+// V::load(const float*), V::loadu(const uint8_t*) (any alignment), V::store(float*, Reg),
+// V::splat(float), V::fmadd(a, b, c) (a * b + c: fused where the ISA has it, a product then a sum
+// in SIMD128) and V::transpose(Reg r[kLanes]) (a kLanes x kLanes transpose: r[j][i] = old r[i][j]).
 // Outer products, not dot products: the call's activations are packed once, k-major, into panels
 // of kTok tokens (panel[k * kTok + t], zero past the last token), and a register tile of R weight
 // rows x kTok tokens (R * kTok / kLanes accumulators) takes, per k, kTok / kLanes loads of the panel
 // and R broadcasts of weights read straight from the rows, with no horizontal sums. Each cell sums
-// its products in index order, one fused multiply-add per k: not vec_dot_f32's order (four
-// accumulators of kLanes columns each), so the results differ from it by float rounding. That is
+// its products in index order, one V::fmadd per k: not vec_dot_f32's order (four accumulators of
+// kLanes columns each), so the results differ from it by float rounding. That is
 // why this is KernelTable::gemm_wide, taken only by passes with no one-token path to agree with
 // (OpContext::order_free: encoders' embedding passes); reference: vec_dot_f32_f32 within rounding.
 // Loop order: a block of R rows stays in L1 while every token panel of the call (kept in L2 by
@@ -19,12 +20,13 @@
 #include <cstring>
 
 #include "core/base/status.h"
+#include "core/quant/traits.h"
 
-namespace ox::kernels::x86 {
+namespace ox::kernels::wide {
 
 // Every template here takes the ISA's vector type V, which lives in an anonymous namespace: each
 // ISA's file gets its own instantiations (a shared COMDAT one, built with AVX-512 flags, could
-// otherwise reach a caller on a CPU without AVX-512).
+// otherwise reach a caller on a CPU without AVX-512; NEON's plain and +dotprod folders likewise).
 
 // Packs tokens [0, nt) (nt <= kTok) of n floats each, rows `a_stride` bytes apart (any alignment),
 // into panel[k * kTok + t]; lanes past nt are zero. Square blocks of kLanes tokens x kLanes columns
@@ -56,32 +58,49 @@ inline void pack_panel(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n
   }
 }
 
-// y[t * y_stride + r] for R rows (w[r]: n floats each, any alignment) x the first nt (<= kTok)
-// tokens of a panel.
+// cells[r * kTok + t] for R rows (w[r]: n floats each, any alignment) x the kTok tokens of a panel:
+// the register tile's accumulators, stored.
 template <class V, int R, int kTok>
-inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, int64_t nt, float* y,
-                       int64_t y_stride) {
+inline void outer_cells(int64_t n, const uint8_t* const* w, const float* panel, float* cells) {
   constexpr int kVecs = kTok / V::kLanes;
   typename V::Reg acc[R][kVecs];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
   }
   const float* p = panel;
+  // The unroll pragmas keep the accumulators in registers: GCC left NEON's 6 x 16 tile as loops
+  // over arrays in memory without them.
   for (int64_t k = 0; k < n; ++k, p += kTok) {
     typename V::Reg a[kVecs];
+#pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       float wk;
       std::memcpy(&wk, w[r] + k * sizeof(float), sizeof(float));
       const typename V::Reg b = V::splat(wk);
+#pragma GCC unroll 8
       for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
     }
   }
-  // Row r's results lie along the tokens: transposed through a small buffer (one store per cell
-  // against n fused multiply-adds).
-  alignas(64) float cells[R][kTok];
   for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < kVecs; ++v) V::store(&cells[r][v * V::kLanes], acc[r][v]);
+    for (int v = 0; v < kVecs; ++v) V::store(cells + r * kTok + v * V::kLanes, acc[r][v]);
+  }
+}
+
+// y[t * y_stride + r] for R rows x the first nt (<= kTok) tokens of a panel. A V may compute a
+// tile shape itself (V::tile<R, kTok>(n, w, panel, cells), as outer_cells): SIMD128's relaxed-SIMD
+// slot for its main tile.
+template <class V, int R, int kTok>
+inline void outer_tile(int64_t n, const uint8_t* const* w, const float* panel, int64_t nt, float* y,
+                       int64_t y_stride) {
+  // Row r's results lie along the tokens: transposed through a small buffer (one store per cell
+  // against n multiply-adds).
+  alignas(64) float cells[R][kTok];
+  if constexpr (requires { V::template tile<R, kTok>(n, w, panel, &cells[0][0]); }) {
+    V::template tile<R, kTok>(n, w, panel, &cells[0][0]);
+  } else {
+    outer_cells<V, R, kTok>(n, w, panel, &cells[0][0]);
   }
   for (int64_t t = 0; t < nt; ++t) {
     for (int r = 0; r < R; ++r) y[t * y_stride + r] = cells[r][t];
@@ -163,4 +182,55 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
   blocks.template operator()<1>();
 }
 
-}  // namespace ox::kernels::x86
+// vec_dot per cell: what gemm_wide takes for fewer than 4 tokens, where a half panel would mostly
+// multiply zeros, on an ISA with no tile to hand them to (SIMD128 and NEON F32; every half format).
+// A template on V like the rest, so that each ISA's file keeps its own copy.
+template <class V>
+inline void dots_per_cell(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                          const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t r = 0; r < n_rows; ++r) dot(n, y + t * y_stride + r, w + r * w_stride, a + t * a_stride);
+  }
+}
+
+// gemm_wide of half-precision weights and activations (F16, BF16; matmul hands them activations in
+// the weights' format): both to f32 through `to_f32` (the ISA's to_float of that format, exact), the
+// activations once per call and the weights kHalfRows rows at a time, each block through outer_gemm;
+// fewer than 4 tokens `dot` (its vec_dot) per cell.
+// A product of two halves is exact in f32, so only the order of the sums differs from vec_dot's: the
+// same rounding as F32's. Each block packs the panels again: n x tokens copies against kHalfRows x n
+// x tokens multiply-adds.
+constexpr int64_t kHalfRows = 64;
+template <class V, int R, int kTok>
+inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride,
+                            int64_t n_rows, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y,
+                            int64_t y_stride) {
+  if (n_tokens < 4) {
+    dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  thread_local PanelScratch<V> acts, rows;
+  const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
+  float* af = acts.get(static_cast<size_t>(n * n_tokens));
+  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
+  float* wf = rows.get(static_cast<size_t>(n * kHalfRows));
+  for (int64_t r0 = 0; r0 < n_rows; r0 += kHalfRows) {
+    const int64_t nr = n_rows - r0 < kHalfRows ? n_rows - r0 : kHalfRows;
+    for (int64_t r = 0; r < nr; ++r) to_f32(w + static_cast<uint64_t>(r0 + r) * w_stride, wf + r * n, n);
+    outer_gemm<V, R, kTok>(n, reinterpret_cast<const uint8_t*>(wf), f32_stride, nr,
+                           reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens, y + r0, y_stride);
+  }
+}
+
+// gemm_wide[F32] for an ISA with no F32 tile (SIMD128, NEON; `dot`: its vec_dot_f32).
+template <class V, int R, int kTok>
+inline void outer_gemm_or_dots(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                               const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  if (n_tokens < 4) {
+    dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  } else {
+    outer_gemm<V, R, kTok>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  }
+}
+
+}  // namespace ox::kernels::wide
