@@ -494,7 +494,6 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
   }
 }
 
-<<<<<<< HEAD
 // The ternary formats' tiles promise their vec_dot's bits (the reference's: see
 // TernaryVecDotGivesTheReferenceBits), so that prefill and decode agree: every tile shape, chunk
 // counts around the kernels' chunks of blocks (2 and 4), rows of 33 blocks, extreme scales.
@@ -518,15 +517,10 @@ TEST_P(KernelTableTest, TernaryGemmGivesTheReferenceBits) {
   }
 }
 
-// gemm_wide (encoders' order-free products): token counts around the outer-product panels (AVX2
-// 16 tokens and their 8-token half, AVX-512 32 and 16) and the few-token fallback, rows around the
-// 6- and 12-row tiles and their smaller tail tiles, long rows; within the reference's rounding.
-=======
 // gemm_wide (encoders' order-free products): token counts around the outer-product panels (AVX2,
 // NEON and SIMD128 16 tokens and their 8-token half, AVX-512 32 and 16) and the few-token
 // fallback, rows around the 2-, 4-, 6- and 12-row tiles and their smaller tail tiles, long rows;
 // within the reference's rounding.
->>>>>>> wip-wide
 TEST_P(KernelTableTest, WideGemmMatchesReference) {
   Gen g(9753);
   int formats = 0;
