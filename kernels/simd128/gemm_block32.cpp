@@ -154,6 +154,7 @@ void decode_groups(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_ro
     }
     v128_t acc = wasm_f32x4_splat(0.0f);
     const Fp16Consts fc = fp16_consts();
+    const Fp16Fast fast = fp16_fast_consts();
     const block32::Consts c = block32::opaque_consts();
 #pragma clang loop unroll(disable)
     for (int64_t i = 0; i < nb; ++i) {
@@ -170,11 +171,11 @@ void decode_groups(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_ro
         };
         tot = wasm_i32x4_add(tot, wasm_i32x4_shl(wasm_i32x4_make(fifth(0), fifth(1), fifth(2), fifth(3)), 4));
       }
-      const v128_t dx = fp16x4_to_f32(gather_halves4(&x[0][i].d, &x[1][i].d, &x[2][i].d, &x[3][i].d), fc);
+      const v128_t dx = fp16x4_scales_to_f32(gather_halves4(&x[0][i].d, &x[1][i].d, &x[2][i].d, &x[3][i].d), fc, fast);
       acc = wasm_f32x4_add(
           acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, wasm_f32x4_splat(act.d[i]))));
       if constexpr (F::kExtra == 1) {
-        const v128_t m = fp16x4_to_f32(gather_halves4(&x[0][i].m, &x[1][i].m, &x[2][i].m, &x[3][i].m), fc);
+        const v128_t m = fp16x4_scales_to_f32(gather_halves4(&x[0][i].m, &x[1][i].m, &x[2][i].m, &x[3][i].m), fc, fast);
         acc = wasm_f32x4_add(acc, wasm_f32x4_mul(m, wasm_f32x4_splat(act.s[i])));
       }
     }

@@ -81,7 +81,7 @@ PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
 PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
-v128_t relaxed_constants[16] = {
+v128_t relaxed_constants[18] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
@@ -101,6 +101,10 @@ v128_t relaxed_constants[16] = {
     wasm_i8x16_const(10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11),
     wasm_i8x16_const(12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13),
     wasm_i8x16_const(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15),
+    // 256, 272: Fp16Fast's constants (util.h): the half's bits in f32 position, 2^112
+    wasm_i32x4_const(static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa),
+                     static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa)),
+    wasm_f32x4_const(kFp16Scale, kFp16Scale, kFp16Scale, kFp16Scale),
 };
 
 }  // namespace ox::kernels::simd128

@@ -69,6 +69,6 @@ extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
 // The vector constants of the relaxed bodies, in the order q4_k_pairs.wat and q6_k_pairs.wat read them.
-extern v128_t relaxed_constants[16];
+extern v128_t relaxed_constants[18];
 
 }  // namespace ox::kernels::simd128

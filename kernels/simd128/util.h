@@ -105,6 +105,18 @@ struct Fp16Fast {
 };
 Fp16Fast fp16_fast_consts();
 
+// Four fp16 scales (the low 16 bits of each u32 lane, as gather_halves4 leaves them) as f32: the
+// short path when all four are normal halves; a zero, subnormal, Inf or NaN among them takes
+// fp16x4_to_f32 (a subnormal scale must not reach a float multiply: see fp16x4_to_f32). Exact
+// either way.
+static inline v128_t fp16x4_scales_to_f32(v128_t h, const Fp16Consts& fc, const Fp16Fast& c) {
+  const v128_t exponent = wasm_v128_and(h, fc.exponent);
+  if (wasm_v128_any_true(wasm_v128_or(wasm_i32x4_eq(exponent, c.zero), wasm_i32x4_eq(exponent, fc.exponent)))) {
+    return fp16x4_to_f32(h, fc);
+  }
+  return c.even(h);
+}
+
 // Four fp16 values from four addresses, each zero-extended into its u32 lane (the input of
 // fp16x4_to_f32): one v128.load16_lane per value, where building the vector from scalars takes
 // a load and a lane insert each.

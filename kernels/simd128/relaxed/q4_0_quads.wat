@@ -7,7 +7,7 @@
 ;;
 ;; Same result, bit for bit, as the C++ body (decode_groups<Q4_0>): the weights are taken as stored
 ;; (0..15) and 8 * sum(a) comes off each block's four integer totals, all exact; then the same float
-;; steps in the same order (the four rows' fp16 d converted as fp16x4_to_f32 in util.h does, times the
+;; steps in the same order (the four rows' fp16 d converted exactly, as the C++ body does, times the
 ;; activation block's d, times the converted totals, added to the accumulator). The weights are the
 ;; i7 operand, so the relaxed dot is deterministic; a lane of it holds two products (at most
 ;; 2 * 128 * 15) and the four rows fold into i16 lanes of at most 16 products (30720 < 32767) before
@@ -26,7 +26,7 @@
     (local $ab i32) (local $db i32) (local $sb i32) (local $end i32)
     (local $m4 v128) (local $acc v128) (local $alo v128) (local $ahi v128) (local $q v128)
     (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $t01 v128) (local $t23 v128)
-    (local $tot v128) (local $h v128) (local $ex v128) (local $tiny v128)
+    (local $tot v128) (local $h v128) (local $ex v128) (local $tiny v128) (local $dx v128)
     (local.set $m4 (v128.load (local.get $k)))
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $g (i32.const 0))
@@ -80,29 +80,40 @@
                 (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $t01) (local.get $t23))
                 (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $t01) (local.get $t23))))
               (i32x4.splat (i32.shl (i32.load (local.get $sb)) (i32.const 3)))))
-            ;; the four rows' d from fp16 (fp16x4_to_f32 in util.h: no subnormal float operand)
+            ;; the four rows' d from fp16: normal halves by Fp16Fast's short path (util.h: shifted into
+            ;; f32 position, times 2^112); a zero, subnormal, Inf or NaN among them by fp16x4_to_f32's
+            ;; (no subnormal float operand). Both exact, so the C++ body's bits either way.
             (local.set $h
               (v128.load16_lane align=1 6 (local.get $x3)
                 (v128.load16_lane align=1 4 (local.get $x2)
                   (v128.load16_lane align=1 2 (local.get $x1)
                     (v128.load16_lane align=1 0 (local.get $x0) (v128.const i32x4 0 0 0 0))))))
             (local.set $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
-            (local.set $tiny (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0)))
+            (if (v128.any_true (v128.or (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0))
+                                        (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k)))))
+              (then
+                (local.set $tiny (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0)))
+                (local.set $dx
+                  (v128.or
+                    (v128.or
+                      (f32x4.sub
+                        (i32x4.add
+                          (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
+                                     (v128.load offset=48 (local.get $k)))
+                          (v128.and (local.get $tiny) (v128.load offset=64 (local.get $k))))
+                        (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
+                      (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
+                    (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))))
+              (else
+                (local.set $dx
+                  (f32x4.mul
+                    (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3))
+                              (v128.load offset=256 (local.get $k)))
+                    (v128.load offset=272 (local.get $k))))))
             ;; acc += totals * (d * a.d)
             (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul
               (f32x4.convert_i32x4_s (local.get $tot))
-              (f32x4.mul
-                (v128.or
-                  (v128.or
-                    (f32x4.sub
-                      (i32x4.add
-                        (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
-                                   (v128.load offset=48 (local.get $k)))
-                        (v128.and (local.get $tiny) (v128.load offset=64 (local.get $k))))
-                      (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
-                    (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
-                  (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))
-                (f32x4.splat (f32.load (local.get $db)))))))
+              (f32x4.mul (local.get $dx) (f32x4.splat (f32.load (local.get $db)))))))
             (local.set $x0 (i32.add (local.get $x0) (i32.const 18)))
             (local.set $x1 (i32.add (local.get $x1) (i32.const 18)))
             (local.set $x2 (i32.add (local.get $x2) (i32.const 18)))
