@@ -86,6 +86,8 @@ constexpr Variant kVariants[] = {
     {"qwen2@fused_qkv", kTolerance, kQuantizedGenerated},
     {"qwen3@fused_qkv", kTolerance, kQuantizedGenerated},
     {"qwen35@fused_qkv", kTolerance, kQuantizedGenerated},
+    {"gemma3n@fused_qkv", kTolerance, kQuantizedGenerated},  // its own tensor plan
+    {"lfm2@fused_qkv", kTolerance, kQuantizedGenerated},     // attention beside short-convolution layers
     {"qwen35moe@fused_gate_up_exps", kTolerance, kQuantizedGenerated},
     {"deepseek2@fused_gate_up_exps", kTolerance, kQuantizedGenerated},
 };

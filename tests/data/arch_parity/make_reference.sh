@@ -33,6 +33,7 @@ declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layer
                          [qwen35@mtp]="--variant mtp" [qwen35moe@mtp]="--variant mtp"
                          [llama@fused_qkv]="--variant fused_qkv" [qwen2@fused_qkv]="--variant fused_qkv"
                          [qwen3@fused_qkv]="--variant fused_qkv" [qwen35@fused_qkv]="--variant fused_qkv"
+                         [gemma3n@fused_qkv]="--variant fused_qkv" [lfm2@fused_qkv]="--variant fused_qkv"
                          [qwen35moe@fused_gate_up_exps]="--variant fused_gate_up_exps"
                          [deepseek2@fused_gate_up_exps]="--variant fused_gate_up_exps")
 archs=("$@")
