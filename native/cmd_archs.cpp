@@ -27,6 +27,7 @@ std::string features(const ArchSpec& s) {
   add(s.moe, "experts");
   add(s.moe && s.experts.shared != SharedFf::kNone, "shared experts");
   add(s.moe && s.experts.leading_dense, "leading dense layers");
+  add(s.moe && s.experts.gate_up_either, "gate/up experts fused or apart");
   add(s.attn_sinks, "attention sinks");
   add(s.attn_chunk > 0, "chunked attention");
   add(s.nope_step > 0, "layers without rope");

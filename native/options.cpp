@@ -222,7 +222,7 @@ const OptionDef kGgufSplitOptions[] = {
 
 const OptionDef kSynthOptions[] = {
     {{"--arch"}, "NAME", "a tiny parity model of this architecture, every optional feature on (shape tiny-arch)"},
-    {{"--variant"}, "NAME", "with --arch: a second layout of the architecture (deepseek2: kv_b)"},
+    {{"--variant"}, "NAME", "with --arch: a second layout of the architecture (deepseek2: kv_b; A@mtp: mtp; fused_qkv, fused_gate_up_exps)"},
     {{"--shape"}, "NAME", "tiny-256, tiny-arch, tiny-15M, 0.5B, 1B, bge-small or bge-base (embeddings: with --arch bert); moe-16x64 (qwen3moe) or lfm2-1.2B (lfm2), without --arch"},
     {{"--type"}, "TYPE", "weight type (a quantize preset or F32/F16)"},
     {{"-o", "--output"}, "FILE", "output GGUF"},

@@ -97,8 +97,13 @@ struct MoeSpec {
   // l % n == 1, as llama.cpp tests it (HParams::n_moe_every; absent: no layer has).
   bool every_n_layers = false;
   // Each expert's gate and up projections as one tensor, ffn_gate_up_exps (rows [gate | up]):
-  // gemma4's converted files; its configure hook reads the layout off the file.
+  // gemma4's converted files (its configure hook reads the layout off the file), or where
+  // gate_up_either lets the file choose.
   bool fused_gate_up = false;
+  // The file may hold either expert layout (llama.cpp's create_tensor_gate_up_exps:
+  // ffn_gate_up_exps where the file has it, else ffn_gate_exps + ffn_up_exps; convert_hf_to_gguf.py
+  // --fuse-gate-up-exps): Model::load reads it off the file once and sets fused_gate_up.
+  bool gate_up_either = false;
 };
 
 // The classification head of rerankers, which rank pooling runs on one token of each sequence
@@ -165,6 +170,10 @@ struct ArchSpec {
   // > 0: the layers from this one on reuse K/V whatever the file says (gemma3n: 20, as llama.cpp).
   int shared_kv_from = 0;
   bool fused_qkv = false;           // attn_qkv: rows [q | k | v]
+  // The file may hold the other q/k/v layout (llama.cpp's create_tensor_qkv: attn_qkv where the
+  // file has it, else attn_q/k/v; convert_hf_to_gguf.py --fuse-qkv): Model::load reads the
+  // layout off the file once and sets fused_qkv (file_layout.h). false: fused_qkv is the only one.
+  bool qkv_either = true;
   bool fused_gate_up = false;       // ffn_up: rows [gate | up] (phi3)
   bool qk_norm = false;             // attn_q_norm / attn_k_norm: RMSNorm of every head (qwen3, gemma3)
   QkNorms qk_norms;                 // the other q/k norms (olmo2, stablelm, command-r)

@@ -203,13 +203,15 @@ Status check_nextn(ModelBuilder& b, const PlannedTensor& t) {
   return b.check(t.name(), t.dims[0], rows, n_mats, t.presence == Has::kYes && !trunk_only);
 }
 
-// attn_qkv rows [q | k | v] (bias likewise) and ffn_up rows [gate | up] as separate views.
-void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
-  const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k;
+// attn_qkv rows [q | k | v] (bias likewise) and ffn_up rows [gate | up] of layer l as separate
+// views. q takes the rows k and v leave (qwen35's q rows hold its output gate too); qwen35's
+// recurrent layers keep their own attn_qkv whole.
+void split_fused(const ArchSpec& s, const HParams& hp, int l, LayerWeights& L) {
   const int64_t k_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
   const int64_t v_dim = int64_t{hp.n_head_kv} * hp.head_dim_v;
-  if (s.fused_qkv) {
+  if (s.fused_qkv && !is_recurrent_layer(s, hp, l)) {
     const Tensor qkv = L.wq, qkv_b = L.bq;
+    const int64_t q_dim = qkv.rows - k_dim - v_dim;
     L.wq = row_slice(qkv, 0, q_dim);
     L.wk = row_slice(qkv, q_dim, k_dim);
     L.wv = row_slice(qkv, q_dim + k_dim, v_dim);
@@ -229,6 +231,26 @@ void split_fused(const ArchSpec& s, const HParams& hp, LayerWeights& L) {
       L.ffn_up_b = element_slice(gate_up_b, hp.n_ff, hp.n_ff);
     }
   }
+}
+
+// A fused attn_qkv without attn_qkv.bias may have attn_q/k/v.bias beside it (older files, as
+// llama.cpp's create_tensor_qkv takes them): added only when all three are there, as llama.cpp's
+// build_qkv adds them. Where the spec requires biases, one of the two forms must be there.
+Status load_separate_qkv_biases(ModelBuilder& b, int l, LayerWeights& L) {
+  const ArchSpec& s = b.spec();
+  if (!s.fused_qkv || !s.qkv_either || s.bias.qkv == Has::kNo || !L.bq.empty() || is_recurrent_layer(s, b.hp(), l)) {
+    return Status::ok();
+  }
+  OX_ASSIGN_OR_RETURN(Tensor bq, b.optional_vector(tensor_name(Tn::kAttnQ, l, "bias"), L.wq.rows));
+  OX_ASSIGN_OR_RETURN(Tensor bk, b.optional_vector(tensor_name(Tn::kAttnK, l, "bias"), L.wk.rows));
+  OX_ASSIGN_OR_RETURN(Tensor bv, b.optional_vector(tensor_name(Tn::kAttnV, l, "bias"), L.wv.rows));
+  if (!bq.empty() && !bk.empty() && !bv.empty()) {
+    L.bq = bq, L.bk = bk, L.bv = bv;
+  } else if (s.bias.qkv == Has::kYes) {
+    return error(ErrorCode::kInvalidFile, strfmt("%s: missing tensor '%s'", b.file().name().c_str(),
+                                                 tensor_name(Tn::kAttnQkv, l, "bias").c_str()));
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -315,7 +337,11 @@ Status load_decoder(ModelBuilder& b) {
   if (s.ffn == FfnKind::kXielu) OX_TRY(read_xielu(b.file(), hp, w.layers));
   // Tied embeddings: without output.weight the embedding matrix doubles as the output projection.
   if (w.output.empty()) w.output = w.token_embd;
-  for (LayerWeights& L : w.layers) split_fused(s, hp, L);
+  for (int l = 0; l < hp.n_layer; ++l) {
+    LayerWeights& L = w.layers[static_cast<size_t>(l)];
+    split_fused(s, hp, l, L);
+    OX_TRY(load_separate_qkv_biases(b, l, L));
+  }
   b.set_layers(layer_attention(s, hp, w.rope_freqs.empty() ? nullptr : reinterpret_cast<const float*>(w.rope_freqs.data)));
   return Status::ok();
 }

@@ -7,6 +7,7 @@
 #include "core/base/memory.h"
 #include "core/model/arch_registry.h"
 #include "core/model/decoder_load.h"
+#include "core/model/file_layout.h"
 #include "core/model/mla.h"
 #include "core/model/recurrent.h"
 #include "core/model/moe.h"
@@ -158,6 +159,7 @@ Result<std::shared_ptr<const Model>> Model::load(std::shared_ptr<const gguf::Ggu
   if (def->fix_hparams != nullptr) def->fix_hparams(model->hparams_);
   model->spec_ = def->spec;
   if (def->configure != nullptr) OX_TRY(def->configure(*model->file_, model->hparams_, model->spec_));
+  OX_TRY(read_file_layout(*model->file_, model->hparams_, model->spec_));
   if (model->hparams_.n_layer_nextn > 0 && !model->spec_.nextn.on) {
     return error(ErrorCode::kUnsupported,
                  strfmt("%s: multi-token-prediction blocks ('%s.nextn_predict_layers' = %d) are not supported for %s",

@@ -18,8 +18,12 @@ struct Planner {
   void moe(const ArchSpec& s, int l) {
     const int64_t d = hp.n_embd, ff = expert_ff(s, hp), ff_sh = shared_ff(s, hp);
     matrix(Tn::kFfnGateInp, l, d, hp.n_expert);
-    if (s.experts.act != ExpertAct::kGelu) experts(Tn::kFfnGateExps, l, d, ff);  // ungated experts have none
-    experts(Tn::kFfnUpExps, l, d, ff);
+    if (s.experts.fused_gate_up) {
+      experts(Tn::kFfnGateUpExps, l, d, 2 * ff);  // each expert's rows [gate | up]
+    } else {
+      if (s.experts.act != ExpertAct::kGelu) experts(Tn::kFfnGateExps, l, d, ff);  // ungated experts have none
+      experts(Tn::kFfnUpExps, l, d, ff);
+    }
     experts(Tn::kFfnDownExps, l, ff, d);
     if (s.experts.expert_biases) {
       bias(Tn::kFfnGateInp, l, hp.n_expert, Has::kYes);
@@ -80,12 +84,8 @@ struct Planner {
     if (s.pre_norms) norm(s, Tn::kAttnNorm, l, l == 0 ? s.attn_norm_layer0 : Has::kYes);
     if (s.mla) {
       mla(l);
-    } else if (s.fused_qkv) {
-      linear(Tn::kAttnQkv, l, d, q_dim + k_dim + v_dim, s.bias.qkv);
     } else {
-      linear(Tn::kAttnQ, l, d, q_dim, s.bias.qkv);
-      linear(Tn::kAttnK, l, d, k_dim, s.bias.qkv);
-      linear(Tn::kAttnV, l, d, v_dim, s.bias.qkv);
+      plan_qkv(s, l, d, q_dim, k_dim, v_dim, s.bias.qkv, out);
     }
     const int64_t head_v = s.mla ? hp.mla_head_dim_v() : hp.head_dim_v;
     linear(Tn::kAttnOutput, l, int64_t{hp.n_head} * head_v, d, s.bias.attn_out);
@@ -148,6 +148,30 @@ struct Planner {
 
 }  // namespace
 
+void plan_qkv(const ArchSpec& s, int l, int64_t d, int64_t q, int64_t k, int64_t v, Has bias,
+              std::vector<PlannedTensor>& out) {
+  auto add = [&](Tn role, int64_t rows, Has has) {
+    if (has == Has::kNo) return;
+    out.push_back({role, l, false, has, {d, rows}});
+  };
+  auto add_bias = [&](Tn role, int64_t n, Has has) {
+    if (has != Has::kNo) out.push_back({role, l, true, has, {n}});
+  };
+  if (s.fused_qkv) {
+    add(Tn::kAttnQkv, q + k + v, Has::kYes);
+    // Where the file chose the layout, its bias may be attn_qkv.bias or, in older files, attn_q/k/v.bias
+    // beside the fused weight (load_decoder looks for those when attn_qkv.bias is absent).
+    add_bias(Tn::kAttnQkv, q + k + v, s.qkv_either && bias != Has::kNo ? Has::kOptional : bias);
+    return;
+  }
+  add(Tn::kAttnQ, q, Has::kYes);
+  add_bias(Tn::kAttnQ, q, bias);
+  add(Tn::kAttnK, k, Has::kYes);
+  add_bias(Tn::kAttnK, k, bias);
+  add(Tn::kAttnV, v, Has::kYes);
+  add_bias(Tn::kAttnV, v, bias);
+}
+
 // An ordinary block's tensors, marked nextn, with llama.cpp's presence in a block it does not run:
 // q/k/v (and a fused attn_qkv) optional, as create_tensor_qkv takes them there, except MLA's attn_q;
 // the experts' gate / up where the spec says so; then the nextn.* tensors.
@@ -169,7 +193,7 @@ void plan_nextn_blocks(const ArchSpec& s, const HParams& hp, std::vector<Planned
       t.nextn = true;
       const bool qkv = t.role == Tn::kAttnQkv || t.role == Tn::kAttnK || t.role == Tn::kAttnV ||
                        (t.role == Tn::kAttnQ && !s.mla);
-      const bool gate_up = t.role == Tn::kFfnGateExps || t.role == Tn::kFfnUpExps;
+      const bool gate_up = t.role == Tn::kFfnGateExps || t.role == Tn::kFfnUpExps || t.role == Tn::kFfnGateUpExps;
       if (qkv || (gate_up && s.nextn.gate_up_exps_optional)) t.presence = Has::kOptional;
     }
   }

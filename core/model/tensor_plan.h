@@ -25,6 +25,11 @@ struct PlannedTensor {
 
 std::vector<PlannedTensor> plan_tensors(const ArchSpec& spec, const HParams& hp);
 
+// Layer l's attention projections from d inputs to q, k and v rows, with biases per `bias`: attn_q,
+// attn_k, attn_v, or one attn_qkv (rows [q | k | v]) where spec.fused_qkv; appended to out. Every
+// planner of attention layers plans them here, so the file's layout (file_layout.h) reaches them all.
+void plan_qkv(const ArchSpec& spec, int l, int64_t d, int64_t q, int64_t k, int64_t v, Has bias,
+              std::vector<PlannedTensor>& out);
 // The multi-token-prediction blocks after the trunk (layers n_layer .. n_layer + n_layer_nextn - 1),
 // appended to out: what plan_tensors plans last.
 void plan_nextn_blocks(const ArchSpec& spec, const HParams& hp, std::vector<PlannedTensor>& out);

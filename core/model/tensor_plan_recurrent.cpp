@@ -74,12 +74,7 @@ void plan_qwen35_layer(const ArchSpec& s, const HParams& hp, int l, std::vector<
     add(Tn::kSsmOut, {value_dim, d});
   } else {
     const int64_t q_dim = int64_t{hp.n_head} * hp.head_dim_k, kv_dim = int64_t{hp.n_head_kv} * hp.head_dim_k;
-    add(Tn::kAttnQ, {d, 2 * q_dim});
-    add(Tn::kAttnQ, {2 * q_dim}, true, Has::kOptional);
-    add(Tn::kAttnK, {d, kv_dim});
-    add(Tn::kAttnK, {kv_dim}, true, Has::kOptional);
-    add(Tn::kAttnV, {d, kv_dim});
-    add(Tn::kAttnV, {kv_dim}, true, Has::kOptional);
+    plan_qkv(s, l, d, 2 * q_dim, kv_dim, kv_dim, Has::kOptional, out);  // q rows per head [q | gate]
     add(Tn::kAttnOutput, {q_dim, d});
     add(Tn::kAttnQNorm, {hp.head_dim_k});
     add(Tn::kAttnKNorm, {hp.head_dim_k});

@@ -301,6 +301,22 @@ Result<std::vector<SynthKey>> variant_keys(const ArchDef& arch, const std::strin
   return keys;
 }
 
+// The layouts llama.cpp tells apart by tensor names rather than keys (file_layout.h): `--variant
+// fused_qkv` writes attn_qkv where the architecture's files may hold either q/k/v layout, and
+// `fused_gate_up_exps` the experts' ffn_gate_up_exps where theirs may (convert_hf_to_gguf.py's
+// --fuse-qkv, --fuse-gate-up-exps). Whether `variant` is one of them for `arch`, setting it in spec.
+bool layout_variant(const ArchDef& arch, const std::string& variant, ArchSpec& spec) {
+  if (variant == "fused_qkv" && arch.spec.qkv_either && !arch.spec.fused_qkv) {
+    spec.fused_qkv = true;
+    return true;
+  }
+  if (variant == "fused_gate_up_exps" && arch.spec.moe && arch.spec.experts.gate_up_either) {
+    spec.experts.fused_gate_up = true;
+    return true;
+  }
+  return false;
+}
+
 Status add_header(gguf::GgufWriter& w, const Shape& s, const ArchDef& arch, std::span<const SynthKey> keys,
                   const HParams& hp, const QuantPreset& preset) {
   const std::string p = std::string(arch.name) + ".";
@@ -426,8 +442,11 @@ Status synth_gguf(const SynthOptions& o) {
     for (const SynthKey& k : shape->keys) {
       if (k.key != nullptr) keys.push_back(k);
     }
-  } else {
-    OX_ASSIGN_OR_RETURN(keys, variant_keys(*arch, o.variant));
+  }
+  ArchSpec spec = arch->spec;
+  if (shape->arch == nullptr) {
+    const bool layout = layout_variant(*arch, o.variant, spec);
+    OX_ASSIGN_OR_RETURN(keys, variant_keys(*arch, layout ? std::string() : o.variant));
   }
   uint32_t n_layer = shape->n_layer;
   for (const SynthKey& k : keys) {
@@ -447,7 +466,7 @@ Status synth_gguf(const SynthOptions& o) {
     if (kept.has_value()) OX_TRY(w.add(key, gguf::encode_value(*kept)).with_context(vocab_path));
   }
 
-  std::vector<SynthTensor> tensors = tensor_list(arch->spec, hp, all_features);
+  std::vector<SynthTensor> tensors = tensor_list(spec, hp, all_features);
   QuantModelFacts facts;
   facts.arch = arch->name;
   facts.n_layer = static_cast<uint32_t>(hp.n_layer + hp.n_layer_nextn);  // block_count, as quantize reads it

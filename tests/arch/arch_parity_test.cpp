@@ -5,7 +5,8 @@
 // by oxidize to Q4_K_M (the bytes llama-quantize writes) must give llama.cpp's first 8 ids.
 // Variants (ARCH@VARIANT.txt, kVariants): the same architecture under further synth flags
 // (--layers N, --variant NAME), where llama.cpp decides by shape or by the file's keys (ARCH@mtp: a
-// multi-token-prediction block it loads and does not run).
+// multi-token-prediction block it loads and does not run) or tensor names (ARCH@fused_qkv,
+// ARCH@fused_gate_up_exps: fused projections).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,6 +79,17 @@ constexpr Variant kVariants[] = {
     {"glm4moe@mtp", kTolerance, kQuantizedGenerated},
     {"qwen35@mtp", kTolerance, kQuantizedGenerated},
     {"qwen35moe@mtp", kTolerance, kQuantizedGenerated},
+    // The fused layouts llama.cpp's loader also takes (synth --variant fused_qkv: attn_qkv for
+    // attn_q/k/v, with attn_qkv.bias for qwen2's biases and qwen35's gated q rows; --variant
+    // fused_gate_up_exps: ffn_gate_up_exps); the parity models' depth, their bounds.
+    {"llama@fused_qkv", kTolerance, kQuantizedGenerated},
+    {"qwen2@fused_qkv", kTolerance, kQuantizedGenerated},
+    {"qwen3@fused_qkv", kTolerance, kQuantizedGenerated},
+    {"qwen35@fused_qkv", kTolerance, kQuantizedGenerated},
+    {"gemma3n@fused_qkv", kTolerance, kQuantizedGenerated},  // its own tensor plan
+    {"lfm2@fused_qkv", kTolerance, kQuantizedGenerated},     // attention beside short-convolution layers
+    {"qwen35moe@fused_gate_up_exps", kTolerance, kQuantizedGenerated},
+    {"deepseek2@fused_gate_up_exps", kTolerance, kQuantizedGenerated},
 };
 
 const Variant* find_variant(const std::string& name) {

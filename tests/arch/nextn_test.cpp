@@ -13,6 +13,7 @@
 #include "core/model/moe.h"
 #include "core/tools/quantize.h"
 #include "core/tools/synth.h"
+#include "tests/arch/tiny_models.h"
 #include "tests/core/model/edited_gguf.h"
 #include "tests/support/shared_data.h"
 
@@ -30,16 +31,7 @@ constexpr NextnArch kNextnArchs[] = {
 
 // `oxidize synth --arch arch --variant variant` (tiny-arch: a 2-block trunk), its path.
 std::string synth_file(const std::string& arch, const std::string& variant) {
-  SynthOptions o;
-  o.arch = arch;
-  o.shape = "tiny-arch";
-  o.variant = variant;
-  o.weight_std = 0.08f;
-  o.vocab_path = test::shared_path("models/stories260K.gguf");
-  o.out_path = testing::TempDir() + "oxidize_nextn_" + arch + "_" + variant + ".gguf";
-  const Status st = synth_gguf(o);
-  EXPECT_TRUE(st.is_ok()) << st.message();
-  return o.out_path;
+  return test::synth_tiny_arch(arch, variant, "nextn");
 }
 
 // The file at `path` with the u32 keys in `set` overridden and the tensors `drop` says so left out, loaded.

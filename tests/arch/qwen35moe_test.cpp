@@ -1,8 +1,8 @@
 // qwen35moe files as llama.cpp's converter writes them, beyond the parity model (arch_parity_test):
 // without feed_forward_length (Qwen3.5-MoE's config has no dense width) the model loads and runs
-// as with it; attention.recurrent_layers is held to the full attention interval; the experts' fused
-// gate/up tensor (convert_hf_to_gguf.py --fuse-gate-up-exps), which this engine does not run, is
-// refused by name.
+// as with it; attention.recurrent_layers is held to the full attention interval; a file fusing the
+// experts' gate/up (convert_hf_to_gguf.py --fuse-gate-up-exps) in one layer only is refused by name
+// (fused files: fused_layout_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include "core/model/model.h"
 #include "core/tools/synth.h"
 #include "kernels/kernels.h"
+#include "tests/arch/tiny_models.h"
 #include "tests/support/shared_data.h"
 
 namespace ox {
@@ -68,16 +69,6 @@ Result<std::shared_ptr<const Model>> rewritten(const std::function<bool(const st
   return Model::load(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
 }
 
-std::vector<float> logits(const Model& m) {
-  const std::vector<int32_t> prompt = {1, 403, 407, 261, 378};
-  ThreadPool pool(2);
-  auto st = m.new_state(16, 8, &kernels::best_kernels(), &pool, DType::F16, DType::F16, 1);
-  EXPECT_TRUE(st.ok()) << st.status().message();
-  std::vector<float> out(prompt.size() * static_cast<size_t>(m.hparams().n_vocab));
-  if (st.ok()) m.forward(*st.value(), prompt, 0, true, out.data());
-  return out;
-}
-
 bool keep(const std::string&) { return false; }
 
 TEST(Qwen35Moe, LoadsWithoutFeedForwardLengthAsWith) {
@@ -88,7 +79,7 @@ TEST(Qwen35Moe, LoadsWithoutFeedForwardLengthAsWith) {
       rewritten([](const std::string& k) { return k == "qwen35moe.feed_forward_length"; }, "", {});
   ASSERT_TRUE(without.ok()) << without.status().message();
   EXPECT_EQ(without.value()->hparams().n_ff, 0);
-  EXPECT_EQ(logits(*without.value()), logits(*with.value()));
+  EXPECT_EQ(test::prompt_logits(*without.value()), test::prompt_logits(*with.value()));
 }
 
 TEST(Qwen35Moe, NeitherExpertWidthNorFeedForwardLengthIsNamed) {
@@ -117,7 +108,7 @@ TEST(Qwen35Moe, RecurrentLayersMustFollowTheInterval) {
       << other.status().message();
 }
 
-TEST(Qwen35Moe, FusedGateUpExpertsAreRefusedByName) {
+TEST(Qwen35Moe, GateUpExpertsFusedInOneLayerOnlyAreRefusedByName) {
   const HParams hp = [] {
     Result<std::shared_ptr<const Model>> m = rewritten(keep, "", {});
     return m.ok() ? m.value()->hparams() : HParams{};
@@ -130,6 +121,7 @@ TEST(Qwen35Moe, FusedGateUpExpertsAreRefusedByName) {
   EXPECT_EQ(m.status().code(), ErrorCode::kUnsupported);
   EXPECT_NE(m.status().message().find("tensor 'blk.1.ffn_gate_up_exps.weight'"), std::string::npos)
       << m.status().message();
+  EXPECT_NE(m.status().message().find("layer 0 has them apart"), std::string::npos) << m.status().message();
 }
 
 }  // namespace

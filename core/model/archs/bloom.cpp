@@ -14,6 +14,7 @@ extern const ArchDef bloom{
              .ffn = FfnKind::kGelu,
              .bias = {.qkv = Has::kYes, .attn_out = Has::kYes, .ffn = Has::kYes, .norm = Has::kYes},
              .fused_qkv = true,
+             .qkv_either = false,
              .embd_norm = true},
 };
 

@@ -4,7 +4,8 @@
 // dense, the others with routed experts (softmax or sigmoid scores, optional choice bias exp_probs_b,
 // group-limited routing, renormalisation and scale from the expert_* keys) plus expert_shared_count
 // shared experts; Mistral Large 3's attention temperature; multi-token-prediction blocks checked and
-// not run, or left out (ArchSpec::nextn). Not supported: fused ffn_gate_up_exps.
+// not run, or left out (ArchSpec::nextn); experts' gate and up projections apart or fused
+// (ffn_gate_up_exps, MoeSpec::gate_up_either).
 #include <cmath>
 
 #include "core/model/arch_registry.h"
@@ -102,10 +103,6 @@ Status scales(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
 
 Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
   const std::string p = hp.arch + ".";
-  if (f.find_tensor(strfmt("blk.%d.ffn_gate_up_exps.weight", hp.n_layer - 1)) != nullptr) {
-    return error(ErrorCode::kUnsupported, strfmt("%s: fused expert tensors (ffn_gate_up_exps) are not supported",
-                                                 f.name().c_str()));
-  }
   if (f.find(p + "expert_shared_count") == nullptr) return missing_key(f, p + "expert_shared_count");
   OX_TRY(check_mla(f, hp));
   OX_TRY(read_temperature(f, hp, spec));
@@ -121,13 +118,15 @@ Status configure(const gguf::GgufFile& f, const HParams& hp, ArchSpec& spec) {
 
 extern const ArchDef deepseek2{
     .name = "deepseek2",
-    .spec = {.mla = true,
+    .spec = {.qkv_either = false,  // MLA: no q/k/v projections
+             .mla = true,
              .moe = true,
              .experts = {.norm_w = false,
                          .ff = ExpertFf::kRequired,
                          .shared = SharedFf::kExpTimesCount,
                          .probs_bias = Has::kOptional,
-                         .leading_dense = true},
+                         .leading_dense = true,
+                         .gate_up_either = true},
              .nextn = {.on = true, .trunk_only = true, .gate_up_exps_optional = true}},
     .configure = configure,
     .forward = forward_deepseek2,

@@ -24,7 +24,8 @@ extern const ArchDef falcon{
              .ffn = FfnKind::kGelu,
              .residual = Residual::kParallel,
              .bias = {.norm = Has::kYes},
-             .fused_qkv = true},
+             .fused_qkv = true,
+             .qkv_either = false},
     .configure = configure,
 };
 

@@ -70,7 +70,7 @@ Status configure(const gguf::GgufFile& file, const HParams& hp, ArchSpec&) {
 }
 
 // llama.cpp's llama_model_gemma3n::load_arch_tensors.
-void plan(const ArchSpec&, const HParams& hp, std::vector<PlannedTensor>& out) {
+void plan(const ArchSpec& s, const HParams& hp, std::vector<PlannedTensor>& out) {
   const int64_t d = hp.n_embd, n_pl = gemma3n::kPerLayer, n_layer = hp.n_layer, n_altup = gemma3n::kAltup;
   const int64_t hd = hp.head_dim_k, q_dim = hd * hp.n_head, kv_dim = hd * hp.n_head_kv, ff = hp.n_ff;
   auto add = [&](Tn role, int layer, std::vector<int64_t> dims, Has has = Has::kYes) {
@@ -84,9 +84,7 @@ void plan(const ArchSpec&, const HParams& hp, std::vector<PlannedTensor>& out) {
   add(Tn::kPerLayerProjNorm, -1, {n_pl});
   for (int l = 0; l < n_layer; ++l) {
     add(Tn::kAttnNorm, l, {d});
-    add(Tn::kAttnQ, l, {d, q_dim});
-    add(Tn::kAttnK, l, {d, kv_dim});  // loaded on the layers that reuse K/V too, as llama.cpp
-    add(Tn::kAttnV, l, {d, kv_dim});
+    plan_qkv(s, l, d, q_dim, kv_dim, kv_dim, s.bias.qkv, out);  // K/V on the layers that reuse them too, as llama.cpp
     add(Tn::kAttnOutput, l, {q_dim, d});
     add(Tn::kAttnQNorm, l, {hd});
     add(Tn::kAttnKNorm, l, {hd});

@@ -145,6 +145,7 @@ extern const ArchDef gemma4{
              .rope_freqs = Has::kOptional,
              .rope_freqs_global_only = true,
              .shared_kv = true,
+             .qkv_either = false,
              .qk_norm = true,
              .post_norms = true,
              .moe = true,

@@ -21,7 +21,8 @@ extern const ArchDef gptneox{
              .ffn = FfnKind::kGelu,
              .residual = Residual::kParallelTwoNorms,
              .bias = {.qkv = Has::kYes, .attn_out = Has::kYes, .ffn = Has::kYes, .norm = Has::kYes},
-             .fused_qkv = true},
+             .fused_qkv = true,
+             .qkv_either = false},
     .configure = configure,
     .synth_keys = {{"rope.dimension_count", SynthKey::kU32, 8}, {"use_parallel_residual", SynthKey::kBool, 1}},
 };

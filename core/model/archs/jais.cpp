@@ -21,7 +21,8 @@ extern const ArchDef jais{
              .position_embd = Has::kNo,
              .bias = {.qkv = Has::kYes, .attn_out = Has::kYes, .ffn = Has::kYes, .norm = Has::kYes},
              .output = Has::kYes,
-             .fused_qkv = true},
+             .fused_qkv = true,
+             .qkv_either = false},
     .configure = configure,
     .synth_keys = {{"attention.max_alibi_bias", SynthKey::kF32, 8}},
 };

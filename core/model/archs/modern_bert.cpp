@@ -31,6 +31,7 @@ extern const ArchDef modern_bert{
              .ffn = FfnKind::kGeGlu,
              .output = Has::kNo,
              .fused_qkv = true,
+             .qkv_either = false,
              .fused_gate_up = true,
              .embd_norm = true,
              .swa_pattern = 3,

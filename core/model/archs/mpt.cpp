@@ -27,7 +27,8 @@ extern const ArchDef mpt{
              .position_embd = Has::kOptional,
              .ffn = FfnKind::kGelu,
              .bias = {.qkv = Has::kOptional, .attn_out = Has::kOptional, .ffn = Has::kOptional, .norm = Has::kOptional},
-             .fused_qkv = true},
+             .fused_qkv = true,
+             .qkv_either = false},
     .configure = configure,
     .synth_keys = {{"attention.max_alibi_bias", SynthKey::kF32, 8}, {"attention.clamp_kqv", SynthKey::kF32, 2}},
 };

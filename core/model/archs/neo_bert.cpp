@@ -9,6 +9,7 @@ extern const ArchDef neo_bert{
     .name = "neo-bert",
     .spec = {.output = Has::kNo,
              .fused_qkv = true,
+             .qkv_either = false,
              .fused_gate_up = true,
              .output_norm = Tn::kEncOutputNorm,
              .causal_attention = false,

@@ -51,16 +51,6 @@ Status check_experts(const gguf::GgufFile& file, const HParams& hp, const ArchSp
                                                  expert_ff(spec, hp) <= 0 ? "expert_feed_forward_length"
                                                                           : "expert_shared_feed_forward_length"));
   }
-  // llama.cpp also takes the experts' gate and up projections fused (convert_hf_to_gguf.py's
-  // --fuse-gate-up-exps): not this engine.
-  for (int l = 0; l < hp.n_layer; ++l) {
-    const std::string fused = strfmt("blk.%d.ffn_gate_up_exps.weight", l);
-    if (file.find_tensor(fused) != nullptr) {
-      return error(ErrorCode::kUnsupported, strfmt("%s: tensor '%s' (the experts' gate and up projections fused) "
-                                                   "is not supported: convert without --fuse-gate-up-exps",
-                                                   file.name().c_str(), fused.c_str()));
-    }
-  }
   return Status::ok();
 }
 

@@ -16,7 +16,7 @@ extern const ArchDef qwen35moe{
     .name = "qwen35moe",
     .spec = {.rope_style = RopeStyle::kNeox,
              .moe = true,
-             .experts = {.ff = ExpertFf::kNffOverUsed, .shared = SharedFf::kShexpOrNff, .shared_gate = true},
+             .experts = {.ff = ExpertFf::kNffOverUsed, .shared = SharedFf::kShexpOrNff, .shared_gate = true, .gate_up_either = true},
              .recurrent = Recurrent::kDeltaNet,
              .hybrid = true,
              .attention_interval = 4,

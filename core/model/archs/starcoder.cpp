@@ -10,7 +10,8 @@ extern const ArchDef starcoder{
              .rope = false,
              .ffn = FfnKind::kGelu,
              .bias = {.qkv = Has::kYes, .attn_out = Has::kYes, .ffn = Has::kYes, .norm = Has::kYes},
-             .fused_qkv = true},
+             .fused_qkv = true,
+             .qkv_either = false},
 };
 
 }  // namespace ox::archs

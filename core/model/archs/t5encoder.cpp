@@ -34,6 +34,7 @@ extern const ArchDef t5encoder{
              .position_embd = Has::kNo,
              .ffn = FfnKind::kGeGlu,
              .output = Has::kNo,
+             .qkv_either = false,
              .attn_scale = 1.0f,
              .output_norm = Tn::kEncOutputNorm,
              .causal_attention = false,

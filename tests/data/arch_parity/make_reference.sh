@@ -13,7 +13,8 @@
 # Variants: where llama.cpp runs one architecture differently by shape (baichuan: rope at 32
 # layers, ALiBi at 40, neither otherwise; deepseek2: attn_q instead of q's low-rank pair at 26 or 27
 # layers), or by its keys (synth --variant: deepseek2's older attn_kv_b layout; A@mtp: a multi-token-prediction
-# block after the trunk, which llama.cpp loads and does not run), a second reference named A@VARIANT.txt under the extra
+# block after the trunk, which llama.cpp loads and does not run), or by tensor names (A@fused_qkv: attn_qkv for
+# attn_q/k/v; A@fused_gate_up_exps: ffn_gate_up_exps), a second reference named A@VARIANT.txt under the extra
 # synth flags of variant_flags below; the test lists the same names (kVariants there).
 # Usage: tests/data/arch_parity/make_reference.sh [ARCH | ARCH@VARIANT ...]
 #   needs bench/build_llama_cpp.sh build/llama.cpp llama-quantize, and build/native/bin/oxidize
@@ -29,7 +30,12 @@ prompt="Once upon a time"
 max_seed=${OXIDIZE_MAX_SEED:-200}  # seeds tried per model (glm4@mtp: its first passing seed is past 200)
 declare -A variant_flags=([baichuan@13b]="--layers 40" [deepseek2@lite]="--layers 27" [deepseek2@kv_b]="--variant kv_b" [gemma3n@22]="--layers 22"
                          [deepseek2@mtp]="--variant mtp" [exaone4@mtp]="--variant mtp" [glm4@mtp]="--variant mtp" [glm4moe@mtp]="--variant mtp"
-                         [qwen35@mtp]="--variant mtp" [qwen35moe@mtp]="--variant mtp")
+                         [qwen35@mtp]="--variant mtp" [qwen35moe@mtp]="--variant mtp"
+                         [llama@fused_qkv]="--variant fused_qkv" [qwen2@fused_qkv]="--variant fused_qkv"
+                         [qwen3@fused_qkv]="--variant fused_qkv" [qwen35@fused_qkv]="--variant fused_qkv"
+                         [gemma3n@fused_qkv]="--variant fused_qkv" [lfm2@fused_qkv]="--variant fused_qkv"
+                         [qwen35moe@fused_gate_up_exps]="--variant fused_gate_up_exps"
+                         [deepseek2@fused_gate_up_exps]="--variant fused_gate_up_exps")
 archs=("$@")
 if [ ${#archs[@]} -eq 0 ]; then
   # encoders have no lm head: tests/data/embeddings/make_reference.sh records theirs
