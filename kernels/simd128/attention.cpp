@@ -12,7 +12,6 @@
 
 #include <cstring>
 
-#include "core/base/attention_ref.h"
 #include "core/base/exp_bounded.h"
 #include "kernels/simd128/exp_bounded.h"
 #include "kernels/simd128/simd128.h"
@@ -120,10 +119,6 @@ void attn_accumulate(float* acc, const float* w, const float* v, int64_t v_strid
     }
   }
 }
-
-}  // namespace ox::kernels::simd128
-
-namespace ox::kernels::simd128 {
 
 void attn_accumulate_rows_f16(float* acc, const float* w, const uint8_t* v, uint64_t v_row_bytes, int64_t n,
                               int64_t dv) {
