@@ -12,16 +12,8 @@
 namespace ox::kernels::avx2 {
 namespace {
 
-struct Vec {
-  static constexpr int kLanes = 8;
-  using Reg = __m256;
-  static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm256_set1_ps(x); }
+struct Vec : F32x8 {
   static Reg load_f16(const uint16_t* p) { return _mm256_cvtph_ps(load128(p)); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static float hsum(Reg v) { return avx2::hsum(v); }
 };
 
 float fp16_of(uint16_t h) { return fp16(h); }

@@ -11,29 +11,14 @@ namespace ox::kernels::avx2 {
 namespace {
 
 // vec_dot_f32's vectors (float_dot.cpp): 8 lanes, the n % 8 left over added after the sum.
-struct GemmVec {
-  static constexpr int kLanes = 8;
+struct GemmVec : F32x8 {
   static constexpr bool kMaskedTail = false;
-  using Reg = __m256;
-  static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg loadu(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
   static Reg load_first(const uint8_t*, int) { return zero(); }  // unused: no masked tail
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
-  static float hsum(Reg v) { return avx2::hsum(v); }
   static void pin(Reg& v) { asm("" : "+x"(v)); }
 };
 
 // The outer-product tile's vectors (gemm_float_outer.h).
-struct OuterVec {
-  static constexpr int kLanes = 8;
-  using Reg = __m256;
-  static Reg zero() { return _mm256_setzero_ps(); }
-  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm256_set1_ps(x); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
-  static Reg loadu(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
+struct OuterVec : F32x8 {
   // 8 x 8: pairs of rows interleaved, then quads (u[4g + c] holds, in 128-bit lane l, column
   // 4l + c of rows 4g..4g+3), then the 128-bit lanes of rows 0-3 and 4-7 paired.
   static void transpose(Reg r[8]) {

@@ -204,6 +204,21 @@ static inline __m256i word_splat_mask(int lo, int hi) {
 
 // Few-token products (gemm_few_* here and in avx512/: a decode step of several sequences): each
 // weight row is unpacked once for a group of up to kGroup tokens while it sits in L1.
+// The f32 vector operations the AVX2 float kernels share (the gemm[F32] and gemm_wide tiles,
+// attention's); each kernel's vector type derives from it and adds only what it alone needs.
+struct F32x8 {
+  static constexpr int kLanes = 8;
+  using Reg = __m256;
+  static Reg zero() { return _mm256_setzero_ps(); }
+  static Reg load(const float* p) { return _mm256_loadu_ps(p); }
+  static Reg loadu(const uint8_t* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
+  static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm256_set1_ps(x); }
+  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+  static float hsum(Reg v) { return avx2::hsum(v); }
+};
+
 namespace few_tokens {
 
 constexpr int kGroup = 8;

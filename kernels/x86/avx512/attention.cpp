@@ -10,16 +10,8 @@
 namespace ox::kernels::avx512 {
 namespace {
 
-struct Vec {
-  static constexpr int kLanes = 16;
-  using Reg = __m512;
-  static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm512_set1_ps(x); }
+struct Vec : F32x16 {
   static Reg load_f16(const uint16_t* p) { return _mm512_cvtph_ps(load256(p)); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static float hsum(Reg v) { return hsum512(v); }
 };
 
 float fp16_of(uint16_t h) { return fp16(h); }

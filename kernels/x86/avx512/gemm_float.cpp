@@ -11,18 +11,11 @@ namespace ox::kernels::avx512 {
 namespace {
 
 // vec_dot_f32's vectors (float_dot.cpp): 16 lanes, the n % 16 left over by masked loads.
-struct GemmVec {
-  static constexpr int kLanes = 16;
+struct GemmVec : F32x16 {
   static constexpr bool kMaskedTail = true;
-  using Reg = __m512;
-  static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg loadu(const uint8_t* p) { return _mm512_loadu_ps(p); }
   static Reg load_first(const uint8_t* p, int count) {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
   }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
-  static float hsum(Reg v) { return hsum512(v); }
   static void pin(Reg& v) {
 #if defined(SIMDE_ENABLE_NATIVE_ALIASES)  // tests/kernels/avx512_emulated_test.cpp: no register to pin
     (void)v;
@@ -33,15 +26,7 @@ struct GemmVec {
 };
 
 // The outer-product tile's vectors (gemm_float_outer.h).
-struct OuterVec {
-  static constexpr int kLanes = 16;
-  using Reg = __m512;
-  static Reg zero() { return _mm512_setzero_ps(); }
-  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
-  static Reg splat(float x) { return _mm512_set1_ps(x); }
-  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
-  static Reg loadu(const uint8_t* p) { return _mm512_loadu_ps(p); }
+struct OuterVec : F32x16 {
   // 16 x 16: pairs of rows interleaved, then quads, then 128-bit lanes across rows four apart.
   // After the second step u[4g + c] holds, in 128-bit lane l, column 4l + c of rows 4g..4g+3.
   static void transpose(Reg r[16]) {

@@ -94,4 +94,18 @@ static inline __m512i word_quad_index(int k0) {
 // The few-token row walk and threshold (gemm_few_*), shared with the AVX2 kernels.
 namespace few_tokens = avx2::few_tokens;
 
+// avx2::F32x8 with 16 lanes: the f32 vector operations the AVX-512 float kernels share.
+struct F32x16 {
+  static constexpr int kLanes = 16;
+  using Reg = __m512;
+  static Reg zero() { return _mm512_setzero_ps(); }
+  static Reg load(const float* p) { return _mm512_loadu_ps(p); }
+  static Reg loadu(const uint8_t* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, Reg v) { _mm512_storeu_ps(p, v); }
+  static Reg splat(float x) { return _mm512_set1_ps(x); }
+  static Reg fmadd(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+  static float hsum(Reg v) { return hsum512(v); }
+};
+
 }  // namespace ox::kernels::avx512
