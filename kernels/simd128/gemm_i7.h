@@ -59,6 +59,26 @@ inline void pack_i7_row(PackedRow row, int64_t n_groups, UnitFn unit, ScaleFn sc
 // activation byte groups, the weights' stored values offset by `offset` (see above).
 const v128_t* pack_acts_q8_0_i7(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, int offset);
 
+// Super-blocks of 256 elements (Q4_K, Q4_K_IL) in byte groups: a super-block is two groups (units
+// 0..3, 4..7) whose unit dots are multiplied by their integer sub-block scales and added before one
+// float step, as tile_step_pair of gemm_tile.h does with the scales already in its i16 values. A
+// weight super-block is the two groups' 16 vectors, then per group the sub-block scales as i16
+// (lanes 2j and 2j + 1: unit j's scale, so i32x4.dot_i16x8_s of a group's i16 pair sums and this
+// vector is each unit's scaled dot), the super-block's d (f32 splat) and per group the min terms
+// (f32, lane j = unit j); an activation super-block is its 16 vectors, its d (f32 splat) and per
+// group d * (the sum of unit j's quants).
+constexpr int kI7SuperVecs = 2 * kI7GroupVecs;
+constexpr int kI7SuperWeightStride = kI7SuperVecs + 5;
+constexpr int kI7SuperActStride = kI7SuperVecs + 3;
+
+// Every token's Q8_K row (n elements, a multiple of 256) as activation super-blocks (see above).
+const v128_t* pack_acts_q8_k_i7(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens);
+
+// y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of nb
+// super-blocks, tile by tile: whole 2 x 4 tiles through the i7_superblock_tile slot, the edges in SIMD128.
+void i7_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,
+                           int64_t y_stride);
+
 // y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of n_groups
 // byte groups, tile by tile: whole 2 x 4 tiles through the i7_tile slot, the edges in SIMD128.
 void i7_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_groups, float* y,

@@ -40,10 +40,15 @@ struct Q4K {
   };
   static Scales prepare(const Block& b) { return {unpack_k4_scales(b.scales), fp16(b.dmin)}; }
   // Element 64c + l in the low nibble of qs[32c + l], 64c + 32 + l in the high one.
+  static gemm::UnitBytes unit_bytes(const Block& b, int j) {
+    gemm::UnitBytes u;
+    bits32(b.qs + 32 * (j / 2), 4 * (j % 2), 0x0F, &u.lo, &u.hi);
+    return u;
+  }
+  static int unit_scale(const Scales& s, int j) { return s.k.scales[j]; }
   static Unit16 unit(const Block& b, const Scales& s, int j) {
-    v128_t lo, hi;
-    bits32(b.qs + 32 * (j / 2), 4 * (j % 2), 0x0F, &lo, &hi);
-    return gemm::scaled(gemm::widen(lo, hi), s.k.scales[j]);
+    const gemm::UnitBytes u = unit_bytes(b, j);
+    return gemm::scaled(gemm::widen(u.lo, u.hi), unit_scale(s, j));
   }
   static float extra(const Block&, const Scales& s, int j, int) {
     return -s.dmin * static_cast<float>((s.k.mins >> (8 * j)) & 0xFF);
@@ -115,7 +120,7 @@ struct Q4KIL : Q4K {
   // Sub-block j sits in the even (j even) or odd 16-bit lanes of the four nibble vectors of run j / 2:
   // elements 0..7 in the low nibbles of bytes 0..15, 8..15 in their high nibbles, 16..31 likewise in
   // bytes 16..31.
-  static Unit16 unit(const Block& b, const Scales& s, int j) {
+  static gemm::UnitBytes unit_bytes(const Block& b, int j) {
     const uint8_t* run = b.qs + 32 * (j / 2);
     const v128_t m4 = wasm_i8x16_splat(0x0F), v0 = load(run), v1 = load(run + 16);
     const v128_t n0 = wasm_v128_and(v0, m4), n1 = wasm_u8x16_shr(v0, 4);
@@ -128,7 +133,11 @@ struct Q4KIL : Q4K {
       lo = wasm_i8x16_shuffle(n0, n1, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
       hi = wasm_i8x16_shuffle(n2, n3, 2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
     }
-    return gemm::scaled(gemm::widen(lo, hi), s.k.scales[j]);
+    return {lo, hi};
+  }
+  static Unit16 unit(const Block& b, const Scales& s, int j) {
+    const gemm::UnitBytes u = unit_bytes(b, j);
+    return gemm::scaled(gemm::widen(u.lo, u.hi), unit_scale(s, j));
   }
   static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q4_k_il(n, a); }
   static constexpr const PairsIlFn& il_pairs = q4_k_il_pairs;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/quant/traits.h"
+#include "kernels/simd128/gemm_i7.h"
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/relaxed_slots.h"
@@ -72,6 +73,52 @@ void pack_superblock_row(const typename F::Block* x, int64_t nb, gemm::PackedRow
   }
 }
 
+// Whether F has a byte-group prefill (gemm_i7.h): F::unit_bytes(b, j), unit j's stored values
+// (0..15), and F::unit_scale(s, j), its integer sub-block scale (0..63), the values F::unit scales.
+template <typename F>
+constexpr bool kBytePrefill = requires { &F::unit_bytes; };
+
+// One weight row of nb super-blocks as byte super-blocks (gemm_i7.h) at `row`.
+template <typename F>
+void pack_i7_superblock_row(const typename F::Block* x, int64_t nb, gemm::PackedRow row) {
+  v128_t* out = row.out;
+  const int64_t step = row.step;
+  for (int64_t i = 0; i < nb; ++i, out += gemm::kI7SuperWeightStride * step) {
+    const typename F::Scales s = F::prepare(x[i]);
+    for (int g = 0; g < 2; ++g) {
+      const gemm::UnitBytes q[4] = {F::unit_bytes(x[i], 4 * g), F::unit_bytes(x[i], 4 * g + 1),
+                                    F::unit_bytes(x[i], 4 * g + 2), F::unit_bytes(x[i], 4 * g + 3)};
+      gemm::store_i7_group(out + g * gemm::kI7GroupVecs * step, step, q);
+      const auto sc = [&](int j) { return static_cast<int16_t>(F::unit_scale(s, 4 * g + j)); };
+      out[(gemm::kI7SuperVecs + g) * step] = wasm_i16x8_make(sc(0), sc(0), sc(1), sc(1), sc(2), sc(2), sc(3), sc(3));
+      out[(gemm::kI7SuperVecs + 3 + g) * step] = wasm_f32x4_make(F::extra(x[i], s, 4 * g, 1), F::extra(x[i], s, 4 * g + 1, 1),
+                                                                 F::extra(x[i], s, 4 * g + 2, 1), F::extra(x[i], s, 4 * g + 3, 1));
+    }
+    out[(gemm::kI7SuperVecs + 2) * step] = wasm_f32x4_splat(superblock_d<F>(x[i]));
+  }
+}
+
+// Prefill on byte super-blocks (relaxed module only): the same integers and float steps as the
+// packed i16 product below, so the same bits, with the i7_superblock_tile slot's 16 products an
+// instruction.
+template <typename F>
+void superblocks_i7(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  static_assert(F::kExtra == 1 && row_factor<F>() == 1.0f, "the byte super-block holds one min term per unit");
+  using Block = typename F::Block;
+  const int64_t nb = n / kQK_K, row_vecs = nb * gemm::kI7SuperWeightStride;
+  const v128_t* pa = gemm::pack_acts_q8_k_i7(n, a, a_stride, n_tokens);
+  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * gemm::kPackRows);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
+    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
+    for (int64_t r = 0; r < nr; ++r) {
+      const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
+      pack_i7_superblock_row<F>(x, nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
+    }
+    gemm::i7_superblock_product(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
+  }
+}
+
 template <typename F>
 void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                  uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
@@ -107,6 +154,10 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
       }
     }
     return;
+  }
+  if constexpr (kBytePrefill<F>) {
+    // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
+    if (relaxed_active()) return superblocks_i7<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   }
   const v128_t* pa = gemm::pack_acts_q8_k(n, a, a_stride, n_tokens, F::kAct);
   const int64_t n_units = n / 32, row_vecs = gemm::packed_row_vecs(n_units, F::kExtra);

@@ -52,6 +52,10 @@ extern Q4_0QuadsFn q4_0_quads;
 // adds a group's pair sums in i16, so the weights must be 0..15. Defined in gemm_i7.cpp.
 using I7TileFn = void (*)(int32_t n_groups, const v128_t* w, const v128_t* a, float* y, int32_t y_stride);
 extern I7TileFn i7_tile;
+// The same over Q4_K super-blocks (gemm_i7.h's i7_superblock_product): n_groups counts super-blocks,
+// each two byte groups whose i16 pair sums are multiplied by the sub-block scales (i32x4.dot_i16x8_s)
+// and added before one float step and the two min terms. Defined in gemm_i7.cpp.
+extern I7TileFn i7_superblock_tile;
 
 // The main tile of gemm_wide[F32] (gemm_wide.cpp over kernels/gemm_float_outer.h): rows w0 and
 // w1 (n floats each, any alignment) against a panel of 16 tokens packed k-major (panel[k * 16 + t]),

@@ -16,6 +16,7 @@
 
 #include "core/quant/blocks.h"
 #include "core/quant/interleave.h"
+#include "core/quant/reference.h"
 #include "core/quant/traits.h"
 #include "kernels/kernels.h"
 
@@ -341,6 +342,93 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
               std::memcpy(&b, &got, 4);
               ASSERT_EQ(a, b) << "data " << extreme << " nb " << nb << " rows " << rows << " tokens " << tokens
                               << " cell (" << r << ", " << t << "): want " << want << ", gemm " << got;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
+// Q4_K prefill (the table's gemm for Q4_K and Q4_K_IL, 3 or more tokens) against its float steps
+// written out in scalar code: per super-block, lane j (< 4) of the row's sum gets the exact integer
+// sc_j * dot_j + sc_{j+4} * dot_{j+4} (dot_u: the unit's nibbles against the activations), converted,
+// times (d_row * d_act), then (-dmin * m_j) * (d_act * bsum_j), then the same for unit j + 4; the
+// lanes added as ((l0 + l1) + l2) + l3 (tile_step_pair of gemm_tile.h). The plain module runs its
+// i16 groups, the relaxed one the byte super-blocks of gemm_i7.h (the i7_superblock_tile slot for
+// whole 2 x 4 tiles, SIMD128 for the edges), so both give these bits; random and extreme data
+// (nibbles, scales and mins 63 with activations -128; nibbles 0).
+TEST(Simd128Relaxed, Q4KPrefillMatchesItsScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::KernelTable& kt = ox::kernels::best_kernels();
+  const ox::kernels::GemmFn natural = kt.gemm[static_cast<int>(ox::DType::Q4_K)];
+  const ox::kernels::GemmFn interleaved = kt.gemm[static_cast<int>(ox::DType::Q4_K_IL)];
+  ASSERT_NE(natural, nullptr);
+  ASSERT_NE(interleaved, nullptr);
+  std::mt19937 rng(1357);
+  for (const int extreme : {0, 1, 2}) {
+    for (const int nb : {1, 3, 8}) {
+      for (const int rows : {1, 2, 5, 16, 19}) {
+        for (const int tokens : {3, 4, 7, 9}) {
+          std::vector<ox::BlockQ4_K> w = q4_k_rows(rows, nb, extreme == 1, rng);
+          if (extreme == 2) {
+            for (ox::BlockQ4_K& b : w) std::memset(b.qs, 0, sizeof(b.qs));
+          }
+          std::vector<ox::BlockQ8_K> a;
+          for (int t = 0; t < tokens; ++t) {
+            const std::vector<ox::BlockQ8_K> row = q8_k_row(nb, extreme == 1, rng);
+            a.insert(a.end(), row.begin(), row.end());
+          }
+          std::vector<ox::BlockQ4_K> w_il = w;
+          ox::quant::q4_k_to_il(w_il.data(), static_cast<int64_t>(w_il.size()));
+          const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K, y_stride = rows + 2;
+          const uint64_t w_stride = nb * sizeof(ox::BlockQ4_K), a_stride = nb * sizeof(ox::BlockQ8_K);
+          std::vector<float> y(static_cast<size_t>(y_stride * tokens), -1.0f), y_il = y;
+          natural(n, reinterpret_cast<const uint8_t*>(w.data()), w_stride, rows,
+                  reinterpret_cast<const uint8_t*>(a.data()), a_stride, tokens, y.data(), y_stride);
+          interleaved(n, reinterpret_cast<const uint8_t*>(w_il.data()), w_stride, rows,
+                      reinterpret_cast<const uint8_t*>(a.data()), a_stride, tokens, y_il.data(), y_stride);
+          for (int t = 0; t < tokens; ++t) {
+            for (int r = 0; r < rows; ++r) {
+              float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              for (int i = 0; i < nb; ++i) {
+                const ox::BlockQ4_K& wb = w[static_cast<size_t>(r) * nb + i];
+                const ox::BlockQ8_K& ab = a[static_cast<size_t>(t) * nb + i];
+                const float dw = ox::fp16_to_f32(wb.d), dmin = ox::fp16_to_f32(wb.dmin);
+                for (int j = 0; j < 4; ++j) {
+                  int32_t acc = 0;
+                  float min_term[2];
+                  for (int h = 0; h < 2; ++h) {
+                    const int u = j + 4 * h;
+                    uint8_t sc, m;
+                    ox::quant::unpack_scale_min_k4(u, wb.scales, &sc, &m);
+                    int32_t dot = 0;
+                    for (int l = 0; l < 32; ++l) {
+                      const int q = (wb.qs[32 * (u / 2) + l] >> (4 * (u % 2))) & 0xF;
+                      dot += q * ab.qs[32 * u + l];
+                    }
+                    acc += sc * dot;
+                    min_term[h] = (-dmin * static_cast<float>(m)) *
+                                  (ab.d * static_cast<float>(ab.bsums[2 * u] + ab.bsums[2 * u + 1]));
+                  }
+                  lane[j] += static_cast<float>(acc) * (dw * ab.d);
+                  lane[j] += min_term[0];
+                  lane[j] += min_term[1];
+                }
+              }
+              const float want = ((lane[0] + lane[1]) + lane[2]) + lane[3];
+              for (const float got : {y[t * y_stride + r], y_il[t * y_stride + r]}) {
+                uint32_t want_bits, got_bits;
+                std::memcpy(&want_bits, &want, 4);
+                std::memcpy(&got_bits, &got, 4);
+                ASSERT_EQ(want_bits, got_bits) << "data " << extreme << " nb " << nb << " rows " << rows << " tokens "
+                                               << tokens << " cell (" << r << ", " << t << "): want " << want
+                                               << ", gemm " << got << " (Q4_K " << y[t * y_stride + r]
+                                               << ", Q4_K_IL " << y_il[t * y_stride + r] << ")";
+              }
             }
           }
         }
