@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 
@@ -38,7 +39,8 @@ std::string shape_text(std::span<const uint64_t> dims) {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// A preset by name (any case) or by llama.cpp's ftype number, as llama-quantize's try_parse_ftype.
+// A preset by name (any case) or by llama.cpp's ftype number, as llama-quantize's try_parse_ftype
+// (0 is F32: COPY, the same number, comes later).
 const QuantPreset* preset_of(std::string_view text) {
   if (const QuantPreset* p = find_quant_preset(text)) return p;
   uint32_t n = 0;
@@ -111,6 +113,9 @@ std::string preset_names() {
 Status cmd_quantize(Args& args) {
   QuantizeOptions options;
   OX_ASSIGN_OR_RETURN(int64_t n_threads, args.integer({"-t", "--threads"}, 0, 0, 256));
+  // llama-quantize's int MiB, of which it refuses <= 0 (it reads "12x" as 12; that is refused here).
+  OX_ASSIGN_OR_RETURN(int64_t max_buffer_mib, args.integer({"--max-buffer-size"}, 0, 1, INT32_MAX));
+  options.max_buffer_bytes = static_cast<uint64_t>(max_buffer_mib) << 20;
   OX_ASSIGN_OR_RETURN(options.imatrix_path, args.string({"--imatrix"}, ""));
   OX_ASSIGN_OR_RETURN(options.include_weights, args.strings({"--include-weights"}));
   OX_ASSIGN_OR_RETURN(options.exclude_weights, args.strings({"--exclude-weights"}));

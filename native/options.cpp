@@ -174,6 +174,8 @@ const OptionDef kQuantizeOptions[] = {
                                 "llama-quantize (without it: one file)"},
     {{"--dry-run"}, nullptr, "print each tensor's type and size and the totals; write nothing (OUT.gguf may be "
                              "left out)"},
+    {{"--max-buffer-size"}, "MiB", "at most this much memory for the rows of one tensor being converted (default: "
+                                   "8192); the output is the same"},
 };
 
 const OptionDef kImatrixOptions[] = {

@@ -66,6 +66,16 @@ MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<uint8_t*>(data_), static_cast<size_t>(size_));
 }
 
+void MappedFile::release(std::span<const uint8_t> range) const {
+  if (!mapped_ || range.empty()) return;
+  OX_CHECK(range.data() >= data_ && range.data() + range.size() <= data_ + size_);
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(range.data()) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(range.data()) + range.size()) / page * page;
+  // A private read-only mapping never holds changes, so dropping its pages loses nothing.
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 #else  // __EMSCRIPTEN__: no mmap of host files; read the bytes into the wasm heap.
 
 Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
@@ -123,6 +133,8 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
 MappedFile::~MappedFile() {
   if (!mapped_) std::free(const_cast<uint8_t*>(data_));  // never mapped here: always our malloc
 }
+
+void MappedFile::release(std::span<const uint8_t>) const {}  // read-in bytes are kept
 
 #endif
 

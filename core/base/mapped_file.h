@@ -25,6 +25,10 @@ class MappedFile {
   uint64_t size() const { return size_; }
   // True where the bytes are this object's own memory (read in, not mapped): they may be rewritten.
   bool writable() const { return !mapped_; }
+  // A hint for one pass over a large file: where it is mapped, the pages wholly inside `range` (a
+  // part of bytes()) leave this process's memory, to be read from the file again if touched.
+  // Read-in bytes are kept.
+  void release(std::span<const uint8_t> range) const;
 
  private:
   MappedFile() = default;

@@ -136,7 +136,16 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open_one(const std::string& path) {
   OX_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::open(path));
   const std::span<const uint8_t> bytes = file->bytes();
   const bool writable = file->writable();
-  return parse(bytes, path, std::move(file), writable);
+  const MappedFile* mapped = file.get();
+  OX_ASSIGN_OR_RETURN(std::unique_ptr<GgufFile> parsed, parse(bytes, path, std::move(file), writable));
+  parsed->mapped_file_ = mapped;
+  return parsed;
+}
+
+void GgufFile::release_tensor_bytes(const TensorInfo& t, uint64_t offset, uint64_t size) const {
+  const GgufFile& holder = t.shard == 0 ? *this : *later_shards_[t.shard - 1];
+  OX_CHECK(offset <= t.n_bytes && size <= t.n_bytes - offset);
+  if (holder.mapped_file_ != nullptr) holder.mapped_file_->release(std::span<const uint8_t>(t.data + offset, size));
 }
 
 Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path) {

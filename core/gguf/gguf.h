@@ -14,6 +14,10 @@
 #include "core/quant/dtype.h"
 #include "core/quant/traits.h"
 
+namespace ox {
+class MappedFile;
+}
+
 namespace ox::gguf {
 
 enum class ValueType : uint32_t {
@@ -111,6 +115,9 @@ class GgufFile {
 
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
   const TensorInfo* find_tensor(std::string_view name) const;
+  // One pass over the model (quantize): where tensor t's file is mapped, the pages wholly inside
+  // its bytes [offset, offset + size) leave this process's memory (MappedFile::release).
+  void release_tensor_bytes(const TensorInfo& t, uint64_t offset, uint64_t size) const;
 
   // Whether the tensor data may be rewritten in place: bytes read into memory (wasm's open()) or
   // handed over as writable; never a read-only mapping.
@@ -131,6 +138,7 @@ class GgufFile {
   uint64_t data_offset_ = 0;
   std::span<const uint8_t> bytes_;
   std::shared_ptr<const void> owner_;
+  const MappedFile* mapped_file_ = nullptr;  // owner_, where open_one() made it
   bool writable_ = false;
   std::vector<std::pair<std::string, Value>> metadata_;
   std::unordered_map<std::string, size_t> metadata_index_;

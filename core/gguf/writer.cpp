@@ -339,7 +339,17 @@ Status GgufWriter::begin(FILE* out) {
 }
 
 Status GgufWriter::write_tensor_data(std::string_view name, std::span<const uint8_t> data) {
-  if (!begun_) return error(ErrorCode::kInvalidArgument, "GgufWriter: write_tensor_data() before begin()");
+  if (begun_ && next_tensor_ < tensors_.size() && tensors_[next_tensor_].name == name &&
+      data.size() != tensors_[next_tensor_].n_bytes) {
+    return error(ErrorCode::kInvalidArgument,
+                 strfmt("GgufWriter: tensor '%s': %llu bytes of data, expected %llu", printable(name).c_str(),
+                        static_cast<ull>(data.size()), static_cast<ull>(tensors_[next_tensor_].n_bytes)));
+  }
+  return write_tensor_part(name, data);
+}
+
+Status GgufWriter::write_tensor_part(std::string_view name, std::span<const uint8_t> part) {
+  if (!begun_) return error(ErrorCode::kInvalidArgument, "GgufWriter: tensor data written before begin()");
   if (next_tensor_ >= tensors_.size()) {
     return error(ErrorCode::kInvalidArgument,
                  strfmt("GgufWriter: tensor '%s': all declared tensors are already written",
@@ -351,12 +361,15 @@ Status GgufWriter::write_tensor_data(std::string_view name, std::span<const uint
                  strfmt("GgufWriter: tensor '%s' written out of order: expected '%s'",
                         printable(name).c_str(), printable(t.name).c_str()));
   }
-  if (data.size() != t.n_bytes) {
+  if (part.size() > t.n_bytes - written_of_tensor_) {
     return error(ErrorCode::kInvalidArgument,
-                 strfmt("GgufWriter: tensor '%s': %llu bytes of data, expected %llu", printable(name).c_str(),
-                        static_cast<ull>(data.size()), static_cast<ull>(t.n_bytes)));
+                 strfmt("GgufWriter: tensor '%s': %llu more bytes of data after %llu, expected %llu in all",
+                        printable(name).c_str(), static_cast<ull>(part.size()),
+                        static_cast<ull>(written_of_tensor_), static_cast<ull>(t.n_bytes)));
   }
-  OX_TRY(write_bytes(data));
+  OX_TRY(write_bytes(part));
+  written_of_tensor_ += part.size();
+  if (written_of_tensor_ < t.n_bytes) return Status::ok();
   static const uint8_t kZeros[256] = {};
   uint64_t pad = round_up(t.n_bytes, alignment_) - t.n_bytes;
   while (pad > 0) {
@@ -365,6 +378,7 @@ Status GgufWriter::write_tensor_data(std::string_view name, std::span<const uint
     pad -= n;
   }
   ++next_tensor_;
+  written_of_tensor_ = 0;
   return Status::ok();
 }
 

@@ -82,9 +82,11 @@ class GgufWriter {
   Status write_file(const std::string& path) const;
 
   // ---- streaming: begin() writes header, tensor infos and padding; then write_tensor_data()
-  // for each declared tensor in declaration order; finish() checks that all were written. ----
+  // for each declared tensor in declaration order (or write_tensor_part() for consecutive pieces of
+  // it, which together must be its size); finish() checks that all were written. ----
   Status begin(FILE* out);
   Status write_tensor_data(std::string_view name, std::span<const uint8_t> data);
+  Status write_tensor_part(std::string_view name, std::span<const uint8_t> part);
   Status finish();
 
  private:
@@ -106,6 +108,7 @@ class GgufWriter {
   FILE* out_ = nullptr;
   bool begun_ = false;
   size_t next_tensor_ = 0;
+  uint64_t written_of_tensor_ = 0;  // bytes of tensors_[next_tensor_] written so far
 };
 
 }  // namespace ox::gguf

@@ -23,7 +23,7 @@ enum Ftype : uint32_t {
   kQ3_K_S = 11, kQ3_K_M = 12, kQ3_K_L = 13, kQ4_K_S = 14, kQ4_K_M = 15, kQ5_K_S = 16, kQ5_K_M = 17,
   kQ6_K = 18, kIQ2_XXS = 19, kIQ2_XS = 20, kIQ3_XS = 22, kIQ3_XXS = 23, kIQ1_S = 24, kIQ4_NL = 25, kIQ3_S = 26,
   kIQ3_M = 27, kIQ2_S = 28, kIQ2_M = 29, kIQ4_XS = 30, kIQ1_M = 31, kBF16 = 32, kTQ1_0 = 36, kTQ2_0 = 37,
-  kMXFP4_MOE = 38,
+  kMXFP4_MOE = 38, kNVFP4 = 39, kQ1_0 = 40, kQ2_0 = 41,  // (the last three: no preset here; a file's guessed ftype)
 };
 
 // The 2-bit i-quant mixes, which llama.cpp gives rules of their own.
@@ -221,6 +221,8 @@ const std::vector<QuantPreset>& quant_presets() {
       {"IQ3_XXS", DType::IQ3_XXS, kIQ3_XXS}, {"IQ3_XS", DType::IQ3_S, kIQ3_XS},
       {"IQ3_S", DType::IQ3_S, kIQ3_S},     {"IQ3_M", DType::IQ3_S, kIQ3_M},       {"IQ1_S", DType::IQ1_S, kIQ1_S},
       {"IQ1_M", DType::IQ1_M, kIQ1_M},
+      // After F32, so that ftype 0 names F32 (llama-quantize's order).
+      {"COPY", DType::F32, kAllF32, /*only_copy=*/true},
   };
   return presets;
 }
@@ -236,6 +238,38 @@ const QuantPreset* find_quant_preset(std::string_view name) {
   return nullptr;
 }
 
+uint32_t llama_ftype_guessed_from(DType most_common) {
+  switch (most_common) {  // llama_model_loader's table
+    case DType::F16: return kF16;
+    case DType::BF16: return kBF16;
+    case DType::Q4_0: return kQ4_0;
+    case DType::Q4_1: return kQ4_1;
+    case DType::Q5_0: return kQ5_0;
+    case DType::Q5_1: return kQ5_1;
+    case DType::Q8_0: return kQ8_0;
+    case DType::Q2_K: return kQ2_K;
+    case DType::Q3_K: return kQ3_K_M;
+    case DType::Q4_K: return kQ4_K_M;
+    case DType::Q5_K: return kQ5_K_M;
+    case DType::Q6_K: return kQ6_K;
+    case DType::TQ1_0: return kTQ1_0;
+    case DType::TQ2_0: return kTQ2_0;
+    case DType::IQ2_XXS: return kIQ2_XXS;
+    case DType::IQ2_XS: return kIQ2_XS;
+    case DType::IQ2_S: return kIQ2_S;
+    case DType::IQ3_XXS: return kIQ3_XXS;
+    case DType::IQ1_S: return kIQ1_S;
+    case DType::IQ1_M: return kIQ1_M;
+    case DType::IQ4_NL: return kIQ4_NL;
+    case DType::IQ4_XS: return kIQ4_XS;
+    case DType::IQ3_S: return kIQ3_S;
+    case DType::NVFP4: return kNVFP4;
+    case DType::Q1_0: return kQ1_0;
+    case DType::Q2_0: return kQ2_0;
+    default: return kAllF32;
+  }
+}
+
 Result<QuantTypePlan> QuantTypePlan::create(const QuantPreset& preset, const QuantModelFacts& facts,
                                             const QuantTypeOptions& options) {
   QuantTypePlan plan(preset, facts, options);
@@ -248,7 +282,7 @@ Result<QuantTypePlan> QuantTypePlan::create(const QuantPreset& preset, const Qua
 
 QuantTypePlan::Choice QuantTypePlan::next(std::string_view name, std::span<const uint64_t> dims, DType current) {
   const QuantTypeOptions& o = options_;
-  if (!allows_quantization(name, dims)) return {current, false};
+  if (preset_->only_copy || !allows_quantization(name, dims)) return {current, false};
   if (!o.quantize_output && name == "output.weight") return {current, false};
   // llama_tensor_get_type: the explicit types first, as given (no fallback), even under --pure;
   // per_layer_token_embd is a table of its own, which a --tensor-type pattern may name instead.

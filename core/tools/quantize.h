@@ -33,11 +33,19 @@ struct QuantPreset {
   const char* name;       // "Q4_K_M"
   DType default_type;     // type of the 2-D weights no rule singles out
   uint32_t llama_ftype;   // general.file_type: llama.cpp's LLAMA_FTYPE_* number
+  // COPY: every tensor keeps its type and bytes; general.file_type is the input's
+  // (llama_model_quantize_params.only_copy).
+  bool only_copy = false;
 };
 
 // Every preset quantize_gguf accepts; find_quant_preset matches names case-insensitively.
 const std::vector<QuantPreset>& quant_presets();
 const QuantPreset* find_quant_preset(std::string_view name);
+
+// The LLAMA_FTYPE_* llama.cpp's model loader guesses from a file's most common tensor type (without
+// its guessed flag, 1024): Q3_K..Q5_K give their _M mixes, a type it has no ftype for ALL_F32.
+uint32_t llama_ftype_guessed_from(DType most_common);
+constexpr uint32_t kLlamaFtypeGuessed = 1024;  // LLAMA_FTYPE_GUESSED
 
 // The model facts the type rules look at (from GGUF metadata and the tensor list).
 struct QuantModelFacts {
@@ -137,6 +145,10 @@ struct QuantizeOptions {
   // split.no / split.count / split.tensors.count where N > 1; the first holds the metadata. Without
   // it a split model is written as one file.
   bool keep_split = false;
+  // --max-buffer-size: at most about this many bytes (source rows, their float copy and the
+  // converted rows, as llama-quantize counts them) are held while converting one tensor, which is
+  // done in slabs of whole rows; 0: llama-quantize's default, 8 GiB. The output does not depend on it.
+  uint64_t max_buffer_bytes = 0;
   // The row quantizer and the "needs an importance matrix" fact (ox::quantize_rows and
   // quant_traits(t).needs_importance); tests substitute ones that record what they are given.
   QuantizeRowsHook quantize = quantize_rows;

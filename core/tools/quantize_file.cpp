@@ -195,6 +195,23 @@ std::string pruned_name(const std::string& name, const std::vector<uint32_t>& pr
   return name.substr(0, at) + std::to_string(layer - static_cast<uint32_t>(below)) + name.substr(at + len);
 }
 
+// The general.file_type llama-quantize's COPY keeps: the input's, else llama_model_loader's guess
+// from the type most tensors have (the first to lead, in its order), marked as guessed.
+Result<uint32_t> input_llama_ftype(const gguf::GgufFile& in, std::span<const gguf::TensorInfo* const> loader_order) {
+  if (in.find("general.file_type") != nullptr) return in.get_u32("general.file_type");
+  std::map<DType, uint32_t> n_of_type;
+  DType most = DType::F32;
+  uint32_t n_most = 0;
+  for (const gguf::TensorInfo* t : loader_order) {
+    const uint32_t n = ++n_of_type[t->type];
+    if (n > n_most) {
+      n_most = n;
+      most = t->type;
+    }
+  }
+  return llama_ftype_guessed_from(most) | kLlamaFtypeGuessed;
+}
+
 bool is_imatrix_key(std::string_view key) { return key.substr(0, 17) == "quantize.imatrix."; }
 
 // llama-quantize's order (llama_model_loader's weights_map): by the "blk.N." layer (-1 for the
@@ -223,12 +240,12 @@ std::vector<const gguf::TensorInfo*> quantize_order(const gguf::GgufFile& in, bo
 // input key of that name and moving to the end: the version and file type, the --override-kv
 // values, the imatrix facts (llama-quantize passes those as overrides after the user's); where one
 // key is set twice the later value, at the later place, is the one kept.
-Status write_metadata(const gguf::GgufFile& in, const QuantPreset& preset, const QuantizeOptions& o,
+Status write_metadata(const gguf::GgufFile& in, uint32_t llama_ftype, const QuantizeOptions& o,
                       const LoadedImatrix* imatrix, const QuantModelFacts& facts, gguf::GgufWriter& w) {
   const uint32_t n_layer_out = facts.n_layer - static_cast<uint32_t>(o.prune_layers.size());
   std::vector<gguf::KvOverride> tail;
   tail.push_back({"general.quantization_version", gguf::encode_u32(2)});  // GGML_QNT_VERSION
-  tail.push_back({"general.file_type", gguf::encode_u32(preset.llama_ftype)});
+  tail.push_back({"general.file_type", gguf::encode_u32(llama_ftype)});
   tail.insert(tail.end(), o.override_kv.begin(), o.override_kv.end());
   if (imatrix != nullptr) {
     // llama-quantize's overrides: strings cut to 127 bytes, counts as u32.
@@ -257,6 +274,42 @@ Status write_metadata(const gguf::GgufFile& in, const QuantPreset& preset, const
   for (size_t i = 0; i < tail.size(); ++i) {
     if (set_later(tail[i].key, i + 1)) continue;
     OX_TRY(w.add(tail[i].key, tail[i].value).with_context(strfmt("setting %s", tail[i].key.c_str())));
+  }
+  return Status::ok();
+}
+
+constexpr uint64_t kDefaultMaxBuffer = 8ull << 30;  // llama-quant.cpp's LLAMA_QUANT_MAX_BUF_SIZE
+
+// One tensor written as plan.type, in slabs of rows within one matrix (each expert's rows take its
+// own importance vector) that keep `buffer` and the float rows within max_buffer bytes, counted as
+// llama-quantize counts them. Rows convert independently, so the bytes do not depend on the slabs.
+// Each slab's input pages are released once written: the mapped model stays out of the peak memory.
+Status write_tensor(const gguf::GgufFile& in, const gguf::TensorInfo& t, const std::string& name,
+                    const TensorPlan& plan, uint64_t max_buffer, const QuantizeOptions& o,
+                    std::vector<uint8_t>& buffer, gguf::GgufWriter& w) {
+  const uint64_t n_per_row = t.dims[0];
+  const uint64_t rows_per_matrix = t.n_elements / n_per_row / n_matrices(t);
+  const uint64_t src_row = dtype_row_bytes(t.type, n_per_row);
+  const uint64_t dst_row = dtype_row_bytes(plan.type, n_per_row);
+  const bool convert = plan.type != t.type;
+  const uint64_t row_cost = convert ? src_row + dst_row + (t.type == DType::F32 ? 0 : n_per_row * sizeof(float))
+                                    : src_row;
+  const uint64_t slab = std::max<uint64_t>(1, std::min(rows_per_matrix, max_buffer / row_cost));
+  if (convert) buffer.resize(std::max<size_t>(buffer.size(), slab * dst_row));
+  for (uint64_t m = 0; m < n_matrices(t); ++m) {
+    const float* importance = plan.importance != nullptr ? plan.importance->data() + m * n_per_row : nullptr;
+    for (uint64_t r = 0; r < rows_per_matrix; r += slab) {
+      const uint64_t n = std::min(slab, rows_per_matrix - r);
+      const uint64_t offset = (m * rows_per_matrix + r) * src_row;
+      std::span<const uint8_t> out(t.data + offset, n * src_row);
+      if (convert) {
+        convert_rows(t.type, t.data + offset, plan.type, buffer.data(), static_cast<int64_t>(n),
+                     static_cast<int64_t>(n_per_row), o.n_threads, importance, 0, o.quantize);
+        out = std::span<const uint8_t>(buffer.data(), n * dst_row);
+      }
+      OX_TRY(w.write_tensor_part(name, out));
+      in.release_tensor_bytes(t, offset, n * src_row);
+    }
   }
   return Status::ok();
 }
@@ -305,8 +358,12 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
   uint32_t n_out = 1;
   for (const gguf::TensorInfo* t : tensors) n_out = o.keep_split ? std::max(n_out, t->shard + 1) : 1;
   auto out_of = [&](const gguf::TensorInfo& t) { return o.keep_split ? t.shard : 0u; };
+  uint32_t llama_ftype = preset.llama_ftype;
+  if (preset.only_copy) {
+    OX_ASSIGN_OR_RETURN(llama_ftype, input_llama_ftype(*in, quantize_order(*in, false)));
+  }
   std::vector<gguf::GgufWriter> writers(n_out);
-  OX_TRY(write_metadata(*in, preset, o, types.has_imatrix ? imatrix.get() : nullptr, out_facts, writers[0]));
+  OX_TRY(write_metadata(*in, llama_ftype, o, types.has_imatrix ? imatrix.get() : nullptr, out_facts, writers[0]));
   for (uint32_t k = 0; k < n_out && n_out > 1; ++k) {
     OX_TRY(writers[k].add(gguf::kSplitNoKey, gguf::encode_u16(static_cast<uint16_t>(k))));
     OX_TRY(writers[k].add(gguf::kSplitCountKey, gguf::encode_u16(static_cast<uint16_t>(n_out))));
@@ -357,6 +414,7 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
     OX_TRY(writers[k].begin(outs[k]->get()).with_context(out_paths[k]));
   }
   stats.n_imatrix_entries = types.has_imatrix ? imatrix->importance.size() : 0;
+  const uint64_t max_buffer = o.max_buffer_bytes > 0 ? o.max_buffer_bytes : kDefaultMaxBuffer;
   std::vector<uint8_t> buffer;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const gguf::TensorInfo& t = *tensors[i];
@@ -364,20 +422,10 @@ Result<QuantizeStats> quantize_impl(const std::string& in_path, const std::strin
     const uint64_t n_per_row = t.dims[0];
     const uint64_t n_rows = t.n_elements / n_per_row;
     uint64_t bytes_out = t.n_bytes;
-    if (o.dry_run) {
-      if (p.type != t.type) bytes_out = dtype_row_bytes(p.type, n_per_row) * n_rows;
-    } else {
-      std::span<const uint8_t> data(t.data, t.n_bytes);
-      if (p.type != t.type) {
-        buffer.resize(dtype_row_bytes(p.type, n_per_row) * n_rows);
-        const int64_t rows_per_matrix = static_cast<int64_t>(n_rows / n_matrices(t));
-        convert_rows(t.type, t.data, p.type, buffer.data(), static_cast<int64_t>(n_rows),
-                     static_cast<int64_t>(n_per_row), o.n_threads,
-                     p.importance != nullptr ? p.importance->data() : nullptr, rows_per_matrix, o.quantize);
-        data = buffer;
-      }
-      OX_TRY(writers[out_of(t)].write_tensor_data(names[i], data).with_context(out_paths[out_of(t)]));
-      bytes_out = data.size();
+    if (p.type != t.type) bytes_out = dtype_row_bytes(p.type, n_per_row) * n_rows;
+    if (!o.dry_run) {
+      OX_TRY(write_tensor(*in, t, names[i], p, max_buffer, o, buffer, writers[out_of(t)])
+                 .with_context(out_paths[out_of(t)]));
     }
     stats.bytes_in += t.n_bytes;
     stats.bytes_out += bytes_out;

@@ -397,7 +397,9 @@ Status synth_gguf(const SynthOptions& o) {
                  strfmt("synth: unknown shape '%s' (known: %s)", o.shape.c_str(), known.c_str()));
   }
   const QuantPreset* preset = find_quant_preset(o.type);
-  if (preset == nullptr) return error(ErrorCode::kInvalidArgument, strfmt("synth: unknown weight type '%s'", o.type.c_str()));
+  if (preset == nullptr || preset->only_copy) {
+    return error(ErrorCode::kInvalidArgument, strfmt("synth: unknown weight type '%s'", o.type.c_str()));
+  }
   if (o.out_path.empty()) return error(ErrorCode::kInvalidArgument, "synth: no output path");
   int n_threads = o.n_threads > 0 ? o.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 

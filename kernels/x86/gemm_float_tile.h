@@ -2,10 +2,10 @@
 // V::kLanes, V::Reg, V::zero(), V::loadu(const uint8_t*) (kLanes floats at any alignment),
 // V::fmadd(a, b, c) (a * b + c, fused), V::add, V::hsum(Reg), V::pin(Reg&), V::kMaskedTail and, where it is true,
 // V::load_first(p, count) (the first count < kLanes floats, zeros after).
-// Each cell does what the ISA's vec_dot_f32 does, operation for operation (four accumulators over
+// Each cell does what the ISA's vec_dot<DType::F32> does, operation for operation (four accumulators over
 // 4 * kLanes columns, the rest kLanes at a time into the first, the last n % kLanes into the second
 // (masked) or added after the sum (scalar), then hsum((a0 + a1) + (a2 + a3))), so the tile gives
-// vec_dot_f32's bits: a prompt in one batch and one token at a time agree exactly, and F32 models
+// vec_dot<DType::F32>'s bits: a prompt in one batch and one token at a time agree exactly, and F32 models
 // keep the numerics they were checked against llama.cpp with. A register tile of R weight rows x T
 // tokens (4 * R * T accumulators) loads each weight vector once for T tokens and each activation
 // vector once for R rows, where vec_dot per cell loads both for one product.

@@ -244,6 +244,27 @@ check "quantize --prune-layers 1,x -> exit 1 naming the bad id" \
 "$cli" quantize --prune-layers 5 "$tmp/in.gguf" "$tmp/x.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
 check "quantize --prune-layers 5 of a 5-layer model -> exit 1 naming the layer count" \
   bash -c "[ $rc -eq 1 ] && grep -q -- '--prune-layers 5: .* has 5 layers (0..4)' '$tmp/err'"
+# COPY (llama-quantize's only_copy): every tensor as it is, even a quantized one without
+# --allow-requantize; general.file_type is the input's; without OUT, ggml-model-COPY.gguf.
+"$cli" quantize "$tmp/in.gguf" "$tmp/cq8.gguf" Q8_0 2 > /dev/null 2>&1
+"$cli" quantize "$tmp/cq8.gguf" COPY > /dev/null 2> "$tmp/err"; rc=$?
+"$cli" inspect "$tmp/cq8.gguf" 2>&1 | grep '^  [a-z].*\.weight' > "$tmp/types_in"
+"$cli" inspect "$tmp/ggml-model-COPY.gguf" > "$tmp/out" 2>&1
+check "quantize Q8_0-MODEL COPY: exit 0, writes ggml-model-COPY.gguf beside IN with general.file_type 7 (Q8_0's)" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'general.file_type *UINT32 *7$' '$tmp/out'"
+check "  ... every tensor with its type and shape" \
+  bash -c "[ \$(wc -l < '$tmp/types_in') -gt 10 ] && grep '^  [a-z].*\.weight' '$tmp/out' | diff '$tmp/types_in' -"
+# --max-buffer-size MiB: the rows of one tensor are converted in slabs; the file is the same.
+"$cli" quantize --max-buffer-size 1 "$tmp/in.gguf" "$tmp/mb.gguf" Q4_K_M 2 > /dev/null 2> "$tmp/err"; rc=$?
+"$cli" quantize "$tmp/in.gguf" "$tmp/x.gguf" Q4_K_M 2 > /dev/null 2>&1
+check "quantize --max-buffer-size 1: exit 0, the file without it byte for byte" \
+  bash -c "[ $rc -eq 0 ] && cmp '$tmp/mb.gguf' '$tmp/x.gguf'"
+for v in 0 -5 abc 12x; do
+  "$cli" quantize --max-buffer-size "$v" "$tmp/in.gguf" "$tmp/mb.gguf" Q8_0 > /dev/null 2> "$tmp/err"; rc=$?
+  check "quantize --max-buffer-size $v -> exit 1 naming the flag" \
+    bash -c "[ $rc -eq 1 ] && grep -q -- \"--max-buffer-size: '$v' is not an integer in \[1, \" '$tmp/err'"
+done
+rm -f "$tmp/cq8.gguf" "$tmp/ggml-model-COPY.gguf" "$tmp/mb.gguf" "$tmp/types_in"
 rm -f "$tmp/t256.gguf" "$tmp/in.gguf" "$tmp/ggml-model-Q4_0.gguf" "$tmp/x.gguf"
 
 # A split model (NAME-00001-of-0000N.gguf) loads from its first shard: the unsplit model's tokens;

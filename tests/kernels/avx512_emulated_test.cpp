@@ -129,11 +129,16 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #define _pext_u64(a, m) ox::kernels::emu::pext_u64(a, m)
 #define _pext_u32(a, m) static_cast<uint32_t>(ox::kernels::emu::pext_u64(a, m))
 
-// The kernel sources themselves, compiled here into namespace ox::kernels::avx512_emulated.
+// The kernel sources themselves, compiled here into namespace ox::kernels::avx512_emulated: the
+// formats' files first, so that their vec_dot<W> specialisations come before the gemm files use them.
 #define avx512 avx512_emulated
-#include "kernels/x86/avx512/attention.cpp"
 #include "kernels/x86/avx512/block32_dot.cpp"
 #include "kernels/x86/avx512/float_dot.cpp"
+#include "kernels/x86/avx512/q2_q3_k.cpp"
+#include "kernels/x86/avx512/q4_q5_k.cpp"
+#include "kernels/x86/avx512/q6_k_iq4_xs.cpp"
+#include "kernels/x86/avx512/tq.cpp"
+#include "kernels/x86/avx512/attention.cpp"
 #include "kernels/x86/avx512/gemm_block32.cpp"
 #include "kernels/x86/avx512/gemm_few_block32.cpp"
 #include "kernels/x86/avx512/gemm_float.cpp"
@@ -142,10 +147,6 @@ inline uint64_t pext_u64(uint64_t src, uint64_t mask) {
 #include "kernels/x86/avx512/gemm_kquant.cpp"
 #include "kernels/x86/avx512/gemm_tq.cpp"
 #include "kernels/x86/avx512/patch.cpp"
-#include "kernels/x86/avx512/q2_q3_k.cpp"
-#include "kernels/x86/avx512/q4_q5_k.cpp"
-#include "kernels/x86/avx512/q6_k_iq4_xs.cpp"
-#include "kernels/x86/avx512/tq.cpp"
 #undef avx512
 
 #include <vector>

@@ -9,9 +9,18 @@
 
 namespace ox::kernels::avx2 {
 
-void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
+// KernelTable::vec_dot[W]: a row of format W against a row of its activation format
+// (quant_traits(W).vec_dot_type), matching quant_traits(W).vec_dot_ref. One specialisation per
+// format, in that format's file (float_dot.cpp, block32_dot.cpp, q2_q3_k.cpp, ...); the gemm files
+// name vec_dot<W> where they fall back to dot products, and patch() installs them all.
+template <DType W>
+void vec_dot(int64_t n, float* s, const void* x, const void* y);
+// Puts vec_dot<W> in t.vec_dot[W] for each W.
+template <DType... W>
+void install_vec_dots(KernelTable& t) {
+  ((t.vec_dot[static_cast<uint32_t>(W)] = vec_dot<W>), ...);
+}
+
 // KernelTable::attn_accumulate and gemm[F16] (attention's scores over an F16 cache: K rows as the
 // weights, f16 query rows as the activations).
 float attn_softmax(float* s, int64_t n, float scale, float* max);
@@ -23,30 +32,6 @@ void to_float_f16(const void* x, float* y, int64_t n);
 void to_float_bf16(const void* x, float* y, int64_t n);
 // to_float of the quantized KV cache types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL; kv_to_float.cpp).
 void patch_kv_to_float(KernelTable& t);
-
-void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y);
-
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* x, const void* y);
 
 void quantize_row_f16(const float* x, void* y, int64_t n);  // f16_convert.cpp
 // The activation quantizers of Q8_0, Q8_1 and Q8_K: one template (quantize.cpp), installed there.

@@ -51,7 +51,8 @@ inline uint32_t load_u32(const uint8_t* p) {
 
 }  // namespace
 
-void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const __m256i eight = _mm256_set1_epi8(8);
@@ -63,7 +64,8 @@ void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   });
 }
 
-void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_1>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_1* x = static_cast<const BlockQ4_1*>(vx);
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK4_1;
@@ -73,7 +75,8 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
        });
 }
 
-void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_0* x = static_cast<const BlockQ5_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const __m256i sixteen = _mm256_set1_epi8(16);
@@ -85,7 +88,8 @@ void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
   });
 }
 
-void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_1>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_1* x = static_cast<const BlockQ5_1*>(vx);
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK5_1;
@@ -97,18 +101,21 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
        });
 }
 
-void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q8_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   *s = sum_blocks(n / kQK8_0, x, y,
                   [&](int64_t i) { return sum_pairs_i16(mul_s8s8(load256(x[i].qs), load256(y[i].qs))); });
 }
 
-void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ4_NL>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy), kIQ4NLValues);
 }
 
-void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::MXFP4>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy), kMXFP4Values);
 }
 

@@ -24,7 +24,8 @@ inline float bf16_scalar(uint16_t h) {
 
 }  // namespace
 
-void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F32>(int64_t n, float* s, const void* vx, const void* vy) {
   const float* x = static_cast<const float*>(vx);
   const float* y = static_cast<const float*>(vy);
   __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
@@ -42,7 +43,8 @@ void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F16>(int64_t n, float* s, const void* vx, const void* vy) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
   const uint16_t* y = static_cast<const uint16_t*>(vy);
   __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
@@ -62,7 +64,8 @@ void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::BF16>(int64_t n, float* s, const void* vx, const void* vy) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
   const uint16_t* y = static_cast<const uint16_t*>(vy);
   __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();

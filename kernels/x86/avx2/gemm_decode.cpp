@@ -232,17 +232,17 @@ void rows_by_eight(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
 template <DType W>
 constexpr GemmFn kDecode8 = nullptr;
 template <>
-constexpr GemmFn kDecode8<DType::Q4_0> = rows_by_eight<Q4_0Rows, vec_dot_q4_0_q8_0>;
+constexpr GemmFn kDecode8<DType::Q4_0> = rows_by_eight<Q4_0Rows, vec_dot<DType::Q4_0>>;
 template <>
-constexpr GemmFn kDecode8<DType::Q4_1> = rows_by_eight<Q4_1Rows, vec_dot_q4_1_q8_1>;
+constexpr GemmFn kDecode8<DType::Q4_1> = rows_by_eight<Q4_1Rows, vec_dot<DType::Q4_1>>;
 template <>
-constexpr GemmFn kDecode8<DType::Q5_0> = rows_by_eight<Q5_0Rows, vec_dot_q5_0_q8_0>;
+constexpr GemmFn kDecode8<DType::Q5_0> = rows_by_eight<Q5_0Rows, vec_dot<DType::Q5_0>>;
 template <>
-constexpr GemmFn kDecode8<DType::Q5_1> = rows_by_eight<Q5_1Rows, vec_dot_q5_1_q8_1>;
+constexpr GemmFn kDecode8<DType::Q5_1> = rows_by_eight<Q5_1Rows, vec_dot<DType::Q5_1>>;
 template <>
-constexpr GemmFn kDecode8<DType::Q8_0> = signed_rows_by_eight<Q8_0Rows, vec_dot_q8_0_q8_0>;
+constexpr GemmFn kDecode8<DType::Q8_0> = signed_rows_by_eight<Q8_0Rows, vec_dot<DType::Q8_0>>;
 template <>
-constexpr GemmFn kDecode8<DType::IQ4_NL> = signed_rows_by_eight<IQ4_NLRows, vec_dot_iq4_nl_q8_0>;
+constexpr GemmFn kDecode8<DType::IQ4_NL> = signed_rows_by_eight<IQ4_NLRows, vec_dot<DType::IQ4_NL>>;
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // AVX2 products of Q4_K and Q6_K against Q8_K for a few tokens (a decode step of several
 // sequences): each super-block's quants and scale multipliers are unpacked once for up to 8 tokens,
 // no panels. Per (row, token) the integer lanes and the float operations are those of
-// vec_dot_q4_k_q8_k / vec_dot_q6_k_q8_k (q4_q5_k.cpp, q6_k_iq4_xs.cpp), so each output is the float
+// vec_dot<DType::Q4_K> / vec_dot<DType::Q6_K> (q4_q5_k.cpp, q6_k_iq4_xs.cpp), so each output is the float
 // vec_dot gives: a sequence gets the same bits in a step of several as alone (dots_by_row).
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
@@ -52,7 +52,7 @@ void q4_k_row_tokens(int64_t nb, const BlockQ4_K* x, const uint8_t* a, uint64_t 
 }
 
 // One Q6_K row against T Q8_K activation rows: q in 0..63 against the activations, the -32 offset
-// through the bsums, as in vec_dot_q6_k_q8_k.
+// through the bsums, as in vec_dot<DType::Q6_K>.
 template <int T>
 void q6_k_row_tokens(int64_t nb, const BlockQ6_K* x, const uint8_t* a, uint64_t a_stride, float* y, int64_t y_stride) {
   const __m256i m4 = _mm256_set1_epi8(0x0F);
@@ -74,7 +74,7 @@ void q6_k_row_tokens(int64_t nb, const BlockQ6_K* x, const uint8_t* a, uint64_t 
       const __m256i qh = load256(x[i].qh + 32 * h);
       for (int j = 0; j < 2; ++j) {
         // Planes j and j + 2 of half h: ql bytes 64h + 32j.., their low / high nibbles, and the
-        // qh bit pairs at 4 - 2j / 0 - 2j (vec_dot_q6_k_q8_k's q0..q3).
+        // qh bit pairs at 4 - 2j / 0 - 2j (vec_dot<DType::Q6_K>'s q0..q3).
         const __m256i l = load256(x[i].ql + 64 * h + 32 * j);
         const __m256i hb = j == 0 ? qh : _mm256_srli_epi16(qh, 2);
         const __m256i q_lo = _mm256_or_si256(_mm256_and_si256(l, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m2hi));

@@ -1,6 +1,6 @@
 // AVX2 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
 // kernels/x86/gemm_float_tile.h with 1 row x 3 tokens (12 ymm accumulators), for every call, one
-// token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
+// token included: vec_dot<DType::F32>'s bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
 // tile of kernels/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx2/util.h"
@@ -10,7 +10,7 @@
 namespace ox::kernels::avx2 {
 namespace {
 
-// vec_dot_f32's vectors (float_dot.cpp): 8 lanes, the n % 8 left over added after the sum.
+// vec_dot<DType::F32>'s vectors (float_dot.cpp): 8 lanes, the n % 8 left over added after the sum.
 struct GemmVec : F32x8 {
   static constexpr bool kMaskedTail = false;
   static Reg load_first(const uint8_t*, int) { return zero(); }  // unused: no masked tail
@@ -56,7 +56,7 @@ void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
 
 }  // namespace
 
-// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size. gemm_wide: the
+// gemm and gemm_few: the tile gives vec_dot<DType::F32>'s bits cell by cell at every size. gemm_wide: the
 // outer-product tiles, for encoders' embedding passes only (KernelTable::gemm_wide).
 void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
@@ -66,11 +66,11 @@ void register_gemm_float(KernelTable& t) {
   // AVX-512 table keeps these.
   t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_f16, vec_dot_f16, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
   };
   t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                        const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_bf16, vec_dot_bf16, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
   };
 }
 

@@ -153,13 +153,13 @@ constexpr int64_t kMinPanelTokens = 2;
 
 void register_gemm_iq(KernelTable& t) {
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
-  gemm(DType::IQ2_XXS, tile::gemm_or_dots<IQ2_XXSFormat, vec_dot_iq2_xxs_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ2_XS, tile::gemm_or_dots<IQ2_XSFormat, vec_dot_iq2_xs_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ2_S, tile::gemm_or_dots<IQ2_SFormat, vec_dot_iq2_s_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ3_XXS, tile::gemm_or_dots<IQ3_XXSFormat, vec_dot_iq3_xxs_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ3_S, tile::gemm_or_dots<IQ3_SFormat, vec_dot_iq3_s_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ1_S, tile::gemm_or_dots<IQ1_SFormat, vec_dot_iq1_s_q8_k, kMinPanelTokens>);
-  gemm(DType::IQ1_M, tile::gemm_or_dots<IQ1_MFormat, vec_dot_iq1_m_q8_k, kMinPanelTokens>);
+  gemm(DType::IQ2_XXS, tile::gemm_or_dots<IQ2_XXSFormat, vec_dot<DType::IQ2_XXS>, kMinPanelTokens>);
+  gemm(DType::IQ2_XS, tile::gemm_or_dots<IQ2_XSFormat, vec_dot<DType::IQ2_XS>, kMinPanelTokens>);
+  gemm(DType::IQ2_S, tile::gemm_or_dots<IQ2_SFormat, vec_dot<DType::IQ2_S>, kMinPanelTokens>);
+  gemm(DType::IQ3_XXS, tile::gemm_or_dots<IQ3_XXSFormat, vec_dot<DType::IQ3_XXS>, kMinPanelTokens>);
+  gemm(DType::IQ3_S, tile::gemm_or_dots<IQ3_SFormat, vec_dot<DType::IQ3_S>, kMinPanelTokens>);
+  gemm(DType::IQ1_S, tile::gemm_or_dots<IQ1_SFormat, vec_dot<DType::IQ1_S>, kMinPanelTokens>);
+  gemm(DType::IQ1_M, tile::gemm_or_dots<IQ1_MFormat, vec_dot<DType::IQ1_M>, kMinPanelTokens>);
 }
 
 }  // namespace ox::kernels::avx2

@@ -362,12 +362,12 @@ void gemm_format(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
 void register_gemm_kquant(KernelTable& t) {
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   auto few = [&](DType type, GemmFn fn) { t.gemm_few[static_cast<uint32_t>(type)] = fn; };
-  gemm(DType::Q2_K, gemm_format<Q2_KFormat, vec_dot_q2_k_q8_k>);
-  gemm(DType::Q3_K, gemm_format<Q3_KFormat, vec_dot_q3_k_q8_k>);
-  gemm(DType::Q4_K, gemm_format<Q4_KFormat, vec_dot_q4_k_q8_k, gemm_few_q4_k>);
-  gemm(DType::Q5_K, gemm_format<Q5_KFormat, vec_dot_q5_k_q8_k>);
-  gemm(DType::Q6_K, gemm_format<Q6_KFormat, vec_dot_q6_k_q8_k, gemm_few_q6_k>);
-  gemm(DType::IQ4_XS, gemm_format<IQ4_XSFormat, vec_dot_iq4_xs_q8_k>);
+  gemm(DType::Q2_K, gemm_format<Q2_KFormat, vec_dot<DType::Q2_K>>);
+  gemm(DType::Q3_K, gemm_format<Q3_KFormat, vec_dot<DType::Q3_K>>);
+  gemm(DType::Q4_K, gemm_format<Q4_KFormat, vec_dot<DType::Q4_K>, gemm_few_q4_k>);
+  gemm(DType::Q5_K, gemm_format<Q5_KFormat, vec_dot<DType::Q5_K>>);
+  gemm(DType::Q6_K, gemm_format<Q6_KFormat, vec_dot<DType::Q6_K>, gemm_few_q6_k>);
+  gemm(DType::IQ4_XS, gemm_format<IQ4_XSFormat, vec_dot<DType::IQ4_XS>>);
   few(DType::Q4_K, gemm_few_q4_k);
   few(DType::Q6_K, gemm_few_q6_k);
 }

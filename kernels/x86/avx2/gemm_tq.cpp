@@ -118,8 +118,8 @@ constexpr int64_t kMinPanelTokens = 2;
 void register_gemm_tq(KernelTable& t) {
   // Every token gets vec_dot's bits, as alone: the same kernels serve a step of single tokens.
   for (GemmFn* slot : {t.gemm, t.gemm_few}) {
-    slot[static_cast<uint32_t>(DType::TQ1_0)] = tile::gemm_or_dots<TQ1_0Format, vec_dot_tq1_0_q8_k, kMinPanelTokens>;
-    slot[static_cast<uint32_t>(DType::TQ2_0)] = tile::gemm_or_dots<TQ2_0Format, vec_dot_tq2_0_q8_k, kMinPanelTokens>;
+    slot[static_cast<uint32_t>(DType::TQ1_0)] = tile::gemm_or_dots<TQ1_0Format, vec_dot<DType::TQ1_0>, kMinPanelTokens>;
+    slot[static_cast<uint32_t>(DType::TQ2_0)] = tile::gemm_or_dots<TQ2_0Format, vec_dot<DType::TQ2_0>, kMinPanelTokens>;
   }
 }
 

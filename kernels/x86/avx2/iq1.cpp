@@ -8,7 +8,8 @@
 
 namespace ox::kernels::avx2 {
 
-void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ1_S>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ1_S* x = static_cast<const BlockIQ1_S*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -37,7 +38,8 @@ void vec_dot_iq1_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = 0.125f * hsum(acc);
 }
 
-void vec_dot_iq1_m_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ1_M>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ1_M* x = static_cast<const BlockIQ1_M*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

@@ -59,23 +59,28 @@ void vec_dot_pairs(int64_t n, float* s, const void* vx, const void* vy) {
 
 }  // namespace
 
-void vec_dot_iq2_xxs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ2_XXS>(int64_t n, float* s, const void* vx, const void* vy) {
   vec_dot_pairs<BlockIQ2_XXS, iq2_xxs_pair, SubBlockMults<BlockIQ2_XXS, iq2_xxs_mult>, 8>(n, s, vx, vy);
 }
 
-void vec_dot_iq2_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ2_XS>(int64_t n, float* s, const void* vx, const void* vy) {
   vec_dot_pairs<BlockIQ2_XS, iq2_xs_pair, NibbleMults<BlockIQ2_XS>, 8>(n, s, vx, vy);
 }
 
-void vec_dot_iq2_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ2_S>(int64_t n, float* s, const void* vx, const void* vy) {
   vec_dot_pairs<BlockIQ2_S, iq2_s_pair, NibbleMults<BlockIQ2_S>, 8>(n, s, vx, vy);
 }
 
-void vec_dot_iq3_xxs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ3_XXS>(int64_t n, float* s, const void* vx, const void* vy) {
   vec_dot_pairs<BlockIQ3_XXS, iq3_xxs_pair, SubBlockMults<BlockIQ3_XXS, iq3_xxs_mult>, 4>(n, s, vx, vy);
 }
 
-void vec_dot_iq3_s_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ3_S>(int64_t n, float* s, const void* vx, const void* vy) {
   vec_dot_pairs<BlockIQ3_S, iq3_s_pair, SubBlockMults<BlockIQ3_S, iq3_s_mult>, 1>(n, s, vx, vy);
 }
 

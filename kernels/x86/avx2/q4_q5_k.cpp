@@ -36,7 +36,8 @@ inline __m256i chunk_dot(__m256i lo, __m256i hi, const int8_t* a, __m256i scales
 
 }  // namespace
 
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_K* x = static_cast<const BlockQ4_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -58,7 +59,8 @@ void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = hsum(_mm256_add_ps(acc, acc_min));
 }
 
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

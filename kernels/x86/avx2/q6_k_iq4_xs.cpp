@@ -6,7 +6,8 @@
 
 namespace ox::kernels::avx2 {
 
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q6_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ6_K* x = static_cast<const BlockQ6_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -44,7 +45,8 @@ void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = hsum(acc);
 }
 
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ4_XS>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ4_XS* x = static_cast<const BlockIQ4_XS*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

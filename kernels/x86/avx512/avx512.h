@@ -8,26 +8,14 @@
 
 namespace ox::kernels::avx512 {
 
-void vec_dot_f32(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_f16(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_bf16(int64_t n, float* s, const void* x, const void* y);
-
-void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y);
-
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
+// KernelTable::vec_dot[W], as avx2::vec_dot<W> (avx2.h): one specialisation per format this ISA
+// accelerates, in that format's file; the codebook i-quants keep the AVX2 ones.
+template <DType W>
+void vec_dot(int64_t n, float* s, const void* x, const void* y);
+template <DType... W>
+void install_vec_dots(KernelTable& t) {
+  ((t.vec_dot[static_cast<uint32_t>(W)] = vec_dot<W>), ...);
+}
 
 // Attention over an F16 cache (kernels/x86/avx512/attention.cpp): gemm[F16] and attn_accumulate.
 void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,

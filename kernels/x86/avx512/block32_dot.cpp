@@ -64,7 +64,8 @@ inline uint64_t qh_pair(const uint8_t* qh0, const uint8_t* qh1) {
 
 }  // namespace
 
-void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_0* x = static_cast<const BlockQ4_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK4_0;
@@ -74,10 +75,11 @@ void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
     return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(eight, a));  // (w - 8) . a
   };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_q4_0_q8_0, x, y);
+  *s = sum_pairs(nb, pair, avx2::vec_dot<DType::Q4_0>, x, y);
 }
 
-void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_1>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_1* x = static_cast<const BlockQ4_1*>(vx);
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK4_1;
@@ -87,10 +89,11 @@ void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
     const __m512i w = unpack_nibbles_x2(x[i].qs, x[i + 1].qs);
     return dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
   };
-  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q4_1_q8_1, x, y);
+  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot<DType::Q4_1>, x, y);
 }
 
-void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_0* x = static_cast<const BlockQ5_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK5_0;
@@ -103,10 +106,11 @@ void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
     return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(sixteen, a));  // (w - 16) . a
   };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_q5_0_q8_0, x, y);
+  *s = sum_pairs(nb, pair, avx2::vec_dot<DType::Q5_0>, x, y);
 }
 
-void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_1>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_1* x = static_cast<const BlockQ5_1*>(vx);
   const BlockQ8_1* y = static_cast<const BlockQ8_1*>(vy);
   const int64_t nb = n / kQK5_1;
@@ -118,10 +122,11 @@ void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* vx, const void* vy) {
     w = _mm512_mask_add_epi8(w, high, w, sixteen);
     return dot_u8s8(w, load_pair(y[i].qs, y[i + 1].qs));
   };
-  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot_q5_1_q8_1, x, y);
+  *s = sum_m + sum_pairs(nb, pair, avx2::vec_dot<DType::Q5_1>, x, y);
 }
 
-void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q8_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_0* x = static_cast<const BlockQ8_0*>(vx);
   const BlockQ8_0* y = static_cast<const BlockQ8_0*>(vy);
   const int64_t nb = n / kQK8_0;
@@ -132,17 +137,19 @@ void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
     const __m512i a = load_pair(y[i].qs, y[i + 1].qs);
     return _mm512_sub_epi32(dot_u8s8(w, a), dot_u8s8(bias, a));
   };
-  *s = sum_pairs(nb, pair, avx2::vec_dot_q8_0_q8_0, x, y);
+  *s = sum_pairs(nb, pair, avx2::vec_dot<DType::Q8_0>, x, y);
 }
 
-void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ4_NL>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = codebook_dot(n / kQK4_NL, static_cast<const BlockIQ4_NL*>(vx), static_cast<const BlockQ8_0*>(vy),
-                    kIQ4NLValues, avx2::vec_dot_iq4_nl_q8_0);
+                    kIQ4NLValues, avx2::vec_dot<DType::IQ4_NL>);
 }
 
-void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::MXFP4>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = codebook_dot(n / kQKMXFP4, static_cast<const BlockMXFP4*>(vx), static_cast<const BlockQ8_0*>(vy),
-                    kMXFP4Values, avx2::vec_dot_mxfp4_q8_0);
+                    kMXFP4Values, avx2::vec_dot<DType::MXFP4>);
 }
 
 }  // namespace ox::kernels::avx512

@@ -33,18 +33,21 @@ inline float dot16(int64_t n, const T* x, const T* y, Load load) {
 
 }  // namespace
 
-void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F32>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = dot16(n, static_cast<const float*>(vx), static_cast<const float*>(vy),
              [](const float* p, int64_t i, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p + i); });
 }
 
-void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F16>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = dot16(
       n, static_cast<const uint16_t*>(vx), static_cast<const uint16_t*>(vy),
       [](const uint16_t* p, int64_t i, __mmask16 m) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p + i)); });
 }
 
-void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::BF16>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = dot16(n, static_cast<const uint16_t*>(vx), static_cast<const uint16_t*>(vy),
              [](const uint16_t* p, int64_t i, __mmask16 m) {
                const __m512i wide = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p + i));

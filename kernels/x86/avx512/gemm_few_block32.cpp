@@ -170,13 +170,13 @@ struct IQ4_NLFew : Lanes16 {
 template <DType W>
 constexpr GemmFn kFew = nullptr;
 template <>
-constexpr GemmFn kFew<DType::Q4_0> = avx2::few32::gemm<Q4_0Few, avx2::vec_dot_q4_0_q8_0>;
+constexpr GemmFn kFew<DType::Q4_0> = avx2::few32::gemm<Q4_0Few, avx2::vec_dot<DType::Q4_0>>;
 template <>
-constexpr GemmFn kFew<DType::Q5_0> = avx2::few32::gemm<Q5_0Few, avx2::vec_dot_q5_0_q8_0>;
+constexpr GemmFn kFew<DType::Q5_0> = avx2::few32::gemm<Q5_0Few, avx2::vec_dot<DType::Q5_0>>;
 template <>
-constexpr GemmFn kFew<DType::Q8_0> = avx2::few32::gemm<Q8_0Few, avx2::vec_dot_q8_0_q8_0>;
+constexpr GemmFn kFew<DType::Q8_0> = avx2::few32::gemm<Q8_0Few, avx2::vec_dot<DType::Q8_0>>;
 template <>
-constexpr GemmFn kFew<DType::IQ4_NL> = avx2::few32::gemm<IQ4_NLFew, avx2::vec_dot_iq4_nl_q8_0>;
+constexpr GemmFn kFew<DType::IQ4_NL> = avx2::few32::gemm<IQ4_NLFew, avx2::vec_dot<DType::IQ4_NL>>;
 
 }  // namespace few32
 }  // namespace

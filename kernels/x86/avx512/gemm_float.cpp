@@ -1,6 +1,6 @@
 // AVX-512 F32 weights against f32 activations. gemm[F32]: the dot-product tile of
 // kernels/x86/gemm_float_tile.h with 2 rows x 3 tokens (24 zmm accumulators), for every call, one
-// token included: vec_dot_f32's bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
+// token included: vec_dot<DType::F32>'s bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
 // tile of kernels/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
@@ -10,7 +10,7 @@
 namespace ox::kernels::avx512 {
 namespace {
 
-// vec_dot_f32's vectors (float_dot.cpp): 16 lanes, the n % 16 left over by masked loads.
+// vec_dot<DType::F32>'s vectors (float_dot.cpp): 16 lanes, the n % 16 left over by masked loads.
 struct GemmVec : F32x16 {
   static constexpr bool kMaskedTail = true;
   static Reg load_first(const uint8_t* p, int count) {
@@ -71,7 +71,7 @@ void gemm_wide_f32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
 
 }  // namespace
 
-// gemm and gemm_few: the tile gives vec_dot_f32's bits cell by cell at every size. gemm_wide: the
+// gemm and gemm_few: the tile gives vec_dot<DType::F32>'s bits cell by cell at every size. gemm_wide: the
 // outer-product tiles, for encoders' embedding passes only (KernelTable::gemm_wide).
 void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;

@@ -22,7 +22,8 @@ inline __m512i planes_dot(__m512i sumi, __m512i q, const int8_t* a, __m512i scal
 
 }  // namespace
 
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q2_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ2_K* x = static_cast<const BlockQ2_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -51,7 +52,8 @@ void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = hsum512(acc) + avx2::hsum(acc_min);
 }
 
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q3_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ3_K* x = static_cast<const BlockQ3_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

@@ -45,7 +45,8 @@ inline __m512i scaled_dot(__m512i sumi, __m512i w, const int8_t* a, __m512i scal
 
 }  // namespace
 
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ4_K* x = static_cast<const BlockQ4_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -71,7 +72,7 @@ namespace {
 
 // One Q4_K row against T Q8_K activation rows (a_stride bytes apart): each super-block's nibbles,
 // scales and mins are unpacked once for all T tokens; per (row, token) the arithmetic and its order
-// are vec_dot_q4_k_q8_k's, so each output is the float that vec_dot gives.
+// are vec_dot<DType::Q4_K>'s, so each output is the float that vec_dot gives.
 template <int T>
 void q4_k_row_tokens(int64_t nb, const BlockQ4_K* x, const uint8_t* a, uint64_t a_stride, float* y, int64_t y_stride) {
   const __m512i idx[4] = {word_pair_index(0, 1), word_pair_index(2, 3), word_pair_index(4, 5), word_pair_index(6, 7)};
@@ -117,7 +118,8 @@ void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
   few_tokens::rows<BlockQ4_K, kQK_K>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, row_tokens);
 }
 
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ5_K* x = static_cast<const BlockQ5_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

@@ -6,7 +6,8 @@
 
 namespace ox::kernels::avx512 {
 
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q6_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ6_K* x = static_cast<const BlockQ6_K*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -46,7 +47,7 @@ namespace {
 
 // One Q6_K row against T Q8_K activation rows (a_stride bytes apart): each super-block's 6-bit
 // values and scales are unpacked once for all T tokens; per (row, token) the arithmetic and its
-// order are vec_dot_q6_k_q8_k's, so each output is the float that vec_dot gives.
+// order are vec_dot<DType::Q6_K>'s, so each output is the float that vec_dot gives.
 template <int T>
 void q6_k_row_tokens(int64_t nb, const BlockQ6_K* x, const uint8_t* a, uint64_t a_stride, float* y, int64_t y_stride) {
   const __m512i m4 = _mm512_set1_epi8(0x0F);
@@ -61,7 +62,7 @@ void q6_k_row_tokens(int64_t nb, const BlockQ6_K* x, const uint8_t* a, uint64_t 
     const __m512i scales16 = _mm512_castsi256_si512(sc16);
     __m512i sc[4], wq[4];
     for (int c = 0; c < 4; ++c) sc[c] = _mm512_permutexvar_epi16(idx[c], scales16);
-    for (int h = 0; h < 2; ++h) {  // as in vec_dot_q6_k_q8_k
+    for (int h = 0; h < 2; ++h) {  // as in vec_dot<DType::Q6_K>
       const __m512i l = load512(x[i].ql + 64 * h);
       const __m512i qh = _mm512_broadcast_i64x4(load256(x[i].qh + 32 * h));
       wq[2 * h] = _mm512_or_si512(_mm512_and_si512(l, m4), _mm512_and_si512(_mm512_sllv_epi16(qh, up), m30));
@@ -90,7 +91,8 @@ void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
   few_tokens::rows<BlockQ6_K, kQK_K>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, row_tokens);
 }
 
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ4_XS>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockIQ4_XS* x = static_cast<const BlockIQ4_XS*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

@@ -38,7 +38,8 @@ inline int32_t hsum512_i32(__m512i v) {
 
 }  // namespace
 
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::TQ1_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;
@@ -73,7 +74,8 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::TQ2_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const int64_t nb = n / kQK_K;

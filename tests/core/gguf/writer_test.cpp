@@ -352,7 +352,13 @@ TEST(GgufWriter, StreamingMatchesInMemory) {
   EXPECT_FALSE(stream.write_tensor_data("t0", std::span<const uint8_t>()).is_ok());  // wrong size
   ASSERT_TRUE(stream.write_tensor_data("t0", as_bytes(data[0])).is_ok());
   EXPECT_FALSE(stream.finish().is_ok());  // two still missing
-  ASSERT_TRUE(stream.write_tensor_data("t1", as_bytes(data[1])).is_ok());
+  // t1 in two parts (quantize's slabs of rows): more than the rest is refused, padding follows the last.
+  const std::vector<uint8_t> t1_bytes = as_bytes(data[1]);
+  const std::span<const uint8_t> t1(t1_bytes);
+  ASSERT_TRUE(stream.write_tensor_part("t1", t1.first(40)).is_ok());
+  EXPECT_FALSE(stream.write_tensor_part("t1", t1).is_ok());
+  EXPECT_FALSE(stream.write_tensor_data("t2", as_bytes(data[2])).is_ok());  // t1 is not done
+  ASSERT_TRUE(stream.write_tensor_part("t1", t1.subspan(40)).is_ok());
   ASSERT_TRUE(stream.write_tensor_data("t2", as_bytes(data[2])).is_ok());
   ASSERT_TRUE(stream.finish().is_ok());
   std::fclose(out);

@@ -2,6 +2,7 @@
 // importance (llama-quantize's sums / counts, per expert matrix for 3-D tensors), the
 // quantize.imatrix.* keys llama-quantize writes, and the refusals: an imatrix of another model, a
 // type that needs one without it. The quantizer is substituted by one that records its calls.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -22,11 +23,13 @@ struct Call {
   std::vector<float> importance;  // empty: none
 };
 std::vector<Call> g_calls;  // what recording_quantizer saw (quantize_gguf runs with one thread here)
+int64_t g_most_rows = 0;    // the most rows it was given at once
 
 void recording_quantizer(DType type, const float* x, void* y, int64_t n_rows, int64_t n_per_row, const float* imp) {
   Call c{n_rows, n_per_row, {}};
   if (imp != nullptr) c.importance.assign(imp, imp + n_per_row);
   g_calls.push_back(std::move(c));
+  g_most_rows = std::max(g_most_rows, n_rows);
   quantize_rows(type, x, y, n_rows, n_per_row, imp);
 }
 
@@ -35,7 +38,8 @@ std::string imatrix_reference(const std::string& name) { return test::source_pat
 // Quantizes `model` with `imatrix` and checks, tensor by tensor, that every run of rows got the
 // importance of its matrix; returns the names that had an entry.
 std::vector<std::string> check_importance_per_row(const std::string& model, const std::string& imatrix,
-                                                  const char* preset, const std::string& out) {
+                                                  const char* preset, const std::string& out,
+                                                  uint64_t max_buffer_bytes = 0) {
   auto file = gguf::GgufFile::open(model);
   auto im = read_imatrix(imatrix);
   EXPECT_TRUE(file.ok() && im.ok());
@@ -44,6 +48,7 @@ std::vector<std::string> check_importance_per_row(const std::string& model, cons
   o.n_threads = 1;
   o.imatrix_path = imatrix;
   o.quantize = recording_quantizer;
+  o.max_buffer_bytes = max_buffer_bytes;
   g_calls.clear();
   std::vector<std::string> used;
   auto on_tensor = [&](const QuantizeTensorEvent& e) {
@@ -107,6 +112,37 @@ TEST(QuantizeImatrix, ExpertsGetTheirOwnSlices) {
       check_importance_per_row(model, imatrix_reference("mixtral-moe.c64.f32.imatrix.gguf"), "Q8_0", out);
   EXPECT_NE(std::find(used.begin(), used.end(), "blk.1.ffn_down_exps.weight"), used.end());
   std::remove(out.c_str());
+}
+
+std::vector<uint8_t> file_bytes(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  if (FILE* f = std::fopen(path.c_str(), "rb")) {
+    for (int c; (c = std::fgetc(f)) != EOF;) bytes.push_back(static_cast<uint8_t>(c));
+    std::fclose(f);
+  }
+  return bytes;
+}
+
+// --max-buffer-size: with a bound below one row each tensor is converted a row at a time (where
+// the quantizer otherwise gets runs of up to 16), every row still with its expert's importance,
+// and the file is the one written without the bound.
+TEST(QuantizeImatrix, SlabsOfOneRowGiveTheSameFile) {
+  const std::string model = test::shared_path("zoo/models/mixtral-moe.gguf");
+  if (!test::file_exists(model)) GTEST_SKIP() << "missing " << model;
+  const std::string imatrix = imatrix_reference("mixtral-moe.c64.f32.imatrix.gguf");
+  const std::string whole = testing::TempDir() + "oxidize_qimatrix_whole.gguf";
+  const std::string slabs = testing::TempDir() + "oxidize_qimatrix_slabs.gguf";
+  g_most_rows = 0;
+  check_importance_per_row(model, imatrix, "Q4_K_M", whole);
+  EXPECT_GT(g_most_rows, 1);
+  const std::vector<uint8_t> expected = file_bytes(whole);
+  ASSERT_GT(expected.size(), 0u);
+  g_most_rows = 0;
+  check_importance_per_row(model, imatrix, "Q4_K_M", slabs, /*max_buffer_bytes=*/1);
+  EXPECT_EQ(g_most_rows, 1);
+  EXPECT_TRUE(file_bytes(slabs) == expected);
+  std::remove(whole.c_str());
+  std::remove(slabs.c_str());
 }
 
 TEST(QuantizeImatrix, IncludeAndExcludeWeights) {

@@ -5,6 +5,7 @@
 // package @node-llama-cpp/linux-x64 3.22.1.)
 #include "core/tools/quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -582,6 +583,67 @@ TEST(QuantizeGguf, DryRunAndMetadataOverrides) {
   ASSERT_TRUE(iq.ok()) << iq.status().message();
   EXPECT_FALSE(iq.value().needs_imatrix.empty());
   std::remove(in_path.c_str());
+}
+
+// COPY (llama-quantize's only_copy): every tensor keeps its type and bytes, a quantized one without
+// allow_requantize too; general.file_type is the input's, or without one llama.cpp's guess from the
+// most common tensor type with its "guessed" flag (1024): the values llama-quantize COPY wrote for
+// these layouts.
+TEST(QuantizeGguf, CopyKeepsEveryTensorAndTheFileType) {
+  const std::string f32_path = write_rows256_model(testing::TempDir() + "oxidize_quantize_copy_f32.gguf");
+  const std::string q8_path = testing::TempDir() + "oxidize_quantize_copy_q8.gguf";
+  const std::string out_path = testing::TempDir() + "oxidize_quantize_copy_out.gguf";
+  auto ignore = [](const QuantizeTensorEvent&) {};
+  ASSERT_TRUE(quantize_gguf(f32_path, q8_path, "Q8_0", QuantizeOptions{}, ignore).ok());
+  Result<QuantizeStats> r = quantize_gguf(q8_path, out_path, "copy", QuantizeOptions{}, ignore);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->bytes_in, r->bytes_out);
+  auto in = gguf::GgufFile::open(q8_path);
+  auto out = gguf::GgufFile::open(out_path);
+  ASSERT_TRUE(in.ok() && out.ok());
+  EXPECT_EQ((*out)->get_u32("general.file_type").value(), 7u);
+  ASSERT_EQ((*out)->tensors().size(), (*in)->tensors().size());
+  size_t n_quantized = 0;
+  for (const gguf::TensorInfo& t : (*in)->tensors()) {
+    const gguf::TensorInfo* c = (*out)->find_tensor(t.name);
+    ASSERT_NE(c, nullptr) << t.name;
+    EXPECT_EQ(c->type, t.type) << t.name;
+    EXPECT_EQ(c->dims, t.dims) << t.name;
+    EXPECT_TRUE(std::equal(t.data, t.data + t.n_bytes, c->data, c->data + c->n_bytes)) << t.name;
+    n_quantized += t.type == DType::Q8_0 ? 1 : 0;
+  }
+  EXPECT_GT(n_quantized, 0u);
+
+  (*out).reset();  // (unmapped before it is rewritten)
+  ASSERT_TRUE(quantize_gguf(f32_path, out_path, "COPY", QuantizeOptions{}, ignore).ok());
+  out = gguf::GgufFile::open(out_path);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->get_u32("general.file_type").value(), 1024u);  // LLAMA_FTYPE_ALL_F32, guessed
+
+  // Three F16 tensors of five: MOSTLY_F16 (1), guessed.
+  gguf::GgufWriter w;
+  ASSERT_TRUE(w.add_string("general.architecture", "llama").is_ok());
+  ASSERT_TRUE(w.add_u32("llama.block_count", 1).is_ok());
+  const std::vector<uint8_t> zeros(256 * 256 * 4);
+  auto add = [&](const char* name, std::vector<uint64_t> dims, DType type) {
+    const uint64_t n = dims.size() == 1 ? dims[0] : dims[0] * dims[1];
+    ASSERT_TRUE(w.add_tensor(name, dims, type, std::span<const uint8_t>(zeros.data(), n * (type == DType::F16 ? 2 : 4)))
+                    .is_ok());
+  };
+  add("token_embd.weight", {256, 32}, DType::F16);
+  add("blk.0.attn_norm.weight", {256}, DType::F32);
+  add("blk.0.attn_q.weight", {256, 256}, DType::F16);
+  add("blk.0.ffn_up.weight", {256, 64}, DType::F32);
+  add("output.weight", {256, 32}, DType::F16);
+  ASSERT_TRUE(w.write_file(f32_path).is_ok());
+  (*out).reset();
+  ASSERT_TRUE(quantize_gguf(f32_path, out_path, "COPY", QuantizeOptions{}, ignore).ok());
+  out = gguf::GgufFile::open(out_path);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)->get_u32("general.file_type").value(), 1025u);
+  std::remove(f32_path.c_str());
+  std::remove(q8_path.c_str());
+  std::remove(out_path.c_str());
 }
 
 TEST(KvOverride, ParsedStrictly) {
