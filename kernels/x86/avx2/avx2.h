@@ -12,7 +12,10 @@ namespace ox::kernels::avx2 {
 // KernelTable::vec_dot[W]: a row of format W against a row of its activation format
 // (quant_traits(W).vec_dot_type), matching quant_traits(W).vec_dot_ref. One specialisation per
 // format, in that format's file (float_dot.cpp, block32_dot.cpp, q2_q3_k.cpp, ...); the gemm files
-// name vec_dot<W> where they fall back to dot products, and patch() installs them all.
+// name vec_dot<W> where they fall back to dot products, and patch() installs them all. Only the
+// primary template is declared here, not each specialisation: the standard wants a specialisation
+// declared in every file that uses it (no diagnostic required), which would bring back the
+// per-format list; GCC and Clang call them as external functions, and a missing one fails to link.
 template <DType W>
 void vec_dot(int64_t n, float* s, const void* x, const void* y);
 // Puts vec_dot<W> in t.vec_dot[W] for each W.
