@@ -15,14 +15,15 @@
 
 namespace ox::kernels::simd128 {
 
-// Rows r and r + pairs of a Q4_K (q4_k_pairs) or Q6_K (q6_k_pairs) matrix (w, rows w_stride bytes
-// apart, nb super-blocks each) against one token's Q8_K activations y, for r < pairs: out[r] and
-// out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128 bodies,
-// kquant::rows2_q4_k / _q6_k per pair; null while the relaxed bodies run, which read y itself), k the
-// table relaxed_constants (read by the relaxed bodies).
+// Rows r and r + pairs of a Q4_K (q4_k_pairs), Q5_K (q5_k_pairs) or Q6_K (q6_k_pairs) matrix (w,
+// rows w_stride bytes apart, nb super-blocks each) against one token's Q8_K activations y, for
+// r < pairs: out[r] and out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128
+// bodies, kquant::rows2_q4_k / _q5_k / _q6_k per pair; null while the relaxed bodies run, which read
+// y itself), k the table relaxed_constants (read by the relaxed bodies).
 using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
                          const v128_t* act, const v128_t* k, float* out);
 extern PairsFn q4_k_pairs;
+extern PairsFn q5_k_pairs;
 extern PairsFn q6_k_pairs;
 
 // The same for the interleaved layouts (core/quant/interleave.h): rows r and r + pairs of a Q4_K_IL
@@ -68,7 +69,7 @@ using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
-// The vector constants of the relaxed bodies, in the order q4_k_pairs.wat and q6_k_pairs.wat read them.
-extern v128_t relaxed_constants[18];
+// The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
+extern v128_t relaxed_constants[19];
 
 }  // namespace ox::kernels::simd128

@@ -2,8 +2,8 @@
 // in for. In the plain module the slot runs that same code and the test only checks the call; in
 // NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
-// scales and mins 63; Q6_K: every quant 63, scales -128; every activation -128) where an i16 lane
-// or a saturating pair would show.
+// scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
+// every activation -128) where an i16 lane or a saturating pair would show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,6 +51,20 @@ std::vector<ox::BlockQ4_K> q4_k_rows(int rows, int nb, bool extreme, std::mt1993
   std::vector<ox::BlockQ4_K> out(static_cast<size_t>(rows) * nb);
   std::uniform_int_distribution<int> byte(0, 255);
   for (ox::BlockQ4_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    b.d = half_scale(rng);
+    b.dmin = half_scale(rng);
+  }
+  return out;
+}
+
+// Q5_K rows: random bytes, d and dmin finite (half_scale); `extreme`: every quant 31 and every
+// 6-bit scale and min 63.
+std::vector<ox::BlockQ5_K> q5_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ5_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (ox::BlockQ5_K& b : out) {
     auto* p = reinterpret_cast<uint8_t*>(&b);
     for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
     b.d = half_scale(rng);
@@ -142,6 +156,14 @@ TEST(Simd128Relaxed, Q4KPairsMatchTheSimd128BodyBitForBit) {
   GTEST_SKIP() << "SIMD128 builds only";
 #else
   expect_pairs_match<ox::BlockQ4_K>(q4_k_rows, simd::kquant::rows2_q4_k, simd::q4_k_pairs, 1234);
+#endif
+}
+
+TEST(Simd128Relaxed, Q5KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ5_K>(q5_k_rows, simd::kquant::rows2_q5_k, simd::q5_k_pairs, 5678);
 #endif
 }
 
