@@ -14,9 +14,9 @@ if(no_flag EQUAL 0)
 else()
   set(OXIDIZE_NODE_RELAXED_FLAG "")
 endif()
-set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q6_k_pairs=ox_simd128_q6_k_pairs
+set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q5_k_pairs=ox_simd128_q5_k_pairs q6_k_pairs=ox_simd128_q6_k_pairs
                           q4_k_il_pairs=ox_simd128_q4_k_il_pairs q6_k_il_pairs=ox_simd128_q6_k_il_pairs
-                          q4_0_quads=ox_simd128_q4_0_quads i7_tile=ox_simd128_i7_tile
+                          q4_0_quads=ox_simd128_q4_0_quads q8_0_quads=ox_simd128_q8_0_quads i7_tile=ox_simd128_i7_tile
                           i7_superblock_tile=ox_simd128_i7_superblock_tile wide_tile=ox_simd128_wide_tile
                           relaxed_active=ox_simd128_relaxed_active)
 set(OXIDIZE_RELAXED_WASMS "")

@@ -1,8 +1,8 @@
 // SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL).
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
-// four at a time with the lane-form weights of block32_impl.h. In the relaxed-SIMD module Q4_0's
-// prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
+// four at a time with the lane-form weights of block32_impl.h (Q4_0's and Q8_0's through
+// relaxed-SIMD slots). In the relaxed-SIMD module Q4_0's prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
 #include <cstddef>
 #include <type_traits>
 
@@ -209,21 +209,32 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   decode_groups<F>(nb, w, w_stride, n_rows, g.groups, g.g_step, g.j_step, act, fifth_sums, y);
 }
 
-// Q4_0 decodes through its relaxed-SIMD slot (relaxed_slots.h) for every whole group of four rows.
-template <>
-void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                       const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+// Q4_0 and Q8_0 decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole group of
+// four rows; the rows left over run decode_groups.
+template <typename F>
+void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                  const gemm::SplitActs& act, float* y) {
   const int64_t whole = n_rows / 4 * 4;
   if (whole > 0) {
     const Groups g = row_groups(whole, w_stride);
-    q4_0_quads(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
-               static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a),
-               act.q, act.d, act.sum, relaxed_constants, y);
+    slot(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
+         static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a), act.q,
+         act.d, act.sum, relaxed_constants, y);
   }
   if (whole < n_rows) {
-    decode_groups<Q4_0>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
-                        fifth_sums, y + whole);
+    decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act, nullptr,
+                     y + whole);
   }
+}
+template <>
+void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       const gemm::SplitActs& act, const int16_t*, float* y) {
+  decode_quads<Q4_0>(q4_0_quads, nb, w, w_stride, n_rows, a, act, y);
+}
+template <>
+void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       const gemm::SplitActs& act, const int16_t*, float* y) {
+  decode_quads<Q8_0>(q8_0_quads, nb, w, w_stride, n_rows, a, act, y);
 }
 
 // Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
@@ -285,17 +296,30 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
 
 }  // namespace
 
-// The SIMD128 body of the q4_0_quads slot (relaxed_slots.h); the splice finds it by its plain name.
+// The SIMD128 bodies of the q4_0_quads and q8_0_quads slots (relaxed_slots.h); the splice finds
+// them by their plain names.
+template <typename F>
+void quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step, int32_t j_step,
+                const v128_t* act_q, const float* d, const int32_t* sum, float* out) {
+  const gemm::SplitActs act{act_q, d, nullptr, sum};
+  const int64_t n_rows = static_cast<int64_t>(groups) * 4;
+  decode_groups<F>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, nullptr, out);
+}
 extern "C" __attribute__((noinline)) void ox_simd128_q4_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t groups, int32_t g_step, int32_t j_step,
                                                                 const BlockQ8_0*, const v128_t* act_q, const float* d,
                                                                 const int32_t* sum, const v128_t*, float* out) {
-  const gemm::SplitActs act{act_q, d, nullptr, sum};
-  const int64_t n_rows = static_cast<int64_t>(groups) * 4;
-  decode_groups<Q4_0>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, nullptr, out);
+  quads_body<Q4_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
 }
-// Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
-Q4_0QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
+extern "C" __attribute__((noinline)) void ox_simd128_q8_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t groups, int32_t g_step, int32_t j_step,
+                                                                const BlockQ8_0*, const v128_t* act_q, const float* d,
+                                                                const int32_t* sum, const v128_t*, float* out) {
+  quads_body<Q8_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+}
+// Not const: pointers the optimizers cannot see through, so each slot stays a function of its own.
+QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
+QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 
 void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                float* y, int64_t ys) {

@@ -28,7 +28,7 @@ inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi
 // Each format: prepare() decodes a super-block's scales once; unit(b, s, j) gives unit j
 // (elements 32j..32j+31) scaled; extra(b, s, j, e) its e-th min term; row() the decode row dot
 // against activations split once per call, and with kTwoRows, pairs() the dots of rows r and
-// r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q6_k).
+// r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q5_k / _q6_k).
 struct Q4K {
   using Block = BlockQ4_K;
   static constexpr int kExtra = 1;
@@ -64,7 +64,7 @@ struct Q5K {
   using Block = BlockQ5_K;
   static constexpr int kExtra = 1;
   static constexpr gemm::ActExtra kAct = gemm::ActExtra::kBsum32;
-  static constexpr bool kTwoRows = false;
+  static constexpr bool kTwoRows = true;
   using Scales = Q4K::Scales;
   static Scales prepare(const Block& b) { return {unpack_k4_scales(b.scales), fp16(b.dmin)}; }
   // As Q4_K, plus bit j of qh[l] = the 5th bit of element 32j + l.
@@ -83,6 +83,7 @@ struct Q5K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q5_k(nb, x, y, act);
   }
+  static constexpr const PairsFn& pairs = q5_k_pairs;
 };
 
 struct Q6K {

@@ -165,15 +165,16 @@ inline void min_dot2(v128_t mins, const int16_t* bsums, v128_t* row0, v128_t* ro
   *row1 = min_dot_dup(wasm_i8x16_shuffle(mins, mins, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15), b0, b1);
 }
 
-// Two Q4_K rows against the same activations (the gemm decode path): each activation vector is
-// loaded once for both rows, and the rows' four fp16 scales (d, dmin of each) convert in one
-// vector op. A sub-block's products add up in i16 and meet its scale in one i32x4.dot_i16x8_s
-// against the splat scale (a lane pair stays below 2 * 7680 * 63), which costs less than an
-// i32 dot per product pair and an i32 multiply per sub-block. The loop over chunks stays rolled
-// for the reason superblock_dot gives.
-inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, const BlockQ8_K* y, const v128_t* act,
-                       const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
-  const v128_t m = consts.nibble16;
+// Two Q4_K (or Q5_K) rows against the same activations (the gemm decode path): each activation
+// vector is loaded once for both rows, and the rows' four fp16 scales (d, dmin of each) convert in
+// one vector op. A sub-block's products add up in i16 and meet its scale in one i32x4.dot_i16x8_s
+// against the splat scale (a lane pair stays below 2 * 15872 * 63), which costs less than an i32
+// dot per product pair and an i32 multiply per sub-block. `weights(b, c, t, q)` turns the 16 qs
+// bytes q of chunk c, half t of block b into lane form (as superblock_dot's). The loop over chunks
+// stays rolled for the reason superblock_dot gives.
+template <typename Block, typename Weights>
+inline void rows2_k4(int64_t nb, const Block* x0, const Block* x1, const BlockQ8_K* y, const v128_t* act,
+                     const Consts& consts, const Fp16Consts& half, float* out0, float* out1, Weights weights) {
   v128_t acc = wasm_f32x4_splat(0.0f);
   for (int64_t i = 0; i < nb; ++i) {
     const K4Scales2 k = unpack_k4_scales2(x0[i].scales, x1[i].scales, consts);
@@ -181,7 +182,7 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
     int16_t scales[16];
     wasm_v128_store(scales, wasm_u16x8_extend_low_u8x16(k.scales));
     wasm_v128_store(scales + 8, wasm_u16x8_extend_high_u8x16(k.scales));
-    static_assert(offsetof(BlockQ4_K, dmin) == 2, "d and dmin read as one u32");
+    static_assert(offsetof(Block, dmin) == 2, "d and dmin read as one u32");
     uint32_t dm0, dm1;  // d in the low half, dmin in the high half
     std::memcpy(&dm0, &x0[i].d, 4);
     std::memcpy(&dm1, &x1[i].d, 4);
@@ -196,12 +197,12 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
       const EvenOdd a_lo0 = {act_c[0], act_c[1]}, a_lo1 = {act_c[2], act_c[3]};
       const EvenOdd a_hi0 = {act_c[4], act_c[5]}, a_hi1 = {act_c[6], act_c[7]};
       const uint8_t* q0 = x0[i].qs + 32 * c;
-      const Nibbles w00 = nibbles(load(q0), m), w01 = nibbles(load(q0 + 16), m);
+      const Nibbles w00 = weights(x0[i], c, 0, load(q0)), w01 = weights(x0[i], c, 1, load(q0 + 16));
       sum0 = wasm_i32x4_add(sum0, wasm_i32x4_add(
           wasm_i32x4_dot_i16x8(q4_k_products(w00.lo, a_lo0, w01.lo, a_lo1), wasm_v128_load16_splat(scales + 2 * c)),
           wasm_i32x4_dot_i16x8(q4_k_products(w00.hi, a_hi0, w01.hi, a_hi1), wasm_v128_load16_splat(scales + 2 * c + 1))));
       const uint8_t* q1 = x1[i].qs + 32 * c;
-      const Nibbles w10 = nibbles(load(q1), m), w11 = nibbles(load(q1 + 16), m);
+      const Nibbles w10 = weights(x1[i], c, 0, load(q1)), w11 = weights(x1[i], c, 1, load(q1 + 16));
       sum1 = wasm_i32x4_add(sum1, wasm_i32x4_add(
           wasm_i32x4_dot_i16x8(q4_k_products(w10.lo, a_lo0, w11.lo, a_lo1), wasm_v128_load16_splat(scales + 8 + 2 * c)),
           wasm_i32x4_dot_i16x8(q4_k_products(w10.hi, a_hi0, w11.hi, a_hi1), wasm_v128_load16_splat(scales + 9 + 2 * c))));
@@ -215,6 +216,33 @@ inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, con
   }
   *out0 = wasm_f32x4_extract_lane(acc, 0) - wasm_f32x4_extract_lane(acc, 1);
   *out1 = wasm_f32x4_extract_lane(acc, 2) - wasm_f32x4_extract_lane(acc, 3);
+}
+
+inline void rows2_q4_k(int64_t nb, const BlockQ4_K* x0, const BlockQ4_K* x1, const BlockQ8_K* y, const v128_t* act,
+                       const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
+  const v128_t m = consts.nibble16;
+  rows2_k4(nb, x0, x1, y, act, consts, half, out0, out1, [m](const BlockQ4_K&, int, int, v128_t q) { return nibbles(q, m); });
+}
+
+// Q5_K's lane-form weights: the nibbles of chunk c, half t, plus the 5th bits from qh[16t..16t+15]
+// (bit 2c of byte l for the low nibble of qs byte l, bit 2c + 1 for the high one; see row_q5_k).
+inline Nibbles q5_k_weights(const BlockQ5_K& b, int c, int t, v128_t q, const Consts& consts) {
+  Nibbles w = nibbles(q, consts.nibble16);
+  const EvenOdd qh = split_u8(load(b.qh + 16 * t));
+  const v128_t bit4 = wasm_i16x8_splat(0x10);
+  const v128_t e = wasm_u16x8_shr(qh.even, 2 * c), o = wasm_u16x8_shr(qh.odd, 2 * c);
+  w.lo.even = wasm_v128_or(w.lo.even, wasm_v128_and(wasm_i16x8_shl(e, 4), bit4));
+  w.lo.odd = wasm_v128_or(w.lo.odd, wasm_v128_and(wasm_i16x8_shl(o, 4), bit4));
+  w.hi.even = wasm_v128_or(w.hi.even, wasm_v128_and(wasm_i16x8_shl(e, 3), bit4));
+  w.hi.odd = wasm_v128_or(w.hi.odd, wasm_v128_and(wasm_i16x8_shl(o, 3), bit4));
+  return w;
+}
+
+// Two Q5_K rows (quants 0..31: four products per i16 lane stay below 4 * 31 * 128).
+inline void rows2_q5_k(int64_t nb, const BlockQ5_K* x0, const BlockQ5_K* x1, const BlockQ8_K* y, const v128_t* act,
+                       const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
+  rows2_k4(nb, x0, x1, y, act, consts, half, out0, out1,
+           [&consts](const BlockQ5_K& b, int c, int t, v128_t q) { return q5_k_weights(b, c, t, q, consts); });
 }
 
 template <typename Act>

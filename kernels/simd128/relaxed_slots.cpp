@@ -39,6 +39,11 @@ extern "C" __attribute__((noinline)) void ox_simd128_q4_k_pairs(int32_t nb, cons
                                                                 const v128_t* act, const v128_t*, float* out) {
   pairs_body<ox::BlockQ4_K, ox::kernels::simd128::kquant::rows2_q4_k>(nb, w, w_stride, pairs, y, act, out);
 }
+extern "C" __attribute__((noinline)) void ox_simd128_q5_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t pairs, const ox::BlockQ8_K* y,
+                                                                const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockQ5_K, ox::kernels::simd128::kquant::rows2_q5_k>(nb, w, w_stride, pairs, y, act, out);
+}
 extern "C" __attribute__((noinline)) void ox_simd128_q6_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t pairs, const ox::BlockQ8_K* y,
                                                                 const v128_t* act, const v128_t*, float* out) {
@@ -76,12 +81,13 @@ namespace ox::kernels::simd128 {
 
 // Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
 PairsFn q4_k_pairs = ox_simd128_q4_k_pairs;
+PairsFn q5_k_pairs = ox_simd128_q5_k_pairs;
 PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
 PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
 PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
-v128_t relaxed_constants[18] = {
+v128_t relaxed_constants[21] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
@@ -105,6 +111,11 @@ v128_t relaxed_constants[18] = {
     wasm_i32x4_const(static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa),
                      static_cast<int32_t>(kFp16SignExpMantissa), static_cast<int32_t>(kFp16SignExpMantissa)),
     wasm_f32x4_const(kFp16Scale, kFp16Scale, kFp16Scale, kFp16Scale),
+    // 288: Q5_K's fifth bit in place (q5_k_pairs.wat)
+    wasm_i8x16_const(0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10),
+    // 304, 320: an activation's low seven bits and its sign bit moved to bit 0 (q8_0_quads.wat)
+    wasm_i8x16_const(0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F),
+    wasm_i8x16_const(0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01),
 };
 
 }  // namespace ox::kernels::simd128

@@ -15,14 +15,15 @@
 
 namespace ox::kernels::simd128 {
 
-// Rows r and r + pairs of a Q4_K (q4_k_pairs) or Q6_K (q6_k_pairs) matrix (w, rows w_stride bytes
-// apart, nb super-blocks each) against one token's Q8_K activations y, for r < pairs: out[r] and
-// out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128 bodies,
-// kquant::rows2_q4_k / _q6_k per pair; null while the relaxed bodies run, which read y itself), k the
-// table relaxed_constants (read by the relaxed bodies).
+// Rows r and r + pairs of a Q4_K (q4_k_pairs), Q5_K (q5_k_pairs) or Q6_K (q6_k_pairs) matrix (w,
+// rows w_stride bytes apart, nb super-blocks each) against one token's Q8_K activations y, for
+// r < pairs: out[r] and out[r + pairs]. act is y split by gemm::split_acts_q8_k (read by the SIMD128
+// bodies, kquant::rows2_q4_k / _q5_k / _q6_k per pair; null while the relaxed bodies run, which read
+// y itself), k the table relaxed_constants (read by the relaxed bodies).
 using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
                          const v128_t* act, const v128_t* k, float* out);
 extern PairsFn q4_k_pairs;
+extern PairsFn q5_k_pairs;
 extern PairsFn q6_k_pairs;
 
 // The same for the interleaved layouts (core/quant/interleave.h): rows r and r + pairs of a Q4_K_IL
@@ -36,15 +37,17 @@ using PairsIlFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int3
 extern PairsIlFn q4_k_il_pairs;
 extern PairsIlFn q6_k_il_pairs;
 
-// Decode rows of a Q4_0 matrix (w, rows w_stride bytes apart, nb blocks each) against one token's
-// Q8_0 activations a, four rows at a time: group g < groups is rows g * g_step + j * j_step (j < 4)
-// and out[that row] receives its dot. act_q, d and sum are a split by gemm::split_acts_block32 (the
-// SIMD128 body reads act_q; both read each block's scale d as float and the sum of its quants); k
-// the table relaxed_constants. Defined in gemm_block32.cpp, whose decode path it is.
-using Q4_0QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
-                             int32_t j_step, const BlockQ8_0* a, const v128_t* act_q, const float* d,
-                             const int32_t* sum, const v128_t* k, float* out);
-extern Q4_0QuadsFn q4_0_quads;
+// Decode rows of a Q4_0 (q4_0_quads) or Q8_0 (q8_0_quads) matrix (w, rows w_stride bytes apart, nb
+// blocks each) against one token's Q8_0 activations a, four rows at a time: group g < groups is rows
+// g * g_step + j * j_step (j < 4) and out[that row] receives its dot. act_q, d and sum are a split by
+// gemm::split_acts_block32 (the SIMD128 bodies read act_q; both read each block's scale d as float,
+// q4_0_quads also the sum of its quants; the relaxed bodies read a's quants); k the table
+// relaxed_constants. Defined in gemm_block32.cpp, whose decode path they are.
+using QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                         int32_t j_step, const BlockQ8_0* a, const v128_t* act_q, const float* d, const int32_t* sum,
+                         const v128_t* k, float* out);
+extern QuadsFn q4_0_quads;
+extern QuadsFn q8_0_quads;
 
 // One 2 x 4 tile of the byte-group prefill (gemm_i7.h): y[t * y_stride + r] for weight rows r < 2
 // and tokens t < 4 of n_groups byte groups at w and a (packed in blocks of 2 and 4 rows). The
@@ -72,7 +75,7 @@ using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
-// The vector constants of the relaxed bodies, in the order q4_k_pairs.wat and q6_k_pairs.wat read them.
-extern v128_t relaxed_constants[18];
+// The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
+extern v128_t relaxed_constants[21];
 
 }  // namespace ox::kernels::simd128

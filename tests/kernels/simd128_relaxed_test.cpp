@@ -2,8 +2,9 @@
 // in for. In the plain module the slot runs that same code and the test only checks the call; in
 // NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
-// scales and mins 63; Q6_K: every quant 63, scales -128; every activation -128) where an i16 lane
-// or a saturating pair would show.
+// scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
+// Q8_0: every weight -128, 127 or -127; every activation -128, or 127) where an i16 lane or a
+// saturating pair would show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +53,20 @@ std::vector<ox::BlockQ4_K> q4_k_rows(int rows, int nb, bool extreme, std::mt1993
   std::vector<ox::BlockQ4_K> out(static_cast<size_t>(rows) * nb);
   std::uniform_int_distribution<int> byte(0, 255);
   for (ox::BlockQ4_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    b.d = half_scale(rng);
+    b.dmin = half_scale(rng);
+  }
+  return out;
+}
+
+// Q5_K rows: random bytes, d and dmin finite (half_scale); `extreme`: every quant 31 and every
+// 6-bit scale and min 63.
+std::vector<ox::BlockQ5_K> q5_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ5_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (ox::BlockQ5_K& b : out) {
     auto* p = reinterpret_cast<uint8_t*>(&b);
     for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
     b.d = half_scale(rng);
@@ -146,6 +161,14 @@ TEST(Simd128Relaxed, Q4KPairsMatchTheSimd128BodyBitForBit) {
 #endif
 }
 
+TEST(Simd128Relaxed, Q5KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ5_K>(q5_k_rows, simd::kquant::rows2_q5_k, simd::q5_k_pairs, 5678);
+#endif
+}
+
 TEST(Simd128Relaxed, Q6KPairsMatchTheSimd128BodyBitForBit) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
@@ -224,59 +247,106 @@ TEST(Simd128Relaxed, Q6KIlPairsMatchTheScalarReference) {
 #endif
 }
 
-// The Q4_0 decode slot against its float steps written out in scalar code: per block the exact
-// integer dot of (q - 8) and the activations, converted, times (d_row * d_act), added to the row's
-// sum in block order (what the SIMD128 and relaxed bodies do in their lanes), on random blocks and
-// on the extremes (every nibble 15 or 0, every activation -128), both row orders of decode_groups.
-TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
-#if !defined(__wasm_simd128__)
-  GTEST_SKIP() << "SIMD128 builds only";
-#else
-  std::mt19937 rng(1357);
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (const int extreme : {0, 1, 2}) {  // random; nibbles 15, activations -128; nibbles 0, activations -128
+#if defined(__wasm_simd128__)
+// A decode quads slot (q4_0_quads, q8_0_quads) against its float steps written out in scalar code:
+// per block the exact integer dot `dot(w, a)`, converted, times (d_row * d_act), added to the row's
+// sum in block order (what the SIMD128 and relaxed bodies do in their lanes), both row orders of
+// decode_groups. `fill(b, data, rng)` and `fill_act(a, data, rng)` set a block's quants for data
+// kind `data` < n_data (0: random).
+template <typename Block, typename Fill, typename FillAct, typename Dot>
+void expect_quads_match(simd::QuadsFn slot, int n_data, Fill fill, FillAct fill_act, Dot dot, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (int data = 0; data < n_data; ++data) {
     for (const int nb : {1, 3, 8}) {
       for (const int groups : {1, 5, 16}) {
         for (const bool adjacent : {true, false}) {
           const int rows = 4 * groups;
-          std::vector<ox::BlockQ4_0> w(static_cast<size_t>(rows) * nb);
-          for (ox::BlockQ4_0& b : w) {
-            for (uint8_t& q : b.qs) q = extreme == 1 ? 0xFF : extreme == 2 ? 0x00 : static_cast<uint8_t>(byte(rng));
+          std::vector<Block> w(static_cast<size_t>(rows) * nb);
+          for (Block& b : w) {
+            fill(b, data, rng);
             b.d = half_scale(rng);
           }
           std::vector<ox::BlockQ8_0> y(static_cast<size_t>(nb));
           for (ox::BlockQ8_0& b : y) {
-            for (int8_t& q : b.qs) q = static_cast<int8_t>(extreme != 0 ? -128 : byte(rng) - 128);
+            fill_act(b, data, rng);
             b.d = half_scale(rng);
           }
-          const int64_t n = static_cast<int64_t>(nb) * ox::kQK4_0;
+          const int64_t n = static_cast<int64_t>(nb) * 32;
           const simd::gemm::SplitActs act =
               simd::gemm::split_acts_block32(n, reinterpret_cast<const uint8_t*>(y.data()), false);
           std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
           for (int r = 0; r < rows; ++r) {
             for (int i = 0; i < nb; ++i) {
-              const ox::BlockQ4_0& b = w[static_cast<size_t>(r) * nb + i];
-              int32_t dot = 0;
-              for (int l = 0; l < 16; ++l) {
-                dot += ((b.qs[l] & 0xF) - 8) * y[i].qs[l] + ((b.qs[l] >> 4) - 8) * y[i].qs[l + 16];
-              }
-              want[r] += static_cast<float>(dot) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+              const Block& b = w[static_cast<size_t>(r) * nb + i];
+              want[r] += static_cast<float>(dot(b, y[i])) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
             }
           }
-          simd::q4_0_quads(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(ox::BlockQ4_0)),
-                           groups, adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum,
-                           simd::relaxed_constants, got.data());
+          slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), groups,
+               adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum, simd::relaxed_constants,
+               got.data());
           for (int r = 0; r < rows; ++r) {
             uint32_t a, b;
             std::memcpy(&a, &want[r], 4);
             std::memcpy(&b, &got[r], 4);
-            EXPECT_EQ(a, b) << "data " << extreme << " nb " << nb << " groups " << groups << (adjacent ? " adjacent" : " quarters")
-                            << " row " << r << ": want " << want[r] << ", slot " << got[r];
+            EXPECT_EQ(a, b) << "data " << data << " nb " << nb << " groups " << groups
+                            << (adjacent ? " adjacent" : " quarters") << " row " << r << ": want " << want[r]
+                            << ", slot " << got[r];
           }
         }
       }
     }
   }
+}
+#endif
+
+// Q4_0: random data; nibbles 15, activations -128; nibbles 0, activations -128.
+TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto fill = [&](ox::BlockQ4_0& b, int data, std::mt19937& rng) {
+    for (uint8_t& q : b.qs) q = data == 1 ? 0xFF : data == 2 ? 0x00 : static_cast<uint8_t>(byte(rng));
+  };
+  auto fill_act = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
+    for (int8_t& q : b.qs) q = static_cast<int8_t>(data != 0 ? -128 : byte(rng) - 128);
+  };
+  auto dot = [](const ox::BlockQ4_0& b, const ox::BlockQ8_0& a) {
+    int32_t sum = 0;
+    for (int l = 0; l < 16; ++l) sum += ((b.qs[l] & 0xF) - 8) * a.qs[l] + ((b.qs[l] >> 4) - 8) * a.qs[l + 16];
+    return sum;
+  };
+  expect_quads_match<ox::BlockQ4_0>(simd::q4_0_quads, 3, fill, fill_act, dot, 1357);
+#endif
+}
+
+// Q8_0: random bytes (-128 included, which a file may hold); every weight -128 against every
+// activation -128 (the largest positive pair) and 127; every weight 127 against -128 (the most
+// negative); weights -127 and 127 alternating against activations -128 and 127 alternating.
+TEST(Simd128Relaxed, Q8_0QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::uniform_int_distribution<int> byte(-128, 127);
+  const int weight[5] = {0, -128, -128, 127, -127}, activation[5] = {0, -128, 127, -128, -128};
+  auto fill = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 32; ++l) {
+      const int alternate = data == 4 && l % 2 == 1 ? -1 : 1;
+      b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) : alternate * weight[data]);
+    }
+  };
+  auto fill_act = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 32; ++l) {
+      const int q = data == 4 && l % 2 == 1 ? 127 : activation[data];
+      b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) : q);
+    }
+  };
+  auto dot = [](const ox::BlockQ8_0& b, const ox::BlockQ8_0& a) {
+    int32_t sum = 0;
+    for (int l = 0; l < 32; ++l) sum += b.qs[l] * a.qs[l];
+    return sum;
+  };
+  expect_quads_match<ox::BlockQ8_0>(simd::q8_0_quads, 5, fill, fill_act, dot, 9753);
 #endif
 }
 
