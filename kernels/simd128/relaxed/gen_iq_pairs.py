@@ -10,6 +10,16 @@ F = {
 }
 def L(x): return f"(local.get ${x})"
 
+def rows_of_four(idx):
+    """$g_lo, $g_hi from 8 grid rows of 4 bytes, idx(l) giving row l's address"""
+    out = []
+    for half, base in (('lo', 0), ('hi', 4)):
+        e = f"(v128.load32_zero align=1 {idx(base)})"
+        for k in (1, 2, 3):
+            e = f"(v128.load32_lane align=1 {k} {idx(base + k)} {e})"
+        out.append(f"(local.set $g_{half} {e})")
+    return out
+
 def gather(fmt, r):
     """wat lines: set $g_lo, $g_hi (grid magnitudes of elements 0..15, 16..31), $m_lo, $m_hi (sign
     masks), $s (scale, or $s packed s0 | s1 << 16 for per16) of sub-block $ib of row r's block $x{r}"""
@@ -22,11 +32,7 @@ def gather(fmt, r):
         def idx(l):
             return (f"(i32.add {L('grid')} (i32.shl (i32.or (i32.load8_u offset={2+l} {L('p')}) "
                     f"(i32.and (i32.shl {L('qh')} (i32.const {8-l})) (i32.const 256))) (i32.const 2)))")
-        for half, base in (('lo', 0), ('hi', 4)):
-            e = f"(v128.load32_zero align=1 {idx(base)})"
-            for k in (1, 2, 3):
-                e = f"(v128.load32_lane align=1 {k} {idx(base+k)} {e})"
-            out.append(f"(local.set $g_{half} {e})")
+        out += rows_of_four(idx)
         out.append(f"(local.set $p (i32.add {L(x[1:])} (i32.shl {L('ib')} (i32.const 2))))")
         sign = lambda k: f"(i32.add {L('masks')} (i32.shl (i32.load8_u offset={74+k} {L('p')}) (i32.const 3)))"
         out.append(f"(local.set $m_lo (v128.load64_lane align=1 1 {sign(1)} (v128.load64_zero align=1 {sign(0)})))")
@@ -37,11 +43,7 @@ def gather(fmt, r):
         # grid bytes at 2 + 8 ib, aux u32 at 66 + 4 ib
         out.append(f"(local.set $p (i32.add {L(x[1:])} (i32.shl {L('ib')} (i32.const 3))))")
         idx = lambda l: f"(i32.add {L('grid')} (i32.shl (i32.load8_u offset={2+l} {L('p')}) (i32.const 2)))"
-        for half, base in (('lo', 0), ('hi', 4)):
-            e = f"(v128.load32_zero align=1 {idx(base)})"
-            for k in (1, 2, 3):
-                e = f"(v128.load32_lane align=1 {k} {idx(base+k)} {e})"
-            out.append(f"(local.set $g_{half} {e})")
+        out += rows_of_four(idx)
         out.append(f"(local.set $qh (i32.load offset=66 align=1 (i32.add {L(x[1:])} (i32.shl {L('ib')} (i32.const 2)))))")
         sign = lambda k: (f"(i32.add {L('masks')} (i32.shl (i32.and (i32.shr_u {L('qh')} (i32.const {7*k})) (i32.const 127)) (i32.const 3)))"
                           if k else f"(i32.add {L('masks')} (i32.shl (i32.and {L('qh')} (i32.const 127)) (i32.const 3)))")
