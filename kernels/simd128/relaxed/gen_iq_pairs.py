@@ -29,9 +29,11 @@ def gather(fmt, r):
         # qs at 2 + 8 ib, qh at 66 + ib, signs at 74 + 4 ib, scales at 106 + ib / 2
         out.append(f"(local.set $qh (i32.load8_u offset=66 (i32.add {L(x[1:])} {L('ib')})))")
         out.append(f"(local.set $p (i32.add {L(x[1:])} (i32.shl {L('ib')} (i32.const 3))))")
-        def idx(l):
-            return (f"(i32.add {L('grid')} (i32.shl (i32.or (i32.load8_u offset={2+l} {L('p')}) "
-                    f"(i32.and (i32.shl {L('qh')} (i32.const {8-l})) (i32.const 256))) (i32.const 2)))")
+        # the 8 indices' byte offsets in u16 lanes: qs bytes widened, or bit l of qh moved to bit 8
+        # ((qh & 2^l) * 2^(8 - l)), times 4; each row's address is then one lane extract
+        out.append(f"(local.set $t (i16x8.shl (v128.or (v128.load8x8_u offset=2 align=1 {L('p')})"
+                   f" (i16x8.mul (v128.and (i16x8.splat {L('qh')}) {L('qh_bits')}) {L('qh_mul')})) (i32.const 2)))")
+        idx = lambda l: f"(i32.add {L('grid')} (i16x8.extract_lane_u {l} {L('t')}))"
         out += rows_of_four(idx)
         out.append(f"(local.set $p (i32.add {L(x[1:])} (i32.shl {L('ib')} (i32.const 2))))")
         sign = lambda k: f"(i32.add {L('masks')} (i32.shl (i32.load8_u offset={74+k} {L('p')}) (i32.const 3)))"
@@ -112,6 +114,12 @@ HEAD = {
 ;; of elements 0..15 (low nibble of scales[ib]) and 16..31 (high).""",
 }
 
+# IQ3_S's index bits: qh bit l of row l, moved to bit 8 by a multiply (gather above)
+QH_CONSTS = """    (local $qh_bits v128) (local $qh_mul v128)
+    (local.set $qh_bits (v128.const i16x8 1 2 4 8 16 32 64 128))
+    (local.set $qh_mul (v128.const i16x8 256 128 64 32 16 8 4 2))
+"""
+
 def module(fmt):
     f = F[fmt]
     sub = lambda r: "\n".join("              " + l for l in gather(fmt, r) + products(fmt, r))
@@ -148,7 +156,7 @@ def module(fmt):
     (local $dw f32) (local $yd f32)
     (local $acc0 v128) (local $acc1 v128) (local $sumi0 v128) (local $sumi1 v128) (local $a_lo v128) (local $a_hi v128)
     (local $g_lo v128) (local $g_hi v128) (local $m_lo v128) (local $m_hi v128) (local $t v128) (local $u v128)
-    (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
+{QH_CONSTS if fmt == 'iq3_s' else ''}    (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
       (br_if $rows_done (i32.le_s (local.get $pairs) (i32.const 0)))
