@@ -18,6 +18,8 @@ set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q5_k_pairs=ox_simd128
                           q4_k_il_pairs=ox_simd128_q4_k_il_pairs q6_k_il_pairs=ox_simd128_q6_k_il_pairs
                           q4_0_quads=ox_simd128_q4_0_quads q8_0_quads=ox_simd128_q8_0_quads i7_tile=ox_simd128_i7_tile
                           i7_superblock_tile=ox_simd128_i7_superblock_tile wide_tile=ox_simd128_wide_tile
+                          tq2_0_pairs=ox_simd128_tq2_0_pairs iq2_s_pairs=ox_simd128_iq2_s_pairs
+                          iq3_xxs_pairs=ox_simd128_iq3_xxs_pairs iq3_s_pairs=ox_simd128_iq3_s_pairs
                           relaxed_active=ox_simd128_relaxed_active)
 set(OXIDIZE_RELAXED_WASMS "")
 set(OXIDIZE_RELAXED_SPLICE_ARGS "")

@@ -138,8 +138,9 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
         // An odd last row (no real model's matrix has one): the scalar reference.
         if (n_rows % 2 != 0) quant_traits(F::kType).vec_dot_ref(n, &yr[n_rows - 1], row(n_rows - 1), yt);
       } else if constexpr (F::kTwoRows) {
-        // The relaxed bodies read y itself; the split is for the SIMD128 body and an odd last row.
-        const bool split = !relaxed_active() || n_rows % 2 != 0;
+        // The relaxed bodies read y itself; the split is for the SIMD128 body and an odd last row
+        // (of a format that reads it).
+        const bool split = wants_split_acts<F>() && (!relaxed_active() || n_rows % 2 != 0);
         const kquant::PreSplit act{split ? gemm::split_acts_q8_k(n, at) : nullptr};
         float* yr = y + t * y_stride;
         // Rows r and r + n_rows / 2 together: two unbroken streams through the weights (adjacent

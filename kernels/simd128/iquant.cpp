@@ -4,9 +4,12 @@
 // each per format. Gemm prefill: sub-block j of a super-block is unit j, its decoded weights times
 // their integer scales (|scale * w| <= 31 * 62, so a unit's i32 lane stays below 2^23), d as the
 // unit scale, no extras, the row's factor (1/8, 1/4) last. Decode: iquant::row, which reads the
-// activations' quants as they are. Reference: quant_traits(W).vec_dot_ref; integer parts exact.
+// activations' quants as they are; IQ2_S, IQ3_XXS and IQ3_S run it on row pairs through their
+// relaxed-SIMD slots (relaxed_slots.h, relaxed/*_pairs.wat: the same bits). Reference:
+// quant_traits(W).vec_dot_ref; integer parts exact.
 #include "kernels/simd128/gemm_superblock.h"
 #include "kernels/simd128/iquant_impl.h"
+#include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/simd128.h"
 
 namespace ox::kernels::simd128 {
@@ -69,22 +72,88 @@ struct Tile : Format {
   }
 };
 
+// The formats with a relaxed decode body (Format::kPairs: the slot, kGrid, kMasks): decode runs
+// rows in pairs through the slot (gemm::superblocks' kTwoRows path).
+template <typename Format>
+struct PairTile : Tile<Format> {
+  static constexpr bool kTwoRows = true;
+  static void pairs(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y, const v128_t*,
+                    const v128_t*, float* out) {
+    (*Format::kPairs)(nb, w, w_stride, pairs, y, Format::kGrid, Format::kMasks, out);
+  }
+};
+
+// The SIMD128 body of an i-quant pairs slot (relaxed_slots.h): iquant::row on rows r and r + pairs.
+template <typename F>
+void pairs_simd128(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y, float* out) {
+  using Block = typename F::Block;
+  auto row = [&](int32_t r) { return reinterpret_cast<const Block*>(w + static_cast<uint32_t>(r) * w_stride); };
+  for (int32_t r = 0; r < pairs; ++r) {
+    out[r] = iquant::row<F>(nb, row(r), y);
+    out[r + pairs] = iquant::row<F>(nb, row(r + pairs), y);
+  }
+}
+
 template <typename F>
 void install(KernelTable& t, DType type) {
   t.vec_dot[static_cast<uint32_t>(type)] = vec_dot_iq<F>;
-  t.gemm[static_cast<uint32_t>(type)] = gemm::superblocks<Tile<F>>;
+  if constexpr (requires { F::kPairs; }) {
+    t.gemm[static_cast<uint32_t>(type)] = gemm::superblocks<PairTile<F>>;
+  } else {
+    t.gemm[static_cast<uint32_t>(type)] = gemm::superblocks<Tile<F>>;
+  }
 }
 
+// The slots' formats: the grid and sign masks their relaxed bodies read.
+struct IQ2SPairs : iquant::IQ2S {
+  static constexpr const IqPairsFn* kPairs = &iq2_s_pairs;
+  static constexpr const void* kGrid = quant::kIQ2SGrid;
+  static constexpr const uint64_t* kMasks = iquant::kSignMasks8.r;
+};
+struct IQ3XXSPairs : iquant::IQ3XXS {
+  static constexpr const IqPairsFn* kPairs = &iq3_xxs_pairs;
+  static constexpr const void* kGrid = quant::kIQ3XXSGrid;
+  static constexpr const uint64_t* kMasks = iquant::kSignMasks7.r;
+};
+struct IQ3SPairs : iquant::IQ3S {
+  static constexpr const IqPairsFn* kPairs = &iq3_s_pairs;
+  static constexpr const void* kGrid = quant::kIQ3SGrid;
+  static constexpr const uint64_t* kMasks = iquant::kSignMasks8.r;
+};
 }  // namespace
 
 void patch_iquants(KernelTable& t) {
   install<iquant::IQ2XXS>(t, DType::IQ2_XXS);
   install<iquant::IQ2XS>(t, DType::IQ2_XS);
-  install<iquant::IQ2S>(t, DType::IQ2_S);
-  install<iquant::IQ3XXS>(t, DType::IQ3_XXS);
-  install<iquant::IQ3S>(t, DType::IQ3_S);
+  install<IQ2SPairs>(t, DType::IQ2_S);
+  install<IQ3XXSPairs>(t, DType::IQ3_XXS);
+  install<IQ3SPairs>(t, DType::IQ3_S);
   install<iquant::IQ1S>(t, DType::IQ1_S);
   install<iquant::IQ1M>(t, DType::IQ1_M);
 }
 
+}  // namespace ox::kernels::simd128
+
+// The SIMD128 bodies of the i-quant pairs slots; the splice finds them by their plain names.
+extern "C" __attribute__((noinline)) void ox_simd128_iq2_s_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                 int32_t pairs, const ox::BlockQ8_K* y, const void*,
+                                                                 const uint64_t*, float* out) {
+  ox::kernels::simd128::pairs_simd128<ox::kernels::simd128::iquant::IQ2S>(nb, w, w_stride, pairs, y, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_iq3_xxs_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                   int32_t pairs, const ox::BlockQ8_K* y, const void*,
+                                                                   const uint64_t*, float* out) {
+  ox::kernels::simd128::pairs_simd128<ox::kernels::simd128::iquant::IQ3XXS>(nb, w, w_stride, pairs, y, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_iq3_s_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                 int32_t pairs, const ox::BlockQ8_K* y, const void*,
+                                                                 const uint64_t*, float* out) {
+  ox::kernels::simd128::pairs_simd128<ox::kernels::simd128::iquant::IQ3S>(nb, w, w_stride, pairs, y, out);
+}
+
+namespace ox::kernels::simd128 {
+// Not const: pointers the optimizers cannot see through, so the slots stay functions of their own.
+IqPairsFn iq2_s_pairs = ox_simd128_iq2_s_pairs;
+IqPairsFn iq3_xxs_pairs = ox_simd128_iq3_xxs_pairs;
+IqPairsFn iq3_s_pairs = ox_simd128_iq3_s_pairs;
 }  // namespace ox::kernels::simd128

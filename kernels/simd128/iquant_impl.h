@@ -44,6 +44,24 @@ inline constexpr SignRows8 kSignRows8 = [] {
   return t;
 }();
 
+// The same sign fields as byte masks (bit j set: byte j is 0xFF), for the relaxed bodies
+// (relaxed/*_pairs.wat), which apply a sign to the activation as (a ^ m) - m.
+constexpr uint64_t sign_mask(uint32_t bits) {
+  uint64_t m = 0;
+  for (int j = 0; j < 8; ++j) m |= uint64_t{((bits >> j) & 1) ? 0xFFu : 0x00u} << (8 * j);
+  return m;
+}
+inline constexpr SignRows7 kSignMasks7 = [] {
+  SignRows7 t{};
+  for (uint32_t i = 0; i < 128; ++i) t.r[i] = sign_mask(i | (__builtin_popcount(i) % 2 == 1 ? 0x80u : 0u));
+  return t;
+}();
+inline constexpr SignRows8 kSignMasks8 = [] {
+  SignRows8 t{};
+  for (uint32_t i = 0; i < 256; ++i) t.r[i] = sign_mask(i);
+  return t;
+}();
+
 // IQ1_M's weights 8 grid + delta of a group (delta = +-1, in -9..9) by a 12-bit index: the group's
 // 8 low index bits, then its qh nibble (3 high index bits, bit 3 the delta's sign: set = -1).
 // Built from kIQ1SGrid at start-up (iquant.cpp). One load then gives what the reference's

@@ -44,6 +44,7 @@ void patch(KernelTable& t) {
   tile(DType::Q5_K, gemm_q5_k);
   tile(DType::Q6_K, gemm_q6_k);
   tile(DType::IQ4_XS, gemm_iq4_xs);
+  tile(DType::TQ2_0, gemm_tq2_0);
   tile(DType::Q4_K_IL, gemm_q4_k_il);
   tile(DType::Q6_K_IL, gemm_q6_k_il);
   patch_iquants(t);

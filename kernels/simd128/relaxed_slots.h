@@ -49,6 +49,27 @@ using QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
 extern QuadsFn q4_0_quads;
 extern QuadsFn q8_0_quads;
 
+// Rows r and r + pairs of a TQ2_0 matrix (w, rows w_stride bytes apart, nb super-blocks each)
+// against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. Each block's
+// integer dot is taken as sum(code * a) - sum(a), the codes 0..3 as stored (the reference's t - 1,
+// code 3 giving 2), a_sum[i] being the sum of block i's quants; then vec_dot_tq2_0_q8_k's float steps.
+// act is y split by gemm::split_acts_q8_k (read by the SIMD128 body; null while the relaxed body
+// runs, which reads y itself with the codes as the i7 operand). Defined in tq_dot.cpp.
+using Tq2_0PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                              const v128_t* act, const int32_t* a_sum, float* out);
+extern Tq2_0PairsFn tq2_0_pairs;
+
+// Rows r and r + pairs of an IQ2_S, IQ3_XXS or IQ3_S matrix (w, rows w_stride bytes apart, nb
+// super-blocks each) against one token's Q8_K activations y, for r < pairs: out[r] and
+// out[r + pairs], the bits of iquant::row (iquant_impl.h, which the SIMD128 bodies run per row).
+// grid is the format's grid (quant::kIQ2SGrid, kIQ3XXSGrid, kIQ3SGrid) and masks its sign fields
+// as byte masks (iquant::kSignMasks8, kSignMasks7), read by the relaxed bodies. Defined in iquant.cpp.
+using IqPairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const BlockQ8_K* y,
+                           const void* grid, const uint64_t* masks, float* out);
+extern IqPairsFn iq2_s_pairs;
+extern IqPairsFn iq3_xxs_pairs;
+extern IqPairsFn iq3_s_pairs;
+
 // One 2 x 4 tile of the byte-group prefill (gemm_i7.h): y[t * y_stride + r] for weight rows r < 2
 // and tokens t < 4 of n_groups byte groups at w and a (packed in blocks of 2 and 4 rows). The
 // relaxed body multiplies with i16x8.relaxed_dot_i8x16_i7x16_s, the weights the i7 operand, and

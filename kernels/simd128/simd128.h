@@ -79,6 +79,9 @@ void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride);
+// TQ2_0 (tq_dot.cpp): one token through the tq2_0_pairs slot, more tokens vec_dot per row.
+void gemm_tq2_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
 // KernelTable::gemm_wide of F32, F16 and BF16 (gemm_wide.cpp): outer-product tiles for encoders'
 // order-free passes.
 void patch_gemm_wide(KernelTable& t);

@@ -24,6 +24,7 @@
 #if defined(__wasm_simd128__)
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/interleave.h"
+#include "kernels/simd128/iquant_impl.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/relaxed_slots.h"
 #include "kernels/simd128/util.h"
@@ -509,6 +510,115 @@ TEST(Simd128Relaxed, Q4KPrefillMatchesItsScalarStepsBitForBit) {
 }
 
 // The SIMD128 conversions that run at load give the scalar reference's bytes.
+// The TQ2_0 decode slot against the scalar reference, row by row (the slot's C++ body and its
+// relaxed body both promise its bits): random blocks, every code 3 (a weight of 2, the largest
+// products) and every code 0 (-1) against activations of -128, d of either sign and subnormal,
+// shapes with one pair and rows far apart.
+TEST(Simd128Relaxed, Tq2_0PairsMatchTheScalarReferenceBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::mt19937 rng(1357);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const int kind : {0, 1, 2}) {  // random, every code 3, every code 0
+    const bool extreme = kind != 0;
+    for (const int nb : {1, 3, 8}) {
+      for (const int pairs : {1, 5, 16}) {
+        std::vector<ox::BlockTQ2_0> w(static_cast<size_t>(2 * pairs) * nb);
+        for (ox::BlockTQ2_0& b : w) {
+          for (uint8_t& q : b.qs) q = kind == 0 ? static_cast<uint8_t>(byte(rng)) : kind == 1 ? 0xFF : 0x00;
+          b.d = half_scale(rng);
+        }
+        const std::vector<ox::BlockQ8_K> y = q8_k_row(nb, extreme, rng);
+        const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+        std::vector<int32_t> a_sum(nb);
+        for (int i = 0; i < nb; ++i) {
+          a_sum[i] = 0;
+          for (int8_t q : y[i].qs) a_sum[i] += q;
+        }
+        const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+        std::vector<float> want(2 * pairs), got(2 * pairs, -1.0f);
+        for (int r = 0; r < 2 * pairs; ++r) {
+          ox::quant_traits(ox::DType::TQ2_0).vec_dot_ref(n, &want[r], &w[static_cast<size_t>(r) * nb], y.data());
+        }
+        simd::tq2_0_pairs(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(ox::BlockTQ2_0)),
+                          pairs, y.data(), act, a_sum.data(), got.data());
+        for (int r = 0; r < 2 * pairs; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          EXPECT_EQ(a, b) << "kind " << kind << " nb " << nb << " pairs " << pairs << " row " << r << ": reference "
+                          << want[r] << ", slot " << got[r];
+        }
+      }
+    }
+  }
+#endif
+}
+
+#if defined(__wasm_simd128__)
+// An i-quant pairs slot against iquant::row<F> row by row (the C++ body of the slot): random
+// blocks against random activations and against every activation -128 (the one a negated sign
+// would overflow), and every byte 0xFF (the last grid rows, every sign negative, the largest
+// scales) against -128; d of either sign and subnormal.
+template <typename F, typename Block>
+void expect_iq_pairs_match(simd::IqPairsFn slot, const void* grid, const uint64_t* masks, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const int kind : {0, 1, 2}) {  // random, random against -128, every byte 0xFF against -128
+    for (const int nb : {1, 3, 8}) {
+      for (const int pairs : {1, 5, 16}) {
+        std::vector<Block> w(static_cast<size_t>(2 * pairs) * nb);
+        for (Block& b : w) {
+          auto* p = reinterpret_cast<uint8_t*>(&b);
+          for (size_t i = 0; i < sizeof(b); ++i) p[i] = kind == 2 ? 0xFF : static_cast<uint8_t>(byte(rng));
+          b.d = half_scale(rng);
+        }
+        const std::vector<ox::BlockQ8_K> y = q8_k_row(nb, kind != 0, rng);
+        std::vector<float> want(2 * pairs), got(2 * pairs, -1.0f);
+        for (int r = 0; r < 2 * pairs; ++r) want[r] = simd::iquant::row<F>(nb, &w[static_cast<size_t>(r) * nb], y.data());
+        slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), pairs, y.data(),
+             grid, masks, got.data());
+        for (int r = 0; r < 2 * pairs; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          EXPECT_EQ(a, b) << "kind " << kind << " nb " << nb << " pairs " << pairs << " row " << r << ": SIMD128 "
+                          << want[r] << ", slot " << got[r];
+        }
+      }
+    }
+  }
+}
+#endif
+
+TEST(Simd128Relaxed, Iq2SPairsMatchTheSimd128RowBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_iq_pairs_match<simd::iquant::IQ2S, ox::BlockIQ2_S>(simd::iq2_s_pairs, ox::quant::kIQ2SGrid,
+                                                           simd::iquant::kSignMasks8.r, 2025);
+#endif
+}
+
+TEST(Simd128Relaxed, Iq3XxsPairsMatchTheSimd128RowBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_iq_pairs_match<simd::iquant::IQ3XXS, ox::BlockIQ3_XXS>(simd::iq3_xxs_pairs, ox::quant::kIQ3XXSGrid,
+                                                               simd::iquant::kSignMasks7.r, 2026);
+#endif
+}
+
+TEST(Simd128Relaxed, Iq3SPairsMatchTheSimd128RowBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_iq_pairs_match<simd::iquant::IQ3S, ox::BlockIQ3_S>(simd::iq3_s_pairs, ox::quant::kIQ3SGrid,
+                                                           simd::iquant::kSignMasks8.r, 2027);
+#endif
+}
+
 TEST(Simd128Relaxed, RelayoutsMatchTheScalarConversions) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
