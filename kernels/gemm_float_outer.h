@@ -147,18 +147,20 @@ inline void outer_rows(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t r
   }
 }
 
-// The whole product: panels of kTok tokens (the last one kTok / 2 wide when that holds what is
-// left), R-row blocks, then the last rows in blocks of R / 2, R / 4, ... down to one.
-template <class V, int R, int kTok>
-inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                       uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+// A call's activations as panels of kTok tokens (the last one kTok / 2 wide when that holds what is
+// left), panel p starting at float p * kTok * n.
+struct Panels {
+  const float* data;
+  int64_t n_panels;
+  bool half_last;
+};
+template <class V, int kTok>
+inline Panels pack_panels(PanelScratch<V>& scratch, int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens) {
   static_assert(kTok % (2 * V::kLanes) == 0, "two panel widths: kTok and kTok / 2");
   constexpr int kHalf = kTok / 2;
-  thread_local PanelScratch<V> scratch;
   const int64_t n_full = n_tokens / kTok, rest = n_tokens % kTok;
   const bool half_last = rest > 0 && rest <= kHalf;
   const int64_t n_panels = n_full + (rest > 0 ? 1 : 0);
-  // Panel p starts at float p * kTok * n (the last one may be half as wide).
   float* panels = scratch.get(static_cast<size_t>(n * n_panels * kTok));
   for (int64_t p = 0; p < n_panels; ++p) {
     const int64_t t0 = p * kTok, nt = n_tokens - t0 < kTok ? n_tokens - t0 : kTok;
@@ -169,10 +171,18 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
       pack_panel<V, kTok>(n, src, a_stride, nt, panels + t0 * n);
     }
   }
+  return {panels, n_panels, half_last};
+}
+
+// Every row against packed panels: R-row blocks, then the last rows in blocks of R / 2, R / 4, ...
+// down to one.
+template <class V, int R, int kTok>
+inline void rows_over_panels(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const Panels& p,
+                             int64_t n_tokens, float* y, int64_t y_stride) {
   int64_t r = 0;
   auto blocks = [&]<int RR>() {
     for (; r + RR <= n_rows; r += RR) {
-      outer_rows<V, RR, kTok>(n, w, w_stride, r, panels, n_panels, half_last, n_tokens, y, y_stride);
+      outer_rows<V, RR, kTok>(n, w, w_stride, r, p.data, p.n_panels, p.half_last, n_tokens, y, y_stride);
     }
   };
   blocks.template operator()<R>();
@@ -180,6 +190,15 @@ inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n
   if constexpr (R / 4 >= 1) blocks.template operator()<R / 4>();
   if constexpr (R / 8 >= 1) blocks.template operator()<R / 8>();
   blocks.template operator()<1>();
+}
+
+// The whole product.
+template <class V, int R, int kTok>
+inline void outer_gemm(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  thread_local PanelScratch<V> scratch;
+  const Panels p = pack_panels<V, kTok>(scratch, n, a, a_stride, n_tokens);
+  rows_over_panels<V, R, kTok>(n, w, w_stride, n_rows, p, n_tokens, y, y_stride);
 }
 
 // vec_dot per cell: what gemm_wide takes for fewer than 4 tokens, where a half panel would mostly
@@ -195,11 +214,10 @@ inline void dots_per_cell(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_
 
 // gemm_wide of half-precision weights and activations (F16, BF16; matmul hands them activations in
 // the weights' format): both to f32 through `to_f32` (the ISA's to_float of that format, exact), the
-// activations once per call and the weights kHalfRows rows at a time, each block through outer_gemm;
-// fewer than 4 tokens `dot` (its vec_dot) per cell.
+// activations once per call (converted, then packed into panels) and the weights kHalfRows rows at
+// a time, each block over those panels; fewer than 4 tokens `dot` (its vec_dot) per cell.
 // A product of two halves is exact in f32, so only the order of the sums differs from vec_dot's: the
-// same rounding as F32's. Each block packs the panels again: n x tokens copies against kHalfRows x n
-// x tokens multiply-adds.
+// same rounding as F32's.
 constexpr int64_t kHalfRows = 64;
 template <class V, int R, int kTok>
 inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride,
@@ -209,16 +227,16 @@ inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uin
     dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
     return;
   }
-  thread_local PanelScratch<V> acts, rows;
+  thread_local PanelScratch<V> acts, panels, rows;
   const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
   float* af = acts.get(static_cast<size_t>(n * n_tokens));
   for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
+  const Panels p = pack_panels<V, kTok>(panels, n, reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens);
   float* wf = rows.get(static_cast<size_t>(n * kHalfRows));
   for (int64_t r0 = 0; r0 < n_rows; r0 += kHalfRows) {
     const int64_t nr = n_rows - r0 < kHalfRows ? n_rows - r0 : kHalfRows;
     for (int64_t r = 0; r < nr; ++r) to_f32(w + static_cast<uint64_t>(r0 + r) * w_stride, wf + r * n, n);
-    outer_gemm<V, R, kTok>(n, reinterpret_cast<const uint8_t*>(wf), f32_stride, nr,
-                           reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens, y + r0, y_stride);
+    rows_over_panels<V, R, kTok>(n, reinterpret_cast<const uint8_t*>(wf), f32_stride, nr, p, n_tokens, y + r0, y_stride);
   }
 }
 

@@ -62,8 +62,8 @@ void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
-  // F16 and BF16 through the same tiles once converted (F16C, exact): wide::outer_gemm_half. The
-  // AVX-512 table keeps these.
+  // F16 and BF16 through the same tiles once converted (F16C, exact): wide::outer_gemm_half (the
+  // AVX-512 table puts its own 12 x 32 ones in their place).
   t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
     wide::outer_gemm_half<OuterVec, 6, 16>(to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);

@@ -2,6 +2,7 @@
 // kernels/x86/gemm_float_tile.h with 2 rows x 3 tokens (24 zmm accumulators), for every call, one
 // token included: vec_dot<DType::F32>'s bits. gemm_wide[F32] (encoders' embedding passes): the outer-product
 // tile of kernels/gemm_float_outer.h. Reference: vec_dot_f32_f32, per cell.
+#include "kernels/x86/avx2/avx2.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/util.h"
 #include "kernels/gemm_float_outer.h"
@@ -77,6 +78,17 @@ void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
+  // F16 and BF16 through the same 12 x 32 tiles once converted (F16C, exact; avx2's to_float, which
+  // runs on every AVX-512 CPU): left to the AVX2 table's 6 x 16 tiles, an F16 bge-base took twice
+  // the time of its F32 file.
+  t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                      const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 12, 32>(avx2::to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
+  };
+  t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
+                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
+    wide::outer_gemm_half<OuterVec, 12, 32>(avx2::to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
+  };
 }
 
 }  // namespace ox::kernels::avx512
