@@ -559,8 +559,8 @@ TEST_P(KernelTableTest, WideGemmMatchesReference) {
 TEST_P(KernelTableTest, GemmOfAFewTokensGivesTheOneTokenBits) {
   const std::string isa = table().isa;
   if (isa != "avx2" && isa != "avx512") GTEST_SKIP() << isa << " makes no such promise";
-  const std::vector<DType> formats = {DType::Q4_0, DType::Q5_0, DType::Q8_0, DType::IQ4_NL, DType::Q4_K, DType::Q6_K,
-                                     DType::TQ1_0, DType::TQ2_0};
+  const std::vector<DType> formats = {DType::Q4_0,  DType::Q5_0,  DType::Q8_0, DType::IQ4_NL, DType::MXFP4,
+                                     DType::Q4_K,  DType::Q6_K,  DType::TQ1_0, DType::TQ2_0};
   Gen g(8642);
   for (DType w : formats) {
     const GemmFn gemm = table().gemm[id(w)];
@@ -588,6 +588,46 @@ TEST_P(KernelTableTest, GemmOfAFewTokensGivesTheOneTokenBits) {
               << isa << " " << dtype_name(w) << " n=" << n << " tokens=" << tokens << " cell (" << i % rows << ", "
               << i / rows << "): " << y[i] << " vs alone " << alone[i];
         }
+      }
+    }
+  }
+}
+
+// MXFP4's scale is an E8M0 byte: every e from the subnormal scales (e = 0, 1) to 2^126 and 2^127
+// (e = 254, and 255, E8M0's NaN, which llama.cpp reads as 2^127), against activation scales from
+// fp16's smallest subnormal to its largest value (products that underflow, overflow or round).
+// One block per row, so the reference's one product and the kernels' one FMA onto zero agree
+// exactly (up to the sign of a zero); token counts reach the decode, few-token and panel paths.
+TEST_P(KernelTableTest, MXFP4GemmTakesEveryExponentByte) {
+  const GemmFn gemm = table().gemm[id(DType::MXFP4)];
+  if (gemm == nullptr) GTEST_SKIP() << table().isa << " has no MXFP4 gemm";
+  Gen g(2718);
+  constexpr int64_t kRows = 256;
+  Bytes wm(sizeof(BlockMXFP4) * kRows);
+  for (int64_t r = 0; r < kRows; ++r) {
+    uint8_t* blk = wm.data() + r * sizeof(BlockMXFP4);
+    blk[offsetof(BlockMXFP4, e)] = static_cast<uint8_t>(r);
+    for (size_t j = 0; j < sizeof(BlockMXFP4::qs); ++j) {
+      blk[offsetof(BlockMXFP4, qs) + j] = static_cast<uint8_t>(g.u32());
+    }
+  }
+  for (int64_t tokens : {1, 2, 3, 5, 8, 13}) {
+    Bytes am(sizeof(BlockQ8_0) * tokens);
+    for (int64_t t = 0; t < tokens; ++t) {
+      uint8_t* blk = am.data() + t * sizeof(BlockQ8_0);
+      put_u16(blk + offsetof(BlockQ8_0, d), g.pick<uint16_t>({0x0001, 0x03FF, 0x1400, 0x3C00, 0x7BFF}));
+      for (int j = 0; j < 32; ++j) blk[offsetof(BlockQ8_0, qs) + j] = static_cast<uint8_t>(g.range(-127, 127));
+    }
+    std::vector<float> y(static_cast<size_t>(kRows * tokens));
+    gemm(32, wm.data(), sizeof(BlockMXFP4), kRows, am.data(), sizeof(BlockQ8_0), tokens, y.data(), kRows);
+    for (int64_t t = 0; t < tokens; ++t) {
+      for (int64_t r = 0; r < kRows; ++r) {
+        float want = 0.0f;
+        scalar::table().vec_dot[id(DType::MXFP4)](32, &want, wm.data() + r * sizeof(BlockMXFP4),
+                                                  am.data() + t * sizeof(BlockQ8_0));
+        const float got = y[static_cast<size_t>(t * kRows + r)];
+        ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+            << table().isa << " e=" << r << " tokens=" << tokens << " token " << t << ": " << got << " vs " << want;
       }
     }
   }

@@ -58,7 +58,7 @@ void register_gemm_tq(KernelTable& t);
 using GemmSig = std::remove_pointer_t<GemmFn>;
 // Few tokens (a decode step of several sequences): one pass over the rows, each block unpacked
 // once for up to 8 tokens, every output vec_dot's (Q4_K, Q6_K: gemm_few_kquant.cpp) or the
-// eight-row decode kernels' (the formats of gemm_few_block32.cpp: Q4_0, Q5_0, Q8_0, IQ4_NL).
+// eight-row decode kernels' (the formats of gemm_few_block32.cpp: Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4).
 template <DType W>
 void gemm_few_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                       uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);

@@ -1,9 +1,10 @@
-// AVX2 tile kernels of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL):
+// AVX2 tile kernels of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4):
 // the panel layouts, how a chunk of blocks is packed into them, and the integer inner loops.
 // Reference: quant_traits(W).vec_dot_ref per (row, token); integer block sums are exact, the
 // float accumulation (one FMA per block) differs from the scalar order only by rounding.
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/codebook.h"
 #include "kernels/x86/avx2/gemm_decode.h"
 #include "kernels/x86/avx2/gemm_pack.h"
 #include "kernels/x86/avx2/gemm_tile.h"
@@ -214,7 +215,7 @@ struct Q5_1Format : RunU<4> {
   }
 };
 
-// ---- X: Q8_0, IQ4_NL (full-range signed weights) against Q8_0.
+// ---- X: Q8_0, IQ4_NL, MXFP4 (full-range signed weights) against Q8_0.
 
 struct PanelX {
   __m256i abs_w[8];
@@ -282,18 +283,21 @@ struct Q8_0Format : RunX {
   }
 };
 
-struct IQ4_NLFormat : RunX {
-  static constexpr int kBlockElems = kQK4_NL;
-  static constexpr uint64_t kWBlockBytes = sizeof(BlockIQ4_NL);
+// IQ4_NL, MXFP4: nibbles through a 16-entry codebook (C, codebook.h says where the block keeps
+// them and its scale).
+template <class C>
+struct CodebookFormat : RunX {
+  static constexpr int kBlockElems = 32;
+  static constexpr uint64_t kWBlockBytes = C::kBytes;
   static void pack(Panel* out, const uint8_t* const rows[8], int64_t kc) {
     const pack::Rows br{rows, kWBlockBytes};
     for (int64_t b = 0; b < kc; ++b) {
       const uint8_t *blk[8], *qs[8];
       br.at(b, 0, blk);
-      br.at(b, 2, qs);
-      pack::iq4_values(qs, out[b].w);
+      br.at(b, C::kQs, qs);
+      codebook::values<C>(qs, out[b].w);
       for (int k = 0; k < 8; ++k) out[b].abs_w[k] = _mm256_abs_epi8(out[b].w[k]);
-      out[b].d = tile::gather_halves(blk, 0);
+      out[b].d = codebook::scales<C>(blk);
     }
   }
 };
@@ -334,7 +338,8 @@ void register_gemm_block32(KernelTable& t) {
   install<DType::Q5_0, Q5_0Format, true>(t);
   install<DType::Q5_1, Q5_1Format, false>(t);
   install<DType::Q8_0, Q8_0Format, true>(t);
-  install<DType::IQ4_NL, IQ4_NLFormat, true>(t);
+  install<DType::IQ4_NL, CodebookFormat<codebook::IQ4_NL>, true>(t);
+  install<DType::MXFP4, CodebookFormat<codebook::MXFP4>, true>(t);
 }
 
 }  // namespace ox::kernels::avx2

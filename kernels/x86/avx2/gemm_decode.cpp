@@ -5,6 +5,7 @@
 // Reference: quant_traits(W).vec_dot_ref; integer block sums exact, float order differs.
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/codebook.h"
 #include "kernels/x86/avx2/gemm_decode.h"
 #include "kernels/x86/avx2/gemm_tile.h"
 #include "kernels/x86/avx2/util.h"
@@ -153,16 +154,23 @@ void eight_rows(int64_t nb, const uint8_t* w, uint64_t stride, const uint8_t* a,
   _mm256_storeu_ps(y, _mm256_permutevar8x32_ps(sum, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
-// Q8_0 / IQ4_NL: full-range signed weights, one row per vector (|w| against a with w's sign).
+// Q8_0 / IQ4_NL / MXFP4: full-range signed weights, one row per vector (|w| against a with w's
+// sign); `scales` gives the eight rows' block scales.
 struct Q8_0Rows {
   static constexpr uint64_t kW = sizeof(BlockQ8_0);
   static __m256i load(const uint8_t* b) { return load256(b + 2); }
+  static __m256 scales(const uint8_t* w0, const uint8_t* w4, uint64_t stride) {
+    return tile::gather_halves_strided(w0, w4, stride);
+  }
 };
 
-struct IQ4_NLRows {
-  static constexpr uint64_t kW = sizeof(BlockIQ4_NL);
-  static __m256i load(const uint8_t* b) {
-    return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(load128(kIQ4NLValues)), unpack_nibbles(b + 2));
+// IQ4_NL, MXFP4 (C: codebook.h).
+template <class C>
+struct CodebookRows {
+  static constexpr uint64_t kW = C::kBytes;
+  static __m256i load(const uint8_t* b) { return codebook::block_values<C>(b); }
+  static __m256 scales(const uint8_t* w0, const uint8_t* w4, uint64_t stride) {
+    return codebook::scales_strided<C>(w0, w4, stride);
   }
 };
 
@@ -191,7 +199,7 @@ void eight_rows_signed(int64_t nb, const uint8_t* w, uint64_t stride, const uint
     const __m256i isum = _mm256_add_epi32(_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q0, q1, 0x31));
     uint16_t dy_half;
     std::memcpy(&dy_half, ab, 2);
-    const __m256 scale = _mm256_mul_ps(tile::gather_halves_strided(w0, w4, stride), _mm256_set1_ps(fp16(dy_half)));
+    const __m256 scale = _mm256_mul_ps(F::scales(w0, w4, stride), _mm256_set1_ps(fp16(dy_half)));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), scale, acc);
   }
   _mm256_storeu_ps(y, acc);
@@ -242,7 +250,9 @@ constexpr GemmFn kDecode8<DType::Q5_1> = rows_by_eight<Q5_1Rows, vec_dot<DType::
 template <>
 constexpr GemmFn kDecode8<DType::Q8_0> = signed_rows_by_eight<Q8_0Rows, vec_dot<DType::Q8_0>>;
 template <>
-constexpr GemmFn kDecode8<DType::IQ4_NL> = signed_rows_by_eight<IQ4_NLRows, vec_dot<DType::IQ4_NL>>;
+constexpr GemmFn kDecode8<DType::IQ4_NL> = signed_rows_by_eight<CodebookRows<codebook::IQ4_NL>, vec_dot<DType::IQ4_NL>>;
+template <>
+constexpr GemmFn kDecode8<DType::MXFP4> = signed_rows_by_eight<CodebookRows<codebook::MXFP4>, vec_dot<DType::MXFP4>>;
 
 }  // namespace
 
@@ -257,5 +267,6 @@ template GemmSig decode8<DType::Q5_0>;
 template GemmSig decode8<DType::Q5_1>;
 template GemmSig decode8<DType::Q8_0>;
 template GemmSig decode8<DType::IQ4_NL>;
+template GemmSig decode8<DType::MXFP4>;
 
 }  // namespace ox::kernels::avx2

@@ -1,7 +1,7 @@
-// AVX2 few-token products of the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL): 8 rows
-// per group of the shared driver (gemm_few_block32.h), each block of the 8 rows transposed once
-// (lane r = row r, the panel loaders of gemm_pack.h) for all tokens, then per token vpmaddubsw
-// against each activation dword broadcast. Reference: vec_dot_ref; the bits are those of the
+// AVX2 few-token products of the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL,
+// MXFP4): 8 rows per group of the shared driver (gemm_few_block32.h), each block of the 8 rows
+// transposed once (lane r = row r, the panel loaders of gemm_pack.h) for all tokens, then per
+// token vpmaddubsw against each activation dword broadcast. Reference: vec_dot_ref; the bits are those of the
 // eight-row decode kernels (gemm_decode.cpp).
 #include "kernels/x86/avx2/gemm_few_block32.h"
 
@@ -9,6 +9,7 @@
 
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/codebook.h"
 #include "kernels/x86/avx2/gemm_pack.h"
 #include "kernels/x86/avx2/gemm_tile.h"
 #include "kernels/x86/avx2/util.h"
@@ -81,7 +82,7 @@ struct Q5_0Few : Unsigned8 {
   }
 };
 
-// Q8_0 / IQ4_NL: full-range signed weights, |w| against the activations carrying w's sign (exact
+// Q8_0 / IQ4_NL / MXFP4: full-range signed weights, |w| against the activations carrying w's sign (exact
 // while a != -128, which the activation quantizers never produce); one product pair per i16.
 struct Signed8 : Lanes8 {
   static constexpr int kOffset = 0;
@@ -112,14 +113,17 @@ struct Q8_0Few : Signed8 {
   }
 };
 
-struct IQ4_NLFew : Signed8 {
-  static constexpr uint64_t kBytes = sizeof(BlockIQ4_NL);
+// IQ4_NL, MXFP4 (C: codebook.h), whose scale need not be an fp16 d.
+template <class C>
+struct CodebookFew : Signed8 {
+  static constexpr uint64_t kBytes = C::kBytes;
   static void values(const uint8_t* const blk[kRows], Weights* w) {
     const uint8_t* qs[kRows];
-    field(blk, offsetof(BlockIQ4_NL, qs), qs);
-    pack::iq4_values(qs, w->w);
+    field(blk, C::kQs, qs);
+    codebook::values<C>(qs, w->w);
     signs(w);
   }
+  static __m256 d(const uint8_t* const blk[kRows]) { return codebook::scales<C>(blk); }
 };
 
 // Each format's policy and the vec_dot of a call's last n_rows % 8 rows (as the decode kernels').
@@ -132,7 +136,9 @@ constexpr GemmFn kFew<DType::Q5_0> = few32::gemm<Q5_0Few, vec_dot<DType::Q5_0>>;
 template <>
 constexpr GemmFn kFew<DType::Q8_0> = few32::gemm<Q8_0Few, vec_dot<DType::Q8_0>>;
 template <>
-constexpr GemmFn kFew<DType::IQ4_NL> = few32::gemm<IQ4_NLFew, vec_dot<DType::IQ4_NL>>;
+constexpr GemmFn kFew<DType::IQ4_NL> = few32::gemm<CodebookFew<codebook::IQ4_NL>, vec_dot<DType::IQ4_NL>>;
+template <>
+constexpr GemmFn kFew<DType::MXFP4> = few32::gemm<CodebookFew<codebook::MXFP4>, vec_dot<DType::MXFP4>>;
 
 }  // namespace
 
@@ -145,5 +151,6 @@ template GemmSig gemm_few_block32<DType::Q4_0>;
 template GemmSig gemm_few_block32<DType::Q5_0>;
 template GemmSig gemm_few_block32<DType::Q8_0>;
 template GemmSig gemm_few_block32<DType::IQ4_NL>;
+template GemmSig gemm_few_block32<DType::MXFP4>;
 
 }  // namespace ox::kernels::avx2

@@ -1,5 +1,5 @@
-// The few-token driver of the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL against
-// Q8_0; gemm_few_block32.cpp here and in avx512/): rows in groups of one vector's lanes (lane r =
+// The few-token driver of the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4
+// against Q8_0; gemm_few_block32.cpp here and in avx512/): rows in groups of one vector's lanes (lane r =
 // row r), each group's blocks unpacked once for every token of the step, no panels in memory.
 // Per (row, token): acc = fma(float(block sum), d * dy, acc) in block order with the block sum
 // exact, the arithmetic of the eight-row decode kernels (gemm_decode.cpp), so a sequence gets the

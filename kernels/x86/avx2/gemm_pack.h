@@ -62,13 +62,6 @@ static inline void q5_values(const uint8_t* const qh[8], const uint8_t* const qs
   }
 }
 
-// IQ4_NL / IQ4_XS nibbles through the non-linear table: signed -127..113.
-static inline void iq4_values(const uint8_t* const qs[8], __m256i q[8]) {
-  nibbles(qs, q);
-  const __m256i table = _mm256_broadcastsi128_si256(load128(kIQ4NLValues));
-  for (int k = 0; k < 8; ++k) q[k] = _mm256_shuffle_epi8(table, q[k]);
-}
-
 // The same bytes `offset` into each of 8 blocks (super-block loaders below).
 template <typename Block>
 static inline void block_bytes32(const Block* const x[8], uint64_t offset, __m256i q[8]) {

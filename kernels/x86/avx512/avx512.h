@@ -38,7 +38,7 @@ void gemm_few_q4_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_row
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_few_q6_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride);
-// The same for the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL), 16 rows per pass
+// The same for the signed 32-element block formats (Q4_0, Q5_0, Q8_0, IQ4_NL, MXFP4), 16 rows per pass
 // (gemm_few_block32.cpp); every output equals the eight-row decode kernel's and the panels'.
 template <DType W>
 void gemm_few_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,

@@ -1,10 +1,11 @@
 // AVX-512 VNNI tile kernels of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// IQ4_NL): 16-row panels (gemm_tile.h), vpdpbusd accumulating exact i32 block sums, then one
+// IQ4_NL, MXFP4): 16-row panels (gemm_tile.h), vpdpbusd accumulating exact i32 block sums, then one
 // float FMA per block and row. One token goes through the AVX2 eight-row decode kernels, 2-8 tokens
-// of Q4_0, Q5_0, Q8_0 and IQ4_NL through gemm_few_block32.cpp.
+// of Q4_0, Q5_0, Q8_0, IQ4_NL and MXFP4 through gemm_few_block32.cpp.
 // Reference: quant_traits(W).vec_dot_ref; integer sums exact, float order differs.
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/codebook.h"
 #include "kernels/x86/avx2/gemm_decode.h"
 #include "kernels/x86/avx2/gemm_pack.h"
 #include "kernels/x86/avx512/avx512.h"
@@ -22,7 +23,7 @@ constexpr int kChunk = 16, kTokens = 8;
 
 // Signed weights against activations + 128 (u8): vpdpbusd needs one unsigned side, and the bias
 // adds 128 * sum(w) per row and block, which the panel keeps to subtract. Any signed byte works:
-// the i32 accumulation cannot saturate, so Q8_0 and IQ4_NL need no sign trick here.
+// the i32 accumulation cannot saturate, so Q8_0, IQ4_NL and MXFP4 need no sign trick here.
 struct PanelS {
   __m512i w[8];  // w[k] lane r: elements 4k..4k+3 of row r
   __m512i corr;
@@ -44,9 +45,16 @@ struct TokU {
   float d[kChunk], s[kChunk];
 };
 
-// Loader(blk, q): the signed (S) or unsigned (U) weights of 8 rows' blocks in element order.
-template <class Loader>
-inline void pack_s(PanelS* out, const uint8_t* const rows[16], int64_t kc, uint64_t block_bytes, Loader load) {
+// The fp16 d that leads the blocks of most formats, 8 rows' worth.
+struct LeadingHalf {
+  __m256 operator()(const uint8_t* const blk[8]) const { return avx2::tile::gather_halves(blk, 0); }
+};
+
+// Loader(blk, q): the signed (S) or unsigned (U) weights of 8 rows' blocks in element order;
+// Scales(blk): their scales.
+template <class Loader, class Scales = LeadingHalf>
+inline void pack_s(PanelS* out, const uint8_t* const rows[16], int64_t kc, uint64_t block_bytes, Loader load,
+                   Scales scales = {}) {
   for (int64_t b = 0; b < kc; ++b) {
     const uint8_t* blk[16];
     for (int r = 0; r < 16; ++r) blk[r] = rows[r] + static_cast<uint64_t>(b) * block_bytes;
@@ -55,7 +63,7 @@ inline void pack_s(PanelS* out, const uint8_t* const rows[16], int64_t kc, uint6
     load(blk + 8, hi);
     for (int k = 0; k < 8; ++k) out[b].w[k] = join(lo[k], hi[k]);
     out[b].corr = join(avx2::pack::bias_correction(lo, 8), avx2::pack::bias_correction(hi, 8));
-    out[b].d = tile::gather_halves16(blk, 0);
+    out[b].d = join(scales(blk), scales(blk + 8));
   }
 }
 
@@ -175,15 +183,20 @@ struct Q8_0Format : RunS {
   }
 };
 
-struct IQ4_NLFormat : RunS {
-  static constexpr int kBlockElems = kQK4_NL;
-  static constexpr uint64_t kWBlockBytes = sizeof(BlockIQ4_NL);
+// IQ4_NL, MXFP4: nibbles through a 16-entry codebook (C: avx2/codebook.h).
+template <class C>
+struct CodebookFormat : RunS {
+  static constexpr int kBlockElems = 32;
+  static constexpr uint64_t kWBlockBytes = C::kBytes;
   static void pack(Panel* out, const uint8_t* const rows[16], int64_t kc) {
-    pack_s(out, rows, kc, kWBlockBytes, [](const uint8_t* const blk[8], __m256i q[8]) {
-      const uint8_t* qs[8];
-      field(blk, 2, qs);
-      avx2::pack::iq4_values(qs, q);
-    });
+    pack_s(
+        out, rows, kc, kWBlockBytes,
+        [](const uint8_t* const blk[8], __m256i q[8]) {
+          const uint8_t* qs[8];
+          field(blk, C::kQs, qs);
+          avx2::codebook::values<C>(qs, q);
+        },
+        [](const uint8_t* const blk[8]) { return avx2::codebook::scales<C>(blk); });
   }
 };
 
@@ -248,7 +261,8 @@ void register_gemm_block32(KernelTable& t) {
   gemm32::install<DType::Q5_0, gemm32::Q5_0Format, true>(t);
   gemm32::install<DType::Q5_1, gemm32::Q5_1Format, false>(t);
   gemm32::install<DType::Q8_0, gemm32::Q8_0Format, true>(t);
-  gemm32::install<DType::IQ4_NL, gemm32::IQ4_NLFormat, true>(t);
+  gemm32::install<DType::IQ4_NL, gemm32::CodebookFormat<avx2::codebook::IQ4_NL>, true>(t);
+  gemm32::install<DType::MXFP4, gemm32::CodebookFormat<avx2::codebook::MXFP4>, true>(t);
 }
 
 }  // namespace ox::kernels::avx512

@@ -1,5 +1,5 @@
 // AVX-512 VNNI few-token products of the signed 32-element block formats (Q4_0, Q5_0, Q8_0,
-// IQ4_NL): 16 rows per group of the shared driver (avx2/gemm_few_block32.h), each block of the 16
+// IQ4_NL, MXFP4): 16 rows per group of the shared driver (avx2/gemm_few_block32.h), each block of the 16
 // rows transposed in registers (lane r = row r) once for all tokens, then per token one vpdpbusd
 // per 4 elements of the unsigned weights u = w + offset, started at -offset * sum(a): the exact
 // block sum. Reference: vec_dot_ref; the bits are the eight-row decode kernels' (and the panels').
@@ -10,6 +10,7 @@
 
 #include "core/quant/blocks.h"
 #include "kernels/x86/avx2/avx2.h"
+#include "kernels/x86/avx2/codebook.h"
 #include "kernels/x86/avx512/avx512.h"
 #include "kernels/x86/avx512/gemm_tile.h"
 #include "kernels/x86/avx512/util.h"
@@ -152,17 +153,22 @@ struct Q8_0Few : Lanes16 {
   }
 };
 
-struct IQ4_NLFew : Lanes16 {
-  static constexpr uint64_t kBytes = sizeof(BlockIQ4_NL);
+// IQ4_NL, MXFP4 (C: avx2/codebook.h): the codebook biased by 128 looks up u = w + 128 directly.
+template <class C>
+struct CodebookFew : Lanes16 {
+  static constexpr uint64_t kBytes = C::kBytes;
   static constexpr int kOffset = 128;
   static void values(const uint8_t* const blk[kRows], Weights* w) {
     __m512i* out = w->q;
     const uint8_t* qs[kRows];
-    for (int r = 0; r < kRows; ++r) qs[r] = blk[r] + offsetof(BlockIQ4_NL, qs);
+    for (int r = 0; r < kRows; ++r) qs[r] = blk[r] + C::kQs;
     nibbles16(qs, out);
     const __m512i table =
-        _mm512_broadcast_i32x4(_mm_xor_si128(load128(kIQ4NLValues), _mm_set1_epi8(static_cast<char>(0x80))));
+        _mm512_broadcast_i32x4(_mm_xor_si128(load128(C::kValues), _mm_set1_epi8(static_cast<char>(0x80))));
     for (int k = 0; k < 8; ++k) out[k] = _mm512_shuffle_epi8(table, out[k]);
+  }
+  static __m512 d(const uint8_t* const blk[kRows]) {
+    return tile::join(avx2::codebook::scales<C>(blk), avx2::codebook::scales<C>(blk + 8));
   }
 };
 
@@ -176,7 +182,11 @@ constexpr GemmFn kFew<DType::Q5_0> = avx2::few32::gemm<Q5_0Few, avx2::vec_dot<DT
 template <>
 constexpr GemmFn kFew<DType::Q8_0> = avx2::few32::gemm<Q8_0Few, avx2::vec_dot<DType::Q8_0>>;
 template <>
-constexpr GemmFn kFew<DType::IQ4_NL> = avx2::few32::gemm<IQ4_NLFew, avx2::vec_dot<DType::IQ4_NL>>;
+constexpr GemmFn kFew<DType::IQ4_NL> =
+    avx2::few32::gemm<CodebookFew<avx2::codebook::IQ4_NL>, avx2::vec_dot<DType::IQ4_NL>>;
+template <>
+constexpr GemmFn kFew<DType::MXFP4> =
+    avx2::few32::gemm<CodebookFew<avx2::codebook::MXFP4>, avx2::vec_dot<DType::MXFP4>>;
 
 }  // namespace few32
 }  // namespace
@@ -190,5 +200,6 @@ template avx2::GemmSig gemm_few_block32<DType::Q4_0>;
 template avx2::GemmSig gemm_few_block32<DType::Q5_0>;
 template avx2::GemmSig gemm_few_block32<DType::Q8_0>;
 template avx2::GemmSig gemm_few_block32<DType::IQ4_NL>;
+template avx2::GemmSig gemm_few_block32<DType::MXFP4>;
 
 }  // namespace ox::kernels::avx512
