@@ -41,6 +41,7 @@ struct Consts {
   v128_t q5_spread_lo;     // byte i: the qh byte holding element i's bit (elements 0..15)
   v128_t q5_spread_hi;     // same for elements 16..31
   v128_t iq4_nl_values;    // the IQ4_NL codebook
+  v128_t mxfp4_values;     // the MXFP4 codebook (kMXFP4Values)
 };
 inline Consts inline_consts() {
   return {wasm_i16x8_splat(0x0F),
@@ -50,7 +51,8 @@ inline Consts inline_consts() {
           wasm_u8x16_make(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128),
           wasm_i8x16_make(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
           wasm_i8x16_make(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
-          load(kIQ4NLValues)};
+          load(kIQ4NLValues),
+          load(kMXFP4Values)};
 }
 Consts opaque_consts();  // the same values, read from linear memory (gemm_tile.cpp)
 
@@ -106,9 +108,21 @@ inline v128_t block_scales4(const Block* x, const Act* y) {
   const v128_t dy = fp16x4_to_f32(gather_halves4(&y[0].d, &y[1].d, &y[2].d, &y[3].d));
   return wasm_f32x4_mul(dx, dy);
 }
+// mxfp4_scale of four exponent bytes (one per u32 lane) in vector form, bit for bit: e >= 2 gives
+// the normal float 2^(e - 128), bits (e - 1) << 23; e = 0 and 1 give the subnormals 2^-128 and
+// 2^-127, bits 0x00200000 << e, which for e < 2 equals (e + 1) << 21.
+inline v128_t mxfp4_scales4(v128_t e) {
+  const v128_t one = wasm_i32x4_splat(1);
+  const v128_t normal = wasm_i32x4_shl(wasm_i32x4_sub(e, one), 23);
+  const v128_t subnormal = wasm_i32x4_shl(wasm_i32x4_add(e, one), 21);
+  return wasm_v128_bitselect(subnormal, normal, wasm_i32x4_lt(e, wasm_i32x4_splat(2)));
+}
+inline v128_t mxfp4_scales4(const BlockMXFP4& x0, const BlockMXFP4& x1, const BlockMXFP4& x2, const BlockMXFP4& x3) {
+  return mxfp4_scales4(wasm_i32x4_make(x0.e, x1.e, x2.e, x3.e));
+}
 // MXFP4's weight scales are exponent bytes, not fp16.
 inline v128_t block_scales4(const BlockMXFP4* x, const BlockQ8_0* y) {
-  const v128_t dx = wasm_f32x4_make(mxfp4_scale(x[0].e), mxfp4_scale(x[1].e), mxfp4_scale(x[2].e), mxfp4_scale(x[3].e));
+  const v128_t dx = mxfp4_scales4(x[0], x[1], x[2], x[3]);
   const v128_t dy = fp16x4_to_f32(gather_halves4(&y[0].d, &y[1].d, &y[2].d, &y[3].d));
   return wasm_f32x4_mul(dx, dy);
 }
@@ -175,6 +189,7 @@ inline Halves codebook_weights(const uint8_t* qs, v128_t table, const Consts& c)
   return {split_s8(lo), split_s8(hi)};
 }
 inline Halves weights_iq4_nl(const BlockIQ4_NL& b, const Consts& c) { return codebook_weights(b.qs, c.iq4_nl_values, c); }
+inline Halves weights_mxfp4(const BlockMXFP4& b, const Consts& c) { return codebook_weights(b.qs, c.mxfp4_values, c); }
 
 // One row: sum_i dx_i * dy_i * (w_i . a_i) (+ sum_i m_i * s_i for the formats with a min).
 template <typename Block, typename ActBlock, typename Weights, typename Act>
@@ -216,8 +231,7 @@ inline float dot_iq4_nl(int64_t nb, const BlockIQ4_NL* x, const BlockQ8_0* y, Ac
 template <typename Act>
 inline float dot_mxfp4(int64_t nb, const BlockMXFP4* x, const BlockQ8_0* y, Act act) {
   const Consts c = inline_consts();
-  const v128_t table = load(kMXFP4Values);
-  return dot_row(nb, x, y, [&](const BlockMXFP4& b) { return codebook_weights(b.qs, table, c); }, act);
+  return dot_row(nb, x, y, [&c](const auto& b) { return weights_mxfp4(b, c); }, act);
 }
 
 }  // namespace ox::kernels::simd128::block32

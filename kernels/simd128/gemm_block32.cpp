@@ -1,4 +1,4 @@
-// SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL).
+// SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4).
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
 // four at a time with the lane-form weights of block32_impl.h (Q4_0's and Q8_0's through
@@ -94,21 +94,44 @@ struct Q8_0 {
   }
 };
 
-struct IQ4_NL {
-  using Block = BlockIQ4_NL;
+// The 16-entry codebook formats, IQ4_NL (fp16 d) and MXFP4 (E2M1 codes doubled to integers,
+// -12..12, and an E8M0 exponent byte for a scale; decode reads four rows' scales through
+// row_scales4): values by a swizzle of the codebook `kValues`, `kConst` its copy in Consts.
+template <typename B, const int8_t (&kValues)[16], v128_t block32::Consts::*kConst>
+struct Codebook {
+  using Block = B;
   static constexpr bool kFifthBitTable = false;
   static constexpr int kDecodeOffset = 0;
   static constexpr int kExtra = 0;
   static Unit16 unit(const Block& b) {
-    const v128_t table = load(kIQ4NLValues), q = load(b.qs);
+    const v128_t table = load(kValues), q = load(b.qs);
     return gemm::widen(wasm_i8x16_swizzle(table, wasm_v128_and(q, wasm_i8x16_splat(0x0F))),
                        wasm_i8x16_swizzle(table, wasm_u8x16_shr(q, 4)));
   }
-  static float scale(const Block& b, int) { return fp16(b.d); }
+  static float scale(const Block& b, int) {
+    if constexpr (std::is_same_v<Block, BlockMXFP4>) {
+      return mxfp4_scale(b.e);
+    } else {
+      return fp16(b.d);
+    }
+  }
   static block32::Halves halves(const Block& b, const block32::Consts& c) {
-    return block32::weights_iq4_nl(b, c);
+    return block32::codebook_weights(b.qs, c.*kConst, c);
   }
 };
+using IQ4_NL = Codebook<BlockIQ4_NL, kIQ4NLValues, &block32::Consts::iq4_nl_values>;
+using MXFP4 = Codebook<BlockMXFP4, kMXFP4Values, &block32::Consts::mxfp4_values>;
+
+// Block i's scales of four rows as f32x4: fp16 d for all formats but MXFP4, whose exponent bytes
+// take block32::mxfp4_scales4 (exact, as mxfp4_scale).
+template <typename Block>
+inline v128_t row_scales4(const Block* const x[4], int64_t i, const Fp16Consts& fc, const Fp16Fast& fast) {
+  if constexpr (std::is_same_v<Block, BlockMXFP4>) {
+    return block32::mxfp4_scales4(x[0][i], x[1][i], x[2][i], x[3][i]);
+  } else {
+    return fp16x4_scales_to_f32(gather_halves4(&x[0][i].d, &x[1][i].d, &x[2][i].d, &x[3][i].d), fc, fast);
+  }
+}
 
 // Q5 decode, the fifth bits by table. Spreading a block's 32 qh bits over vector lanes took
 // about a third of the vector instructions of a row's block. Instead, once per call, each activation block gets four 256-entry
@@ -171,7 +194,7 @@ void decode_groups(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_ro
         };
         tot = wasm_i32x4_add(tot, wasm_i32x4_shl(wasm_i32x4_make(fifth(0), fifth(1), fifth(2), fifth(3)), 4));
       }
-      const v128_t dx = fp16x4_scales_to_f32(gather_halves4(&x[0][i].d, &x[1][i].d, &x[2][i].d, &x[3][i].d), fc, fast);
+      const v128_t dx = row_scales4(x, i, fc, fast);
       acc = wasm_f32x4_add(
           acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, wasm_f32x4_splat(act.d[i]))));
       if constexpr (F::kExtra == 1) {
@@ -344,6 +367,10 @@ void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8
 void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
                  float* y, int64_t ys) {
   gemm_block32<IQ4_NL>(n, w, ws, nr, a, as, nt, y, ys);
+}
+void gemm_mxfp4(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
+                float* y, int64_t ys) {
+  gemm_block32<MXFP4>(n, w, ws, nr, a, as, nt, y, ys);
 }
 
 }  // namespace ox::kernels::simd128

@@ -15,8 +15,8 @@ namespace ox::kernels::simd128 {
 // returning constants is not enough: V8 inlines it and rebuilds every constant inside the loop
 // again. Loads from this table V8 cannot fold. Not const and not static, so that LLVM cannot fold
 // it either.
-extern v128_t loop_constants[15];
-v128_t loop_constants[15] = {
+extern v128_t loop_constants[16];
+v128_t loop_constants[16] = {
     // Fp16Consts
     wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
     wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
@@ -35,6 +35,8 @@ v128_t loop_constants[15] = {
     // kquant::Consts top2 and low6 (nibble16, nibble8 and low_byte are shared with block32's above)
     wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
+    // block32::Consts mxfp4_values
+    wasm_v128_load(kMXFP4Values),
 };
 
 Fp16Consts fp16_consts() {
@@ -49,7 +51,7 @@ kquant::Consts kquant::opaque_consts() {
 
 block32::Consts block32::opaque_consts() {
   const v128_t* k = loop_constants + 5;
-  return {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]};
+  return {k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[10]};
 }
 
 }  // namespace ox::kernels::simd128

@@ -38,6 +38,7 @@ void patch(KernelTable& t) {
   tile(DType::Q5_1, gemm_q5_1);
   tile(DType::Q8_0, gemm_q8_0);
   tile(DType::IQ4_NL, gemm_iq4_nl);
+  tile(DType::MXFP4, gemm_mxfp4);
   tile(DType::Q2_K, gemm_q2_k);
   tile(DType::Q3_K, gemm_q3_k);
   tile(DType::Q4_K, gemm_q4_k);

@@ -61,6 +61,8 @@ void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, c
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                  int64_t n_tokens, float* y, int64_t y_stride);
+void gemm_mxfp4(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
+                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                int64_t n_tokens, float* y, int64_t y_stride);
 void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
