@@ -240,6 +240,119 @@ inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uin
   }
 }
 
+// outer_gemm_half's product with the weights converted inside the register tile, kHalfChunk columns
+// of its R rows at a time into an L1 buffer, while the halves kPrefetchChunks chunks ahead are
+// prefetched: the weights stream from memory under the multiply-adds. outer_gemm_half converts
+// kHalfRows whole rows before multiplying them, a phase that waits on memory with nothing to
+// overlap it, and matmul's token chunks (32 tokens of a 3072-wide F16 row) make most calls a single
+// panel, so nothing amortises it: a bge-base F16 sentence (29 tokens, 2 threads, AVX-512) took
+// 22.3 ms that way and 15.0 ms this way (without the prefetch, 17.5). Each panel converts its rows
+// again: one conversion per 2 * kTok / kLanes multiply-adds. The same sums in the same order as
+// outer_gemm_half (the conversion is exact), so the same bits. x86's tables take it; SIMD128 and
+// NEON keep outer_gemm_half (wasm has no prefetch).
+constexpr int64_t kHalfChunk = 32;
+constexpr int64_t kPrefetchChunks = 4;
+template <class V, class Half, int R, int kTok>
+inline void outer_cells_half(ToFloatFn to_f32, int64_t n, const uint8_t* const* w, uint64_t w_stride,
+                             const float* panel, float* cells) {
+  constexpr int kVecs = kTok / V::kLanes;
+  constexpr uint64_t kHalfBytes = 2;
+  typename V::Reg acc[R][kVecs];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
+  }
+  alignas(64) float buf[R][kHalfChunk];
+  for (int64_t k0 = 0; k0 < n; k0 += kHalfChunk) {
+    const int64_t kc = n - k0 < kHalfChunk ? n - k0 : kHalfChunk;
+    if (kc == kHalfChunk) {
+      // Inline (Half::load: kLanes halves to floats), so the accumulators stay in registers.
+      for (int r = 0; r < R; ++r) {
+        const uint8_t* src = w[r] + static_cast<uint64_t>(k0) * kHalfBytes;
+#pragma GCC unroll 8
+        for (int64_t j = 0; j < kHalfChunk; j += V::kLanes) V::store(&buf[r][j], Half::load(src + j * kHalfBytes));
+      }
+    } else {
+      for (int r = 0; r < R; ++r) to_f32(w[r] + static_cast<uint64_t>(k0) * kHalfBytes, buf[r], kc);
+    }
+    // The next chunk of each row, or after the last one the first chunk of the R rows below (the
+    // next tile's, where rows come in order; a prefetch past the matrix is only a hint).
+    const int64_t ahead = k0 + kPrefetchChunks * kHalfChunk;
+    const uint64_t next = ahead < n ? static_cast<uint64_t>(ahead) * kHalfBytes
+                                    : R * w_stride + static_cast<uint64_t>(ahead - n) * kHalfBytes;
+    for (int r = 0; r < R; ++r) {
+      for (uint64_t b = 0; b < kHalfChunk * kHalfBytes; b += 64) __builtin_prefetch(w[r] + next + b);
+    }
+    const float* p = panel + k0 * kTok;
+    for (int64_t k = 0; k < kc; ++k, p += kTok) {
+      typename V::Reg a[kVecs];
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const typename V::Reg b = V::splat(buf[r][k]);
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVecs; ++v) V::store(cells + r * kTok + v * V::kLanes, acc[r][v]);
+  }
+}
+
+template <class V, class Half, int R, int kTok>
+inline void outer_tile_half(ToFloatFn to_f32, int64_t n, const uint8_t* const* w, uint64_t w_stride,
+                            const float* panel, int64_t nt, float* y, int64_t y_stride) {
+  alignas(64) float cells[R][kTok];
+  outer_cells_half<V, Half, R, kTok>(to_f32, n, w, w_stride, panel, &cells[0][0]);
+  for (int64_t t = 0; t < nt; ++t) {
+    for (int r = 0; r < R; ++r) y[t * y_stride + r] = cells[r][t];
+  }
+}
+
+template <class V, class Half, int R, int kTok>
+inline void outer_gemm_half_streamed(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride,
+                                     int64_t n_rows, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, float* y,
+                                     int64_t y_stride) {
+  if (n_tokens < 4) {
+    dots_per_cell<V>(dot, n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    return;
+  }
+  thread_local PanelScratch<V> acts, panels;
+  const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
+  float* af = acts.get(static_cast<size_t>(n * n_tokens));
+  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
+  const Panels p = pack_panels<V, kTok>(panels, n, reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens);
+  int64_t r = 0;
+  auto blocks = [&]<int RR>() {
+    for (; r + RR <= n_rows; r += RR) {
+      const uint8_t* rows[RR];
+      for (int i = 0; i < RR; ++i) rows[i] = w + static_cast<uint64_t>(r + i) * w_stride;
+      for (int64_t q = 0; q < p.n_panels; ++q) {
+        const int64_t t0 = q * kTok, nt = n_tokens - t0 < kTok ? n_tokens - t0 : kTok;
+        const float* panel = p.data + t0 * n;
+        float* yp = y + t0 * y_stride + r;
+        if (q == p.n_panels - 1 && p.half_last) {
+          outer_tile_half<V, Half, RR, kTok / 2>(to_f32, n, rows, w_stride, panel, nt, yp, y_stride);
+        } else {
+          outer_tile_half<V, Half, RR, kTok>(to_f32, n, rows, w_stride, panel, nt, yp, y_stride);
+        }
+      }
+    }
+  };
+  blocks.template operator()<R>();
+  // A thread's rows come in multiples of 16 (matmul's granule): 12-row tiles leave 4 or 8.
+  if constexpr (R == 12) {
+    blocks.template operator()<8>();
+    blocks.template operator()<4>();
+  } else {
+    if constexpr (R / 2 >= 1) blocks.template operator()<R / 2>();
+    if constexpr (R / 4 >= 1) blocks.template operator()<R / 4>();
+    if constexpr (R / 8 >= 1) blocks.template operator()<R / 8>();
+  }
+  blocks.template operator()<1>();
+}
+
 // gemm_wide[F32] for an ISA with no F32 tile (SIMD128, NEON; `dot`: its vec_dot_f32).
 template <class V, int R, int kTok>
 inline void outer_gemm_or_dots(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,

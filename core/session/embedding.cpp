@@ -67,8 +67,9 @@ Result<std::unique_ptr<Embedder>> Embedder::create(std::shared_ptr<const LoadedM
   e->hidden_.resize(static_cast<size_t>(hidden_floats));
   if (options.warmup && n_ctx > 0) {
     const int32_t bos = model->tokenizer().bos_id();
-    const BatchToken token{bos >= 0 ? bos : 0, 0, 0, true};
-    OX_TRY(m.forward_hidden(*e->state_, std::span<const BatchToken>(&token, 1), e->hidden_.data()));
+    std::vector<BatchToken> warmup(static_cast<size_t>(std::min(n_ctx, EmbedderOptions::kWarmupTokens)));
+    for (size_t i = 0; i < warmup.size(); ++i) warmup[i] = BatchToken{bos >= 0 ? bos : 0, 0, static_cast<int64_t>(i), true};
+    OX_TRY(m.forward_hidden(*e->state_, std::span<const BatchToken>(warmup), e->hidden_.data()));
     // The cache's pages too: a pass writes each layer's keys and values over as many rows as it has
     // tokens, and a first batch of 32 sentences (bge-base) spent ~13% of its time zeroing the pages
     // it reached. Up to kTouchedCacheBytes: a long context's cache (a decoder's, gigabytes) stays

@@ -42,6 +42,17 @@ struct OuterVec : F32x8 {
   }
 };
 
+// 8 halves to floats (exact): outer_gemm_half_streamed's conversion inside the tile.
+struct F16Half {
+  static __m256 load(const uint8_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+};
+struct BF16Half {
+  static __m256 load(const uint8_t* p) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+  }
+};
+
 // gemm_wide[F32]: outer-product tiles of 6 rows x 16 tokens (12 ymm accumulators) over packed
 // activation panels; fewer than 4 tokens take the dot-product tile (an 8-token panel would mostly
 // multiply zeros). Reference: vec_dot_f32_f32 within float rounding (each cell sums in index order).
@@ -62,15 +73,15 @@ void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 1, 3>;
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
-  // F16 and BF16 through the same tiles once converted (F16C, exact): wide::outer_gemm_half (the
-  // AVX-512 table puts its own 12 x 32 ones in their place).
+  // F16 and BF16 through the same tiles, converted inside them (F16C, exact):
+  // wide::outer_gemm_half_streamed (the AVX-512 table puts its own 12 x 32 ones in their place).
   t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half_streamed<OuterVec, F16Half, 6, 16>(to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
   };
   t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                        const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 6, 16>(to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half_streamed<OuterVec, BF16Half, 6, 16>(to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
   };
 }
 

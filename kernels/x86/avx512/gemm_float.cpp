@@ -58,6 +58,17 @@ struct OuterVec : F32x16 {
   }
 };
 
+// 16 halves to floats (exact): outer_gemm_half_streamed's conversion inside the tile.
+struct F16Half {
+  static __m512 load(const uint8_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+};
+struct BF16Half {
+  static __m512 load(const uint8_t* p) {
+    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+  }
+};
+
 // gemm_wide[F32]: outer-product tiles of 12 rows x 32 tokens (24 zmm accumulators) over packed
 // activation panels; fewer than 8 tokens take the dot-product tile (a 16-token panel would mostly
 // multiply zeros). Reference: vec_dot_f32_f32 within float rounding (each cell sums in index order).
@@ -78,16 +89,16 @@ void register_gemm_float(KernelTable& t) {
   t.gemm[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
   t.gemm_few[static_cast<uint32_t>(DType::F32)] = x86::f32_gemm<GemmVec, 2, 3>;
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = gemm_wide_f32;
-  // F16 and BF16 through the same 12 x 32 tiles once converted (F16C, exact; avx2's to_float, which
-  // runs on every AVX-512 CPU): left to the AVX2 table's 6 x 16 tiles, an F16 bge-base took twice
-  // the time of its F32 file.
+  // F16 and BF16 through the same 12 x 32 tiles, converted inside them (F16C, exact; avx2's to_float
+  // for a row's last columns, which runs on every AVX-512 CPU): left to the AVX2 table's 6 x 16
+  // tiles, an F16 bge-base took twice the time of its F32 file.
   t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 12, 32>(avx2::to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half_streamed<OuterVec, F16Half, 12, 32>(avx2::to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
   };
   t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                        const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 12, 32>(avx2::to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half_streamed<OuterVec, BF16Half, 12, 32>(avx2::to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
   };
 }
 
