@@ -58,19 +58,15 @@ inline void pack_panel(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n
   }
 }
 
-// cells[r * kTok + t] for R rows (w[r]: n floats each, any alignment) x the kTok tokens of a panel:
-// the register tile's accumulators, stored.
+// Columns [0, count) of a register tile: acc[r][v] += w[r][k] * the panel's tokens (p[k * kTok ..]),
+// w[r] a row of floats at any alignment, one V::fmadd per k in index order.
 template <class V, int R, int kTok>
-inline void outer_cells(int64_t n, const uint8_t* const* w, const float* panel, float* cells) {
+inline void outer_steps(typename V::Reg (&acc)[R][kTok / V::kLanes], const uint8_t* const* w, const float* p,
+                        int64_t count) {
   constexpr int kVecs = kTok / V::kLanes;
-  typename V::Reg acc[R][kVecs];
-  for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
-  }
-  const float* p = panel;
   // The unroll pragmas keep the accumulators in registers: GCC left NEON's 6 x 16 tile as loops
   // over arrays in memory without them.
-  for (int64_t k = 0; k < n; ++k, p += kTok) {
+  for (int64_t k = 0; k < count; ++k, p += kTok) {
     typename V::Reg a[kVecs];
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
@@ -83,6 +79,18 @@ inline void outer_cells(int64_t n, const uint8_t* const* w, const float* panel, 
       for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
     }
   }
+}
+
+// cells[r * kTok + t] for R rows (w[r]: n floats each, any alignment) x the kTok tokens of a panel:
+// the register tile's accumulators, stored.
+template <class V, int R, int kTok>
+inline void outer_cells(int64_t n, const uint8_t* const* w, const float* panel, float* cells) {
+  constexpr int kVecs = kTok / V::kLanes;
+  typename V::Reg acc[R][kVecs];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
+  }
+  outer_steps<V, R, kTok>(acc, w, panel, n);
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < kVecs; ++v) V::store(cells + r * kTok + v * V::kLanes, acc[r][v]);
   }
@@ -212,6 +220,17 @@ inline void dots_per_cell(VecDotFn dot, int64_t n, const uint8_t* w, uint64_t w_
   }
 }
 
+// A half product's activations as f32 panels: converted through `to_f32` (exact) into `acts`, then
+// packed into `panels`.
+template <class V, int kTok>
+inline Panels pack_half_panels(ToFloatFn to_f32, PanelScratch<V>& acts, PanelScratch<V>& panels, int64_t n,
+                               const uint8_t* a, uint64_t a_stride, int64_t n_tokens) {
+  float* af = acts.get(static_cast<size_t>(n * n_tokens));
+  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
+  const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
+  return pack_panels<V, kTok>(panels, n, reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens);
+}
+
 // gemm_wide of half-precision weights and activations (F16, BF16; matmul hands them activations in
 // the weights' format): both to f32 through `to_f32` (the ISA's to_float of that format, exact), the
 // activations once per call (converted, then packed into panels) and the weights kHalfRows rows at
@@ -229,9 +248,7 @@ inline void outer_gemm_half(ToFloatFn to_f32, VecDotFn dot, int64_t n, const uin
   }
   thread_local PanelScratch<V> acts, panels, rows;
   const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
-  float* af = acts.get(static_cast<size_t>(n * n_tokens));
-  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
-  const Panels p = pack_panels<V, kTok>(panels, n, reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens);
+  const Panels p = pack_half_panels<V, kTok>(to_f32, acts, panels, n, a, a_stride, n_tokens);
   float* wf = rows.get(static_cast<size_t>(n * kHalfRows));
   for (int64_t r0 = 0; r0 < n_rows; r0 += kHalfRows) {
     const int64_t nr = n_rows - r0 < kHalfRows ? n_rows - r0 : kHalfRows;
@@ -262,6 +279,8 @@ inline void outer_cells_half(ToFloatFn to_f32, int64_t n, const uint8_t* const* 
     for (int v = 0; v < kVecs; ++v) acc[r][v] = V::zero();
   }
   alignas(64) float buf[R][kHalfChunk];
+  const uint8_t* buf_rows[R];
+  for (int r = 0; r < R; ++r) buf_rows[r] = reinterpret_cast<const uint8_t*>(buf[r]);
   for (int64_t k0 = 0; k0 < n; k0 += kHalfChunk) {
     const int64_t kc = n - k0 < kHalfChunk ? n - k0 : kHalfChunk;
     if (kc == kHalfChunk) {
@@ -282,18 +301,7 @@ inline void outer_cells_half(ToFloatFn to_f32, int64_t n, const uint8_t* const* 
     for (int r = 0; r < R; ++r) {
       for (uint64_t b = 0; b < kHalfChunk * kHalfBytes; b += 64) __builtin_prefetch(w[r] + next + b);
     }
-    const float* p = panel + k0 * kTok;
-    for (int64_t k = 0; k < kc; ++k, p += kTok) {
-      typename V::Reg a[kVecs];
-#pragma GCC unroll 8
-      for (int v = 0; v < kVecs; ++v) a[v] = V::load(p + v * V::kLanes);
-#pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) {
-        const typename V::Reg b = V::splat(buf[r][k]);
-#pragma GCC unroll 8
-        for (int v = 0; v < kVecs; ++v) acc[r][v] = V::fmadd(b, a[v], acc[r][v]);
-      }
-    }
+    outer_steps<V, R, kTok>(acc, buf_rows, panel + k0 * kTok, kc);
   }
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < kVecs; ++v) V::store(cells + r * kTok + v * V::kLanes, acc[r][v]);
@@ -319,10 +327,7 @@ inline void outer_gemm_half_streamed(ToFloatFn to_f32, VecDotFn dot, int64_t n, 
     return;
   }
   thread_local PanelScratch<V> acts, panels;
-  const uint64_t f32_stride = static_cast<uint64_t>(n) * sizeof(float);
-  float* af = acts.get(static_cast<size_t>(n * n_tokens));
-  for (int64_t t = 0; t < n_tokens; ++t) to_f32(a + static_cast<uint64_t>(t) * a_stride, af + t * n, n);
-  const Panels p = pack_panels<V, kTok>(panels, n, reinterpret_cast<const uint8_t*>(af), f32_stride, n_tokens);
+  const Panels p = pack_half_panels<V, kTok>(to_f32, acts, panels, n, a, a_stride, n_tokens);
   int64_t r = 0;
   auto blocks = [&]<int RR>() {
     for (; r + RR <= n_rows; r += RR) {
