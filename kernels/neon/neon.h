@@ -34,9 +34,8 @@ void register_gemm_kquant(KernelTable& t);
 // order-free passes.
 void patch_gemm_wide(KernelTable& t);
 
-void quantize_row_q8_0(const float* x, void* y, int64_t n);
-void quantize_row_q8_1(const float* x, void* y, int64_t n);
-void quantize_row_q8_k(const float* x, void* y, int64_t n);
+// The activation quantizers of Q8_0, Q8_1 and Q8_K: one template (quantize.cpp), installed there.
+void register_quantizers(KernelTable& t);
 
 // Overwrites every slot above in `t` (which starts as a copy of the scalar table), and the
 // vec_dot and gemm of the codebook i-quants, instantiated from iquant_load.h's registry.

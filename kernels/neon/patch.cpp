@@ -7,7 +7,6 @@ namespace ox::kernels::neon {
 
 void patch(KernelTable& t) {
   auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
-  auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   auto gemm = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   t.isa = "neon";
   t.to_float[static_cast<uint32_t>(DType::F16)] = to_float_f16;
@@ -26,9 +25,7 @@ void patch(KernelTable& t) {
     dot(type, neon_common::iquant_q8_k<neon_common::DotNeon, Load>);
     gemm(type, neon_common::gemm_kquant<neon_common::DotNeon, Load>);
   });
-  quant(DType::Q8_0, quantize_row_q8_0);
-  quant(DType::Q8_1, quantize_row_q8_1);
-  quant(DType::Q8_K, quantize_row_q8_k);
+  register_quantizers(t);
 }
 
 }  // namespace ox::kernels::neon

@@ -6,7 +6,6 @@
 namespace ox::kernels::simd128 {
 
 void patch(KernelTable& t) {
-  auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   t.isa = relaxed_active() ? "simd128+relaxed" : "simd128";
   t.to_float[static_cast<uint32_t>(DType::F16)] = to_float_f16;
   t.to_float[static_cast<uint32_t>(DType::BF16)] = to_float_bf16;
@@ -28,9 +27,7 @@ void patch(KernelTable& t) {
     t.relayout[static_cast<uint32_t>(DType::Q4_K)] = {DType::Q4_K_IL, relayout_q4_k_il};
     t.relayout[static_cast<uint32_t>(DType::Q6_K)] = {DType::Q6_K_IL, relayout_q6_k_il};
   }
-  quant(DType::Q8_0, quantize_row_q8_0);
-  quant(DType::Q8_1, quantize_row_q8_1);
-  quant(DType::Q8_K, quantize_row_q8_k);
+  register_quantizers(t);
   t.silu_mul = silu_mul;
   t.attn_softmax = attn_softmax;
   t.attn_accumulate = attn_accumulate;

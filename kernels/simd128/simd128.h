@@ -26,9 +26,8 @@ void to_float_bf16(const void* x, float* y, int64_t n);
 // to_float of the quantized KV cache types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL; kv_to_float.cpp).
 void patch_kv_to_float(KernelTable& t);
 
-void quantize_row_q8_0(const float* x, void* y, int64_t n);
-void quantize_row_q8_1(const float* x, void* y, int64_t n);
-void quantize_row_q8_k(const float* x, void* y, int64_t n);
+// The activation quantizers of Q8_0, Q8_1 and Q8_K: one template (quantize.cpp), installed there.
+void register_quantizers(KernelTable& t);
 
 // KernelTable::silu_mul; reference ox::silu_mul_ref, bit for bit.
 void silu_mul(float* x, const float* y, int64_t n);
