@@ -59,7 +59,8 @@ inline float dot_half(int64_t n, const uint16_t* x, const uint16_t* y, Load8 loa
 
 }  // namespace
 
-void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F32>(int64_t n, float* s, const void* vx, const void* vy) {
   const float* x = static_cast<const float*>(vx);
   const float* y = static_cast<const float*>(vy);
   float32x4_t acc0 = vdupq_n_f32(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
@@ -76,12 +77,14 @@ void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F16>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = dot_half(n, static_cast<const uint16_t*>(vx), static_cast<const uint16_t*>(vy), load_f16x8,
                 [](uint16_t h) { return fp16(h); });
 }
 
-void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::BF16>(int64_t n, float* s, const void* vx, const void* vy) {
   *s = dot_half(n, static_cast<const uint16_t*>(vx), static_cast<const uint16_t*>(vy), load_bf16x8,
                 [](uint16_t h) { return bf16_scalar(h); });
 }

@@ -7,29 +7,14 @@ namespace ox::kernels::neon {
 using neon_common::DotNeon;
 using neon_common::gemm_block32;
 
-void gemm_q4_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadQ4_0>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q4_1_q8_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadQ4_1>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q5_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadQ5_0>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q5_1_q8_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadQ5_1>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q8_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadQ8_0>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_iq4_nl_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                      int64_t n_tokens, float* y, int64_t ys) {
-  gemm_block32<DotNeon, neon_common::LoadIQ4_NL>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
+void register_gemm_block32(KernelTable& t) {
+  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  tile(DType::Q4_0, gemm_block32<DotNeon, neon_common::LoadQ4_0>);
+  tile(DType::Q4_1, gemm_block32<DotNeon, neon_common::LoadQ4_1>);
+  tile(DType::Q5_0, gemm_block32<DotNeon, neon_common::LoadQ5_0>);
+  tile(DType::Q5_1, gemm_block32<DotNeon, neon_common::LoadQ5_1>);
+  tile(DType::Q8_0, gemm_block32<DotNeon, neon_common::LoadQ8_0>);
+  tile(DType::IQ4_NL, gemm_block32<DotNeon, neon_common::LoadIQ4_NL>);
 }
 
 }  // namespace ox::kernels::neon

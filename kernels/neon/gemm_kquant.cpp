@@ -7,29 +7,14 @@ namespace ox::kernels::neon {
 using neon_common::DotNeon;
 using neon_common::gemm_kquant;
 
-void gemm_q2_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadQ2_K>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q3_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadQ3_K>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q4_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadQ4_K>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q5_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadQ5_K>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_q6_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadQ6_K>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
-}
-void gemm_iq4_xs_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                      int64_t n_tokens, float* y, int64_t ys) {
-  gemm_kquant<DotNeon, neon_common::LoadIQ4_XS>(n, w, ws, n_rows, a, as, n_tokens, y, ys);
+void register_gemm_kquant(KernelTable& t) {
+  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  tile(DType::Q2_K, gemm_kquant<DotNeon, neon_common::LoadQ2_K>);
+  tile(DType::Q3_K, gemm_kquant<DotNeon, neon_common::LoadQ3_K>);
+  tile(DType::Q4_K, gemm_kquant<DotNeon, neon_common::LoadQ4_K>);
+  tile(DType::Q5_K, gemm_kquant<DotNeon, neon_common::LoadQ5_K>);
+  tile(DType::Q6_K, gemm_kquant<DotNeon, neon_common::LoadQ6_K>);
+  tile(DType::IQ4_XS, gemm_kquant<DotNeon, neon_common::LoadIQ4_XS>);
 }
 
 }  // namespace ox::kernels::neon

@@ -6,10 +6,12 @@ namespace ox::kernels::neon {
 
 using neon_common::DotNeon;
 
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::TQ1_0>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::tq1_0_q8_k<DotNeon>(n, s, x, y);
 }
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::TQ2_0>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::tq2_0_q8_k<DotNeon>(n, s, x, y);
 }
 

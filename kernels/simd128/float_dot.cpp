@@ -30,7 +30,8 @@ Fp16Fast fp16_fast_consts() {
   return {k[0], k[1], k[2], k[3]};
 }
 
-void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F32>(int64_t n, float* s, const void* vx, const void* vy) {
   const float* x = static_cast<const float*>(vx);
   const float* y = static_cast<const float*>(vy);
   v128_t acc0 = wasm_f32x4_splat(0.0f), acc1 = acc0, acc2 = acc0, acc3 = acc0;
@@ -47,7 +48,8 @@ void vec_dot_f32(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::F16>(int64_t n, float* s, const void* vx, const void* vy) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
   const uint16_t* y = static_cast<const uint16_t*>(vy);
   const v128_t low = wasm_i32x4_splat(0xFFFF);
@@ -72,7 +74,8 @@ void vec_dot_f16(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_bf16(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::BF16>(int64_t n, float* s, const void* vx, const void* vy) {
   const uint16_t* x = static_cast<const uint16_t*>(vx);
   const uint16_t* y = static_cast<const uint16_t*>(vy);
   // bf16 = top half of an f32: even elements shift up, odd elements are already in place.

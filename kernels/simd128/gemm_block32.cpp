@@ -344,33 +344,15 @@ extern "C" __attribute__((noinline)) void ox_simd128_q8_0_quads(int32_t nb, cons
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 
-void gemm_q4_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm_block32<Q4_0>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q4_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm_block32<Q4_1>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q5_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm_block32<Q5_0>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q5_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm_block32<Q5_1>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm_block32<Q8_0>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_iq4_nl(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-                 float* y, int64_t ys) {
-  gemm_block32<IQ4_NL>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_mxfp4(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-                float* y, int64_t ys) {
-  gemm_block32<MXFP4>(n, w, ws, nr, a, as, nt, y, ys);
+void register_gemm_block32(KernelTable& t) {
+  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  tile(DType::Q4_0, gemm_block32<Q4_0>);
+  tile(DType::Q4_1, gemm_block32<Q4_1>);
+  tile(DType::Q5_0, gemm_block32<Q5_0>);
+  tile(DType::Q5_1, gemm_block32<Q5_1>);
+  tile(DType::Q8_0, gemm_block32<Q8_0>);
+  tile(DType::IQ4_NL, gemm_block32<IQ4_NL>);
+  tile(DType::MXFP4, gemm_block32<MXFP4>);
 }
 
 }  // namespace ox::kernels::simd128

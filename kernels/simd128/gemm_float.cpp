@@ -2,7 +2,7 @@
 // in scratch once (activations once per call, weights once per row pair), so each conversion is
 // shared by every token or row of the tile instead of being redone per dot product (the
 // conversion costs more than the multiply-adds); with one or two tokens a row serves one tile,
-// and is converted in registers instead. Each cell sums exactly as vec_dot_f16 does
+// and is converted in registers instead. Each cell sums exactly as vec_dot<F16> does
 // (even / odd elements of each 8 in two f32x4 accumulators, lanes summed, then the scalar tail),
 // so results are bit-identical to it: batched prefill and token-by-token decoding agree, and the
 // F16 models keep the numerics they were checked against llama.cpp with. F32 has no tile: its
@@ -30,7 +30,7 @@ inline void convert8(v128_t h, const Fp16Fast& c, v128_t* even, v128_t* odd) {
   }
 }
 
-// n fp16 values (any alignment) to f32 in vec_dot_f16's order: each 8 become its even elements
+// n fp16 values (any alignment) to f32 in vec_dot<F16>'s order: each 8 become its even elements
 // then its odd ones (4 + 4 floats); the n % 8 left over follow in element order.
 void convert_row(const uint8_t* src, int64_t n, float* dst, const Fp16Fast& c) {
   int64_t i = 0;
@@ -153,8 +153,8 @@ TileFn tile_fn(int64_t nr, int64_t nt) {
 
 }  // namespace
 
-void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-              int64_t n_tokens, float* y, int64_t y_stride) {
+static void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                     uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
   const Fp16Fast c = fp16_fast_consts();
   float* af = reinterpret_cast<float*>(gemm::scratch(gemm::Slot::kActs, (n * n_tokens + 3) / 4));
   for (int64_t t = 0; t < n_tokens; ++t) convert_row(a + t * a_stride, n, af + t * n, c);
@@ -185,5 +185,7 @@ void gemm_f16(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, co
     }
   }
 }
+
+void register_gemm_float(KernelTable& t) { t.gemm[static_cast<uint32_t>(DType::F16)] = gemm_f16; }
 
 }  // namespace ox::kernels::simd128

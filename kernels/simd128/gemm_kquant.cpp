@@ -252,37 +252,16 @@ struct IQ4XS {
 
 }  // namespace
 
-void gemm_q2_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm::superblocks<Q2K>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q3_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm::superblocks<Q3K>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q4_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm::superblocks<Q4K>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q5_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm::superblocks<Q5K>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q6_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-               float* y, int64_t ys) {
-  gemm::superblocks<Q6K>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q4_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-                  float* y, int64_t ys) {
-  gemm::superblocks<Q4KIL>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_q6_k_il(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-                  float* y, int64_t ys) {
-  gemm::superblocks<Q6KIL>(n, w, ws, nr, a, as, nt, y, ys);
-}
-void gemm_iq4_xs(int64_t n, const uint8_t* w, uint64_t ws, int64_t nr, const uint8_t* a, uint64_t as, int64_t nt,
-                 float* y, int64_t ys) {
-  gemm::superblocks<IQ4XS>(n, w, ws, nr, a, as, nt, y, ys);
+void register_gemm_kquant(KernelTable& t) {
+  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  tile(DType::Q2_K, gemm::superblocks<Q2K>);
+  tile(DType::Q3_K, gemm::superblocks<Q3K>);
+  tile(DType::Q4_K, gemm::superblocks<Q4K>);
+  tile(DType::Q5_K, gemm::superblocks<Q5K>);
+  tile(DType::Q6_K, gemm::superblocks<Q6K>);
+  tile(DType::Q4_K_IL, gemm::superblocks<Q4KIL>);
+  tile(DType::Q6_K_IL, gemm::superblocks<Q6KIL>);
+  tile(DType::IQ4_XS, gemm::superblocks<IQ4XS>);
 }
 
 }  // namespace ox::kernels::simd128

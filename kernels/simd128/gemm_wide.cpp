@@ -58,15 +58,15 @@ WideTileFn wide_tile = ox_simd128_wide_tile;
 void patch_gemm_wide(KernelTable& t) {
   t.gemm_wide[static_cast<uint32_t>(DType::F32)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_or_dots<OuterVec, 2, 16>(vec_dot_f32, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_or_dots<OuterVec, 2, 16>(vec_dot<DType::F32>, n, w, ws, nr, a, as, nt, y, ys);
   };
   t.gemm_wide[static_cast<uint32_t>(DType::F16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                       const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_f16, vec_dot_f16, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_f16, vec_dot<DType::F16>, n, w, ws, nr, a, as, nt, y, ys);
   };
   t.gemm_wide[static_cast<uint32_t>(DType::BF16)] = [](int64_t n, const uint8_t* w, uint64_t ws, int64_t nr,
                                                        const uint8_t* a, uint64_t as, int64_t nt, float* y, int64_t ys) {
-    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_bf16, vec_dot_bf16, n, w, ws, nr, a, as, nt, y, ys);
+    wide::outer_gemm_half<OuterVec, 2, 16>(to_float_bf16, vec_dot<DType::BF16>, n, w, ws, nr, a, as, nt, y, ys);
   };
 }
 

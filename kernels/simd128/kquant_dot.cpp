@@ -8,32 +8,38 @@ namespace ox::kernels::simd128 {
 
 using kquant::SplitOnTheFly;
 
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q2_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_q2_k(n / kQK_K, static_cast<const BlockQ2_K*>(vx), y, SplitOnTheFly{y});
 }
 
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q3_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_q3_k(n / kQK_K, static_cast<const BlockQ3_K*>(vx), y, SplitOnTheFly{y});
 }
 
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q4_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_q4_k(n / kQK_K, static_cast<const BlockQ4_K*>(vx), y, SplitOnTheFly{y});
 }
 
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q5_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_q5_k(n / kQK_K, static_cast<const BlockQ5_K*>(vx), y, SplitOnTheFly{y});
 }
 
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::Q6_K>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_q6_k(n / kQK_K, static_cast<const BlockQ6_K*>(vx), y, SplitOnTheFly{y});
 }
 
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::IQ4_XS>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   *s = kquant::row_iq4_xs(n / kQK_K, static_cast<const BlockIQ4_XS*>(vx), y, SplitOnTheFly{y});
 }

@@ -6,48 +6,18 @@
 namespace ox::kernels::simd128 {
 
 void patch(KernelTable& t) {
-  auto dot = [&](DType type, VecDotFn fn) { t.vec_dot[static_cast<uint32_t>(type)] = fn; };
-  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
-  auto quant = [&](DType type, FromFloatFn fn) { t.quantize_row[static_cast<uint32_t>(type)] = fn; };
   t.isa = relaxed_active() ? "simd128+relaxed" : "simd128";
-  dot(DType::F32, vec_dot_f32);
-  dot(DType::F16, vec_dot_f16);
-  dot(DType::BF16, vec_dot_bf16);
   t.to_float[static_cast<uint32_t>(DType::F16)] = to_float_f16;
   t.to_float[static_cast<uint32_t>(DType::BF16)] = to_float_bf16;
   patch_kv_to_float(t);
-  dot(DType::Q4_0, vec_dot_q4_0_q8_0);
-  dot(DType::Q4_1, vec_dot_q4_1_q8_1);
-  dot(DType::Q5_0, vec_dot_q5_0_q8_0);
-  dot(DType::Q5_1, vec_dot_q5_1_q8_1);
-  dot(DType::Q8_0, vec_dot_q8_0_q8_0);
-  dot(DType::IQ4_NL, vec_dot_iq4_nl_q8_0);
-  dot(DType::Q2_K, vec_dot_q2_k_q8_k);
-  dot(DType::Q3_K, vec_dot_q3_k_q8_k);
-  dot(DType::Q4_K, vec_dot_q4_k_q8_k);
-  dot(DType::Q5_K, vec_dot_q5_k_q8_k);
-  dot(DType::Q6_K, vec_dot_q6_k_q8_k);
-  dot(DType::IQ4_XS, vec_dot_iq4_xs_q8_k);
-  dot(DType::MXFP4, vec_dot_mxfp4_q8_0);
-  dot(DType::TQ1_0, vec_dot_tq1_0_q8_k);
-  dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
-  tile(DType::F16, gemm_f16);
-  tile(DType::Q4_0, gemm_q4_0);
-  tile(DType::Q4_1, gemm_q4_1);
-  tile(DType::Q5_0, gemm_q5_0);
-  tile(DType::Q5_1, gemm_q5_1);
-  tile(DType::Q8_0, gemm_q8_0);
-  tile(DType::IQ4_NL, gemm_iq4_nl);
-  tile(DType::MXFP4, gemm_mxfp4);
-  tile(DType::Q2_K, gemm_q2_k);
-  tile(DType::Q3_K, gemm_q3_k);
-  tile(DType::Q4_K, gemm_q4_k);
-  tile(DType::Q5_K, gemm_q5_k);
-  tile(DType::Q6_K, gemm_q6_k);
-  tile(DType::IQ4_XS, gemm_iq4_xs);
-  tile(DType::TQ2_0, gemm_tq2_0);
-  tile(DType::Q4_K_IL, gemm_q4_k_il);
-  tile(DType::Q6_K_IL, gemm_q6_k_il);
+  install_vec_dots<DType::F32, DType::F16, DType::BF16, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1,
+                   DType::Q8_0, DType::IQ4_NL, DType::MXFP4, DType::Q2_K, DType::Q3_K, DType::Q4_K, DType::Q5_K,
+                   DType::Q6_K, DType::IQ4_XS, DType::TQ1_0, DType::TQ2_0>(t);
+  // The tile kernels: each family's file installs its formats' gemm slots.
+  register_gemm_float(t);
+  register_gemm_block32(t);
+  register_gemm_kquant(t);
+  register_gemm_tq(t);
   patch_iquants(t);
   patch_gemm_wide(t);
   // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
@@ -57,9 +27,7 @@ void patch(KernelTable& t) {
     t.relayout[static_cast<uint32_t>(DType::Q4_K)] = {DType::Q4_K_IL, relayout_q4_k_il};
     t.relayout[static_cast<uint32_t>(DType::Q6_K)] = {DType::Q6_K_IL, relayout_q6_k_il};
   }
-  quant(DType::Q8_0, quantize_row_q8_0);
-  quant(DType::Q8_1, quantize_row_q8_1);
-  quant(DType::Q8_K, quantize_row_q8_k);
+  register_quantizers(t);
   t.silu_mul = silu_mul;
   t.attn_softmax = attn_softmax;
   t.attn_accumulate = attn_accumulate;

@@ -4,6 +4,7 @@
 // fp16 scales through the same saturating ox::f32_to_fp16.
 #include <cfloat>
 #include <cstring>
+#include <type_traits>
 
 #include "core/quant/blocks.h"
 #include "kernels/simd128/simd128.h"
@@ -43,49 +44,53 @@ inline int32_t round_store32(const float* x, float scale, int8_t* out) {
   return hsum_i32(sum);
 }
 
+// Blocks of 32 (Q8_0; Q8_1 also keeps d * sum of its quants) or of 256 (Q8_K: an f32 scale and
+// the sum of each 16 quants).
+template <DType A>
+void quantize_row(const float* x, void* vy, int64_t n) {
+  if constexpr (A == DType::Q8_K) {
+    BlockQ8_K* y = static_cast<BlockQ8_K*>(vy);
+    for (int64_t i = 0; i < n / kQK_K; ++i) {
+      const float* xb = x + i * kQK_K;
+      float amax = 0.0f;
+      for (int j = 0; j < kQK_K; j += 32) amax = __builtin_fmaxf(amax, amax32(xb + j));
+      if (amax < 127.0f * FLT_MIN) {  // iscale would overflow: the reference writes a zero block
+        std::memset(&y[i], 0, sizeof(BlockQ8_K));
+        continue;
+      }
+      const float iscale = 127.0f / amax;
+      for (int j = 0; j < kQK_K; j += 32) round_store32(xb + j, iscale, y[i].qs + j);
+      y[i].d = 1.0f / iscale;
+      for (int g = 0; g < kQK_K / 16; ++g) {
+        const v128_t q = load(y[i].qs + 16 * g);
+        const v128_t pairs = wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extend_low_i8x16(q)),
+                                            wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extend_high_i8x16(q)));
+        y[i].bsums[g] = static_cast<int16_t>(hsum_i32(pairs));
+      }
+    }
+  } else {
+    static_assert(A == DType::Q8_0 || A == DType::Q8_1);
+    using Block = std::conditional_t<A == DType::Q8_0, BlockQ8_0, BlockQ8_1>;
+    static_assert(kQK8_0 == 32 && kQK8_1 == 32);
+    Block* y = static_cast<Block*>(vy);
+    for (int64_t i = 0; i < n / 32; ++i) {
+      const float d = amax32(x + i * 32) / 127.0f;
+      const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;  // 1/d of a subnormal d would overflow
+      y[i].d = fp16_saturate(d);
+      const int32_t sum = round_store32(x + i * 32, id, y[i].qs);
+      if constexpr (A == DType::Q8_1) {
+        y[i].s = fp16_saturate(d * static_cast<float>(sum));  // unrounded d, as the reference
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void quantize_row_q8_0(const float* x, void* vy, int64_t n) {
-  BlockQ8_0* y = static_cast<BlockQ8_0*>(vy);
-  for (int64_t i = 0; i < n / kQK8_0; ++i) {
-    const float d = amax32(x + i * kQK8_0) / 127.0f;
-    const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;  // 1/d of a subnormal d would overflow
-    y[i].d = fp16_saturate(d);
-    round_store32(x + i * kQK8_0, id, y[i].qs);
-  }
-}
-
-void quantize_row_q8_1(const float* x, void* vy, int64_t n) {
-  BlockQ8_1* y = static_cast<BlockQ8_1*>(vy);
-  for (int64_t i = 0; i < n / kQK8_1; ++i) {
-    const float d = amax32(x + i * kQK8_1) / 127.0f;
-    const float id = d >= FLT_MIN ? 1.0f / d : 0.0f;
-    y[i].d = fp16_saturate(d);
-    const int32_t sum = round_store32(x + i * kQK8_1, id, y[i].qs);
-    y[i].s = fp16_saturate(d * static_cast<float>(sum));  // unrounded d, as the reference
-  }
-}
-
-void quantize_row_q8_k(const float* x, void* vy, int64_t n) {
-  BlockQ8_K* y = static_cast<BlockQ8_K*>(vy);
-  for (int64_t i = 0; i < n / kQK_K; ++i) {
-    const float* xb = x + i * kQK_K;
-    float amax = 0.0f;
-    for (int j = 0; j < kQK_K; j += 32) amax = __builtin_fmaxf(amax, amax32(xb + j));
-    if (amax < 127.0f * FLT_MIN) {  // iscale would overflow: the reference writes a zero block
-      std::memset(&y[i], 0, sizeof(BlockQ8_K));
-      continue;
-    }
-    const float iscale = 127.0f / amax;
-    for (int j = 0; j < kQK_K; j += 32) round_store32(xb + j, iscale, y[i].qs + j);
-    y[i].d = 1.0f / iscale;
-    for (int g = 0; g < kQK_K / 16; ++g) {
-      const v128_t q = load(y[i].qs + 16 * g);
-      const v128_t pairs = wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extend_low_i8x16(q)),
-                                          wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extend_high_i8x16(q)));
-      y[i].bsums[g] = static_cast<int16_t>(hsum_i32(pairs));
-    }
-  }
+void register_quantizers(KernelTable& t) {
+  t.quantize_row[static_cast<uint32_t>(DType::Q8_0)] = quantize_row<DType::Q8_0>;
+  t.quantize_row[static_cast<uint32_t>(DType::Q8_1)] = quantize_row<DType::Q8_1>;
+  t.quantize_row[static_cast<uint32_t>(DType::Q8_K)] = quantize_row<DType::Q8_K>;
 }
 
 }  // namespace ox::kernels::simd128

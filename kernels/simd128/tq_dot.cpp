@@ -29,7 +29,8 @@ inline v128_t dot_s8(v128_t w, const int8_t* a) { return dot16(split_s8(w), spli
 
 }  // namespace
 
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::TQ1_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockTQ1_0* x = static_cast<const BlockTQ1_0*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   static constexpr int16_t kPow3[5] = {1, 3, 9, 27, 81};
@@ -55,7 +56,8 @@ void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
   *s = sum;
 }
 
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* vx, const void* vy) {
+template <>
+void vec_dot<DType::TQ2_0>(int64_t n, float* s, const void* vx, const void* vy) {
   const BlockTQ2_0* x = static_cast<const BlockTQ2_0*>(vx);
   const BlockQ8_K* y = static_cast<const BlockQ8_K*>(vy);
   const v128_t m2 = wasm_i8x16_splat(3), one = wasm_i8x16_splat(1);
@@ -118,12 +120,12 @@ static void tq2_0_pairs_simd128(int32_t nb, const uint8_t* w, uint32_t w_stride,
 // One token: each block's sum of quants once, then the slot over row pairs (an odd last row by
 // vec_dot). More tokens: vec_dot per row and token, each row's blocks reused from cache by every
 // token (a pass of the slot per token would stream the matrix once per token).
-void gemm_tq2_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
+static void gemm_tq2_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
   if (n_tokens != 1) {
     for (int64_t r = 0; r < n_rows; ++r)
       for (int64_t t = 0; t < n_tokens; ++t)
-        vec_dot_tq2_0_q8_k(n, y + t * y_stride + r, w + static_cast<uint64_t>(r) * w_stride, a + static_cast<uint64_t>(t) * a_stride);
+        vec_dot<DType::TQ2_0>(n, y + t * y_stride + r, w + static_cast<uint64_t>(r) * w_stride, a + static_cast<uint64_t>(t) * a_stride);
     return;
   }
   const int64_t nb = n / kQK_K;
@@ -137,8 +139,10 @@ void gemm_tq2_0(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, 
   const v128_t* act = relaxed_active() ? nullptr : gemm::split_acts_q8_k(n, a);
   const int64_t pairs = n_rows / 2;
   tq2_0_pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt, act, a_sum, y);
-  if (n_rows % 2 != 0) vec_dot_tq2_0_q8_k(n, y + n_rows - 1, w + static_cast<uint64_t>(n_rows - 1) * w_stride, a);
+  if (n_rows % 2 != 0) vec_dot<DType::TQ2_0>(n, y + n_rows - 1, w + static_cast<uint64_t>(n_rows - 1) * w_stride, a);
 }
+
+void register_gemm_tq(KernelTable& t) { t.gemm[static_cast<uint32_t>(DType::TQ2_0)] = gemm_tq2_0; }
 
 }  // namespace ox::kernels::simd128
 

@@ -8,48 +8,21 @@
 
 namespace ox::kernels::neon_dotprod {
 
-void vec_dot_q4_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_1_q8_1(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q8_0_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_nl_q8_0(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_mxfp4_q8_0(int64_t n, float* s, const void* x, const void* y);
+// KernelTable::vec_dot[W] with SDOT, as neon::vec_dot<W> (neon.h): one specialisation per integer
+// format, in that format's file (block32_dot.cpp, kquant_dot.cpp, tq_dot.cpp), installed by patch().
+template <DType W>
+void vec_dot(int64_t n, float* s, const void* x, const void* y);
+// Puts vec_dot<W> in t.vec_dot[W] for each W.
+template <DType... W>
+void install_vec_dots(KernelTable& t) {
+  ((t.vec_dot[static_cast<uint32_t>(W)] = vec_dot<W>), ...);
+}
 
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq1_0_q8_k(int64_t n, float* s, const void* x, const void* y);
-void vec_dot_tq2_0_q8_k(int64_t n, float* s, const void* x, const void* y);
-
-// Tile kernels (KernelTable::gemm): rows x tokens, the GemmFn contract of kernels/kernels.h.
-void gemm_q4_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q4_1_q8_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q5_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q5_1_q8_1(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q8_0_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_iq4_nl_q8_0(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                      int64_t n_tokens, float* y, int64_t ys);
-void gemm_q2_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q3_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q4_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q5_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_q6_k_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                    int64_t n_tokens, float* y, int64_t ys);
-void gemm_iq4_xs_q8_k(int64_t n, const uint8_t* w, uint64_t ws, int64_t n_rows, const uint8_t* a, uint64_t as,
-                      int64_t n_tokens, float* y, int64_t ys);
+// The tile kernels (KernelTable::gemm, the GemmFn contract of kernels/kernels.h), installed by the
+// file that owns them: gemm_block32.cpp (the 32-element block formats), gemm_kquant.cpp (the
+// k-quants and IQ4_XS).
+void register_gemm_block32(KernelTable& t);
+void register_gemm_kquant(KernelTable& t);
 
 // Overwrites the integer dot products and tile kernels of `t` (those above, and the codebook
 // i-quants' from iquant_load.h's registry), which starts as the NEON table

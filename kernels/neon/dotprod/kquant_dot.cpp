@@ -6,22 +6,28 @@
 
 namespace ox::kernels::neon_dotprod {
 
-void vec_dot_q2_k_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::Q2_K>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::q2_k_q8_k<DotSdot>(n, s, x, y);
 }
-void vec_dot_q3_k_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::Q3_K>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::q3_k_q8_k<DotSdot>(n, s, x, y);
 }
-void vec_dot_q4_k_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::Q4_K>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::q4_k_q8_k<DotSdot>(n, s, x, y);
 }
-void vec_dot_q5_k_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::Q5_K>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::q5_k_q8_k<DotSdot>(n, s, x, y);
 }
-void vec_dot_q6_k_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::Q6_K>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::q6_k_q8_k<DotSdot>(n, s, x, y);
 }
-void vec_dot_iq4_xs_q8_k(int64_t n, float* s, const void* x, const void* y) {
+template <>
+void vec_dot<DType::IQ4_XS>(int64_t n, float* s, const void* x, const void* y) {
   neon_common::iq4_xs_q8_k<DotSdot>(n, s, x, y);
 }
 
