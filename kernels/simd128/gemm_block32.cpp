@@ -1,7 +1,7 @@
 // SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4).
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
-// four at a time with the lane-form weights of block32_impl.h (Q4_0's and Q8_0's through
+// four at a time with the lane-form weights of block32_impl.h (Q4_0's, Q8_0's and IQ4_NL's through
 // relaxed-SIMD slots). In the relaxed-SIMD module Q4_0's prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
 #include <cstddef>
 #include <type_traits>
@@ -232,8 +232,8 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   decode_groups<F>(nb, w, w_stride, n_rows, g.groups, g.g_step, g.j_step, act, fifth_sums, y);
 }
 
-// Q4_0 and Q8_0 decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole group of
-// four rows; the rows left over run decode_groups.
+// Q4_0, Q8_0 and IQ4_NL decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole
+// group of four rows; the rows left over run decode_groups.
 template <typename F>
 void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                   const gemm::SplitActs& act, float* y) {
@@ -258,6 +258,11 @@ template <>
 void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                        const gemm::SplitActs& act, const int16_t*, float* y) {
   decode_quads<Q8_0>(q8_0_quads, nb, w, w_stride, n_rows, a, act, y);
+}
+template <>
+void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                         const gemm::SplitActs& act, const int16_t*, float* y) {
+  decode_quads<IQ4_NL>(iq4_nl_quads, nb, w, w_stride, n_rows, a, act, y);
 }
 
 // Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
@@ -319,8 +324,8 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
 
 }  // namespace
 
-// The SIMD128 bodies of the q4_0_quads and q8_0_quads slots (relaxed_slots.h); the splice finds
-// them by their plain names.
+// The SIMD128 bodies of the q4_0_quads, q8_0_quads and iq4_nl_quads slots (relaxed_slots.h); the
+// splice finds them by their plain names.
 template <typename F>
 void quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step, int32_t j_step,
                 const v128_t* act_q, const float* d, const int32_t* sum, float* out) {
@@ -340,9 +345,16 @@ extern "C" __attribute__((noinline)) void ox_simd128_q8_0_quads(int32_t nb, cons
                                                                 const int32_t* sum, const v128_t*, float* out) {
   quads_body<Q8_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
 }
+extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                  int32_t groups, int32_t g_step, int32_t j_step,
+                                                                  const BlockQ8_0*, const v128_t* act_q, const float* d,
+                                                                  const int32_t* sum, const v128_t*, float* out) {
+  quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+}
 // Not const: pointers the optimizers cannot see through, so each slot stays a function of its own.
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
+QuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
 
 void register_gemm_block32(KernelTable& t) {
   auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };

@@ -28,7 +28,8 @@ inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi
 // Each format: prepare() decodes a super-block's scales once; unit(b, s, j) gives unit j
 // (elements 32j..32j+31) scaled; extra(b, s, j, e) its e-th min term; row() the decode row dot
 // against activations split once per call, and with kTwoRows, pairs() the dots of rows r and
-// r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q5_k / _q6_k).
+// r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q5_k / _q6_k /
+// _iq4_xs).
 struct Q4K {
   using Block = BlockQ4_K;
   static constexpr int kExtra = 1;
@@ -233,7 +234,7 @@ struct IQ4XS {
   using Block = BlockIQ4_XS;
   static constexpr int kExtra = 0;
   static constexpr gemm::ActExtra kAct = gemm::ActExtra::kNone;
-  static constexpr bool kTwoRows = false;
+  static constexpr bool kTwoRows = true;
   struct Scales {};
   static Scales prepare(const Block&) { return {}; }
   // Sub-block j: low nibbles of qs[16j..16j+15] = elements 0..15, high nibbles 16..31.
@@ -248,6 +249,7 @@ struct IQ4XS {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_iq4_xs(nb, x, y, act);
   }
+  static constexpr const PairsFn& pairs = iq4_xs_pairs;
 };
 
 }  // namespace

@@ -415,4 +415,37 @@ inline float row_iq4_xs(int64_t nb, const BlockIQ4_XS* x, const BlockQ8_K* y, Ac
   return hsum_f32(acc);
 }
 
+// Two IQ4_XS rows against the same activations (the gemm decode path; the SIMD128 body of the
+// iq4_xs_pairs slot): each activation chunk loaded once for both rows, and per super-block each
+// row's exact integer sum (sub-block dots times ls - 32, |sum| < 2^28) meets one float step,
+// acc[r] += float(sum_r) * (d_r * y.d) in lane r, the steps iq4_xs_pairs.wat repeats.
+inline void rows2_iq4_xs(int64_t nb, const BlockIQ4_XS* x0, const BlockIQ4_XS* x1, const BlockQ8_K* y,
+                         const v128_t* act, const Consts& consts, const Fp16Consts& half, float* out0, float* out1) {
+  const v128_t table = load(kIQ4NLValues);
+  const v128_t zero = wasm_i32x4_splat(0);
+  v128_t acc = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i) {
+    v128_t sum0 = zero, sum1 = zero;
+#pragma clang loop unroll(disable)
+    for (int ib = 0; ib < 8; ++ib) {  // sub-block of 32: low nibbles elements 0..15, high 16..31
+      const v128_t* act_c = act + 32 * i + 4 * ib;
+      const EvenOdd a_lo = {act_c[0], act_c[1]}, a_hi = {act_c[2], act_c[3]};
+      auto sub_block = [&](const BlockIQ4_XS& b) {
+        const v128_t q = load(b.qs + 16 * ib);
+        const v128_t lo = wasm_i8x16_swizzle(table, wasm_v128_and(q, consts.nibble8));
+        const v128_t hi = wasm_i8x16_swizzle(table, wasm_v128_and(wasm_u16x8_shr(q, 4), consts.nibble8));
+        const v128_t d = wasm_i32x4_add(dot16(split_s8(lo), a_lo), dot16(split_s8(hi), a_hi));
+        return wasm_i32x4_mul(d, wasm_i32x4_splat(iq4_xs_scale(b.scales_l, b.scales_h, ib) - 32));
+      };
+      sum0 = wasm_i32x4_add(sum0, sub_block(x0[i]));
+      sum1 = wasm_i32x4_add(sum1, sub_block(x1[i]));
+    }
+    const v128_t tot = hsum4x4_i32(sum0, sum1, zero, zero);
+    const v128_t dx = fp16x4_to_f32(wasm_i32x4_make(x0[i].d, x1[i].d, 0, 0), half);
+    acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(tot), wasm_f32x4_mul(dx, wasm_f32x4_splat(y[i].d))));
+  }
+  *out0 = wasm_f32x4_extract_lane(acc, 0);
+  *out1 = wasm_f32x4_extract_lane(acc, 1);
+}
+
 }  // namespace ox::kernels::simd128::kquant

@@ -11,7 +11,7 @@
 
 namespace {
 
-// The SIMD128 body of a pairs slot: rows2 (kquant::rows2_q4_k / _q6_k) on rows r and r + pairs.
+// The SIMD128 body of a pairs slot: rows2 (kquant::rows2_q4_k / _q6_k / _iq4_xs) on rows r and r + pairs.
 template <typename Block, auto rows2>
 void pairs_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const ox::BlockQ8_K* y,
                 const v128_t* act, float* out) {
@@ -50,6 +50,12 @@ extern "C" __attribute__((noinline)) void ox_simd128_q6_k_pairs(int32_t nb, cons
   pairs_body<ox::BlockQ6_K, ox::kernels::simd128::kquant::rows2_q6_k>(nb, w, w_stride, pairs, y, act, out);
 }
 
+extern "C" __attribute__((noinline)) void ox_simd128_iq4_xs_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                  int32_t pairs, const ox::BlockQ8_K* y,
+                                                                  const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockIQ4_XS, ox::kernels::simd128::kquant::rows2_iq4_xs>(nb, w, w_stride, pairs, y, act, out);
+}
+
 extern "C" __attribute__((noinline)) void ox_simd128_q4_k_il_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                    int32_t pairs, const ox::BlockQ8_K* y,
                                                                    const ox::BlockQ8_K*, const v128_t*, float* out) {
@@ -85,6 +91,7 @@ PairsFn q5_k_pairs = ox_simd128_q5_k_pairs;
 PairsFn q6_k_pairs = ox_simd128_q6_k_pairs;
 PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
 PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
+PairsFn iq4_xs_pairs = ox_simd128_iq4_xs_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 
 v128_t relaxed_constants[21] = {

@@ -25,6 +25,9 @@ using PairsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
 extern PairsFn q4_k_pairs;
 extern PairsFn q5_k_pairs;
 extern PairsFn q6_k_pairs;
+// IQ4_XS (iq4_xs_pairs) the same way: kquant::rows2_iq4_xs per pair, one float step per super-block;
+// the relaxed body takes sum(a) per sub-block from y's bsums, which must be y's sums (as quantized).
+extern PairsFn iq4_xs_pairs;
 
 // The same for the interleaved layouts (core/quant/interleave.h): rows r and r + pairs of a Q4_K_IL
 // (q4_k_il_pairs) or Q6_K_IL (q6_k_il_pairs) matrix against one token, y in Q8_K's order (read by
@@ -48,6 +51,9 @@ using QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
                          const v128_t* k, float* out);
 extern QuadsFn q4_0_quads;
 extern QuadsFn q8_0_quads;
+// IQ4_NL (iq4_nl_quads) the same way: the relaxed body reads a's quants and sum (each codebook value
+// as two i7 parts of its nibble, 16 q + r(q) - 139; iq4_nl_quads.wat).
+extern QuadsFn iq4_nl_quads;
 
 // Rows r and r + pairs of a TQ2_0 matrix (w, rows w_stride bytes apart, nb super-blocks each)
 // against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. Each block's

@@ -3,8 +3,8 @@
 // NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
 // scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
-// Q8_0: every weight -128, 127 or -127; every activation -128, or 127) where an i16 lane or a
-// saturating pair would show.
+// Q8_0: every weight -128, 127 or -127; every activation -128, or 127; IQ4_NL: values -127 and 113
+// against activations -128 and 127) where an i16 lane or a saturating pair would show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,6 +86,19 @@ std::vector<ox::BlockQ6_K> q6_k_rows(int rows, int nb, bool extreme, std::mt1993
     for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
     if (extreme) std::memset(b.scales, 0x80, sizeof(b.scales));
     b.d = half_scale(rng);
+  }
+  return out;
+}
+
+// IQ4_XS rows: random bytes, d finite (half_scale); `extreme`: blocks alternately every nibble 0
+// (value -127) with every scale 0 (ls - 32 = -32) and every nibble 15 (113) with every scale 63 (31).
+std::vector<ox::BlockIQ4_XS> iq4_xs_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockIQ4_XS> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto* p = reinterpret_cast<uint8_t*>(&out[i]);
+    for (size_t j = 0; j < sizeof(out[i]); ++j) p[j] = extreme ? (i % 2 == 0 ? 0x00 : 0xFF) : static_cast<uint8_t>(byte(rng));
+    out[i].d = half_scale(rng);
   }
   return out;
 }
@@ -175,6 +188,16 @@ TEST(Simd128Relaxed, Q6KPairsMatchTheSimd128BodyBitForBit) {
   GTEST_SKIP() << "SIMD128 builds only";
 #else
   expect_pairs_match<ox::BlockQ6_K>(q6_k_rows, simd::kquant::rows2_q6_k, simd::q6_k_pairs, 4321);
+#endif
+}
+
+// Against activations of every byte (random) and every -128 (extreme): the relaxed body's p - 128 n
+// at its largest (-127 * -128 twice per pair) and the scales at both ends.
+TEST(Simd128Relaxed, Iq4XsPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockIQ4_XS>(iq4_xs_rows, simd::kquant::rows2_iq4_xs, simd::iq4_xs_pairs, 8765);
 #endif
 }
 
@@ -348,6 +371,38 @@ TEST(Simd128Relaxed, Q8_0QuadsMatchTheirScalarStepsBitForBit) {
     return sum;
   };
   expect_quads_match<ox::BlockQ8_0>(simd::q8_0_quads, 5, fill, fill_act, dot, 9753);
+#endif
+}
+
+// IQ4_NL: random bytes; every nibble 0 (value -127) against every activation -128 (the largest
+// pair, 32512) and 127 (the most negative, -32258); every nibble 15 (113) against -128; values -127
+// and 113 alternating against activations -128 and 127 alternating (pairs of 30607).
+TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int nibble[5] = {0, 0, 0, 15, 0}, activation[5] = {0, -128, 127, -128, -128};
+  auto fill = [&](ox::BlockIQ4_NL& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 16; ++l) {  // byte l: elements l (low nibble) and l + 16
+      const int v = data == 4 && l % 2 == 1 ? 15 : nibble[data];
+      b.qs[l] = data == 0 ? static_cast<uint8_t>(byte(rng)) : static_cast<uint8_t>(v | v << 4);
+    }
+  };
+  auto fill_act = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 32; ++l) {
+      const int q = data == 4 && l % 2 == 1 ? 127 : activation[data];
+      b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) - 128 : q);
+    }
+  };
+  auto dot = [](const ox::BlockIQ4_NL& b, const ox::BlockQ8_0& a) {
+    int32_t sum = 0;
+    for (int l = 0; l < 16; ++l) {
+      sum += ox::kIQ4NLValues[b.qs[l] & 0xF] * a.qs[l] + ox::kIQ4NLValues[b.qs[l] >> 4] * a.qs[l + 16];
+    }
+    return sum;
+  };
+  expect_quads_match<ox::BlockIQ4_NL>(simd::iq4_nl_quads, 5, fill, fill_act, dot, 4242);
 #endif
 }
 
