@@ -20,7 +20,8 @@ set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q5_k_pairs=ox_simd128
                           i7_superblock_tile=ox_simd128_i7_superblock_tile wide_tile=ox_simd128_wide_tile
                           tq2_0_pairs=ox_simd128_tq2_0_pairs iq2_s_pairs=ox_simd128_iq2_s_pairs
                           iq3_xxs_pairs=ox_simd128_iq3_xxs_pairs iq3_s_pairs=ox_simd128_iq3_s_pairs
-                          relaxed_active=ox_simd128_relaxed_active)
+                          relaxed_active=ox_simd128_relaxed_active
+                          q2_k_pairs=ox_simd128_q2_k_pairs q3_k_pairs=ox_simd128_q3_k_pairs)
 set(OXIDIZE_RELAXED_WASMS "")
 set(OXIDIZE_RELAXED_SPLICE_ARGS "")
 foreach(slot ${OXIDIZE_RELAXED_SLOTS})
