@@ -1,7 +1,7 @@
 # Writes the relaxed decode bodies of Q2_K and Q3_K, q2_k_pairs.wat and q3_k_pairs.wat, which share
 # their loop, their activation reads and their float steps and differ in how a sub-block's weights
-# and scales are read (planes_* below). The eight 64-element steps of a super-block are unrolled
-# so that every shift is a constant.
+# and scales are read (planes_* below). The four 64-element steps of a half super-block are
+# written out, the two halves a loop.
 #   python3 kernels/simd128/relaxed/gen_q2_q3_pairs.py kernels/simd128/relaxed
 import os
 import sys
@@ -46,8 +46,8 @@ def acc_dot(r, a, u, s, j):
 def planes_q2(r, h, t):
     """Q2_K, row r, bytes qs[32h + 16t ..]: planes 0 and 2 as 0..3, 1 and 3 as 4 * (0..3) (the mask
     of the bits in place); the scales of planes 0 and 2 are taken 4x to match (scales_q2)"""
-    x = f"x{r}"
-    out = [f"(local.set $v (v128.load offset={16 + 32 * h + 16 * t} align=1 {L(x)}))",
+    x = f"q{r}"
+    out = [f"(local.set $v (v128.load offset={16 + 16 * t} align=1 {L(x)}))",
            f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))"]
     u = [f"(v128.and {L('v')} {K(0)})", f"(v128.and {L('v')} {K(16)})",
          f"(v128.and {L('v4')} {K(0)})", f"(v128.and {L('v4')} {K(16)})"]
@@ -61,12 +61,9 @@ def planes_q3(r, h, t):
     planes 0 and 2 in place at bits 0-2 (1x), 1 and 3 at bits 2-4 (4x); scales_q3 takes the
     scales of planes 0 and 2 4x to match. Every shift is by bytes of i16 lanes; the masks keep only
     bits that come from the same byte."""
-    x = f"x{r}"
-    out = [f"(local.set $v (v128.load offset={32 + 32 * h + 16 * t} align=1 {L(x)}))",
+    out = [f"(local.set $v (v128.load offset={32 + 16 * t} align=1 {L(f'q{r}')}))",
            f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))",
-           f"(local.set $hb (v128.load offset={16 * t} align=1 {L(x)}))"]
-    if h == 1:
-        out[-1] = f"(local.set $hb (i16x8.shr_u (v128.load offset={16 * t} align=1 {L(x)}) (i32.const 4)))"
+           f"(local.set $hb (i16x8.shr_u (v128.load offset={16 * t} align=1 {L(f'x{r}')}) {L('hs')}))"]
     u = [f"(v128.or (v128.and {L('v')} {K(0)}) (v128.and (i16x8.shl {L('hb')} (i32.const 2)) {K(288)}))",
          f"(v128.or (v128.and {L('v')} {K(16)}) (v128.and (i16x8.shl {L('hb')} (i32.const 3)) {K(304)}))",
          f"(v128.or (v128.and {L('v4')} {K(0)}) (v128.and {L('hb')} {K(288)}))",
@@ -77,21 +74,28 @@ def planes_q3(r, h, t):
 
 
 def scales_q2(r):
-    """row r's scales as i16 (sc{r}: bytes, scale k 4x where k % 4 < 2) and its min term min{r}"""
+    """row r's scales as bytes sc{r}, scale k 4x where k % 4 < 2; the sum starts at 0"""
     x = f"x{r}"
     return [f"(local.set $p (v128.load align=1 {L(x)}))",
             f"(local.set $sc{r} (v128.or (v128.and (i16x8.shl {L('p')} (i32.const 2)) {K(32)}) (v128.and {L('p')} {K(256)})))",
-            f"(local.set $t (v128.and (i16x8.shr_u {L('p')} (i32.const 4)) {K(272)}))",
+            f"(local.set $dot{r} (v128.const i32x4 0 0 0 0))"]
+
+
+def mins_q2(r):
+    """row r's min term min{r} (read after the loop, so that it is not live through it)"""
+    x = f"x{r}"
+    return [f"(local.set $t (v128.and (i16x8.shr_u (v128.load align=1 {L(x)}) (i32.const 4)) {K(272)}))",
             f"(local.set $min{r} (i32x4.add (i32x4.dot_i16x8_s {L('b0')} (i16x8.extend_low_i8x16_u {L('t')}))\n"
             f"                                  (i32x4.dot_i16x8_s {L('b1')} (i16x8.extend_high_i8x16_u {L('t')}))))"]
 
 
-def half_scales_q2(r, h):
-    return [f"(local.set $s{r} (i16x8.extend_{'low' if h == 0 else 'high'}_i8x16_u {L(f'sc{r}')}))"]
+def half_scales_q2(r):
+    return [f"(local.set $s{r} (i16x8.extend_low_i8x16_u {L(f'sc{r}')}))"]
 
 
 def scales_q3(r):
-    """row r's 16 scales (q3_k_scales in util.h) as bytes sc{r}, and the bias 4 * sum_k sc_k * bsums_k as min{r}.
+    """row r's 16 scales (q3_k_scales in util.h) as bytes sc{r}, and the sum's start: the bias
+    4 * sum_k sc_k * bsums_k, 4x as the sum (which the shift down 2 at the end brings to 1x), negated.
     The 16 bytes at 94 (qs[62..63], scales a0 | a1 | a2, d) stay inside the block: the low nibbles of
     a0, a1 then their high nibbles; the two bits of a2's bytes for byte group g moved to bits 6-7 by
     an i16 multiply by 2^(6 - 2g), then down to 4-5."""
@@ -104,13 +108,13 @@ def scales_q3(r):
             f"                                                {K(336)}) (i32.const 2))\n"
             f"                        {K(352)}))\n"
             f"              {K(368)}))",
-            f"(local.set $min{r} (i32x4.shl (i32x4.add\n"
+            f"(local.set $dot{r} (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add\n"
             f"              (i32x4.dot_i16x8_s {L('b0')} (i16x8.extend_low_i8x16_s {L(f'sc{r}')}))\n"
-            f"              (i32x4.dot_i16x8_s {L('b1')} (i16x8.extend_high_i8x16_s {L(f'sc{r}')}))) (i32.const 2)))"]
+            f"              (i32x4.dot_i16x8_s {L('b1')} (i16x8.extend_high_i8x16_s {L(f'sc{r}')}))) (i32.const 4))))"]
 
 
-def half_scales_q3(r, h):
-    return [f"(local.set $s{r} (i16x8.mul (i16x8.extend_{'low' if h == 0 else 'high'}_i8x16_s {L(f'sc{r}')}) {K(320)}))"]
+def half_scales_q3(r):
+    return [f"(local.set $s{r} (i16x8.mul (i16x8.extend_low_i8x16_s {L(f'sc{r}')}) {K(320)}))"]
 
 
 def finish_q2():
@@ -134,9 +138,7 @@ def finish_q2():
 
 def finish_q3():
     """[row 0 total, row 1 total] in lanes 0 and 1, times [d0, d1] * y.d"""
-    return f"""(local.set $dot0 (i32x4.sub {L('dot0')} {L('min0')}))
-            (local.set $dot1 (i32x4.sub {L('dot1')} {L('min1')}))
-            (local.set $ab (i32x4.add
+    return f"""(local.set $ab (i32x4.add
               (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 {L('dot0')} {L('dot1')})
               (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 {L('dot0')} {L('dot1')})))
             (local.set $hd (v128.load16_lane offset=108 align=1 2 {L('x1')}
@@ -190,19 +192,32 @@ def body(fmt):
     scales = scales_q2 if q2 else scales_q3
     half_scales = half_scales_q2 if q2 else half_scales_q3
     inner = []
-    inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
-              f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"]
+    if not q2:
+        inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
+                  f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"]
     inner += scales(0) + scales(1)
-    inner += ["(local.set $dot0 (v128.const i32x4 0 0 0 0))", "(local.set $dot1 (v128.const i32x4 0 0 0 0))"]
-    for h in range(2):
-        inner += half_scales(0, h) + half_scales(1, h)
-        for t in range(2):
-            inner.append(f";; elements {128 * h} + 32j + {16 * t}..: sub-blocks {8 * h + t} + 2j")
-            for j in range(4):
-                inner.append(f"(local.set $a{j} (v128.load offset={4 + 128 * h + 32 * j + 16 * t} align=1 {L('yb')}))")
-            inner += planes(0, h, t) + planes(1, h, t)
+    # The halves h as a loop (pointers $q0, $q1 at x + 32h, $ap at yb + 128h, hmask shifted by $hs = 4h):
+    # written out, the two halves make one block in which V8's scheduler lengthens the live ranges
+    # until it spills (Q3_K ran slower than V8's baseline compiler).
+    inner += [f"(local.set $q0 {L('x0')})", f"(local.set $q1 {L('x1')})", f"(local.set $ap {L('yb')})",
+              "(local.set $hs (i32.const 0))", "(loop $halves"]
+    body = half_scales(0) + half_scales(1)
+    for t in range(2):
+        body.append(f";; elements 128h + 32j + {16 * t}..: sub-blocks 8h + {t} + 2j")
+        for j in range(4):
+            body.append(f"(local.set $a{j} (v128.load offset={4 + 32 * j + 16 * t} align=1 {L('ap')}))")
+        body += planes(0, None, t) + planes(1, None, t)
+    body += [f"(local.set $sc{r} (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 {L(f'sc{r}')} {L(f'sc{r}')}))"
+             for r in range(2)]
+    body += [f"(local.set $q0 (i32.add {L('q0')} (i32.const 32)))", f"(local.set $q1 (i32.add {L('q1')} (i32.const 32)))",
+             f"(local.set $ap (i32.add {L('ap')} (i32.const 128)))",
+             f"(br_if $halves (i32.eq (local.tee $hs (i32.add {L('hs')} (i32.const 4))) (i32.const 4))))"]
+    inner += ["  " + line for line in body]
     inner += ["(local.set $dot0 (i32x4.shr_s (local.get $dot0) (i32.const 2)))",
               "(local.set $dot1 (i32x4.shr_s (local.get $dot1) (i32.const 2)))"]
+    if q2:
+        inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
+                  f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"] + mins_q2(0) + mins_q2(1)
     inner.append(finish_q2() if q2 else finish_q3())
     ind = "            "
     inner_text = "\n".join(ind + line for line in inner)
@@ -227,6 +242,7 @@ def body(fmt):
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
     (param $act i32) (param $k i32) (param $out i32)
     (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+    (local $q0 i32) (local $q1 i32) (local $ap i32) (local $hs i32)
     (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
     (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)

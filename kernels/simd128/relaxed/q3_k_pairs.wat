@@ -24,6 +24,7 @@
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
     (param $act i32) (param $k i32) (param $out i32)
     (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+    (local $q0 i32) (local $q1 i32) (local $ap i32) (local $hs i32)
     (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
     (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
@@ -52,9 +53,9 @@
                                                 (v128.load offset=336 (local.get $k))) (i32.const 2))
                         (v128.load offset=352 (local.get $k))))
               (v128.load offset=368 (local.get $k))))
-            (local.set $min0 (i32x4.shl (i32x4.add
+            (local.set $dot0 (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add
               (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_s (local.get $sc0)))
-              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc0)))) (i32.const 2)))
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc0)))) (i32.const 4))))
             (local.set $p (v128.load offset=94 align=1 (local.get $x1)))
             (local.set $sc1 (i8x16.sub (v128.or
               (v128.and (i8x16.shuffle 2 3 4 5 6 7 8 9 18 19 20 21 22 23 24 25 (local.get $p) (i16x8.shr_u (local.get $p) (i32.const 4)))
@@ -63,159 +64,94 @@
                                                 (v128.load offset=336 (local.get $k))) (i32.const 2))
                         (v128.load offset=352 (local.get $k))))
               (v128.load offset=368 (local.get $k))))
-            (local.set $min1 (i32x4.shl (i32x4.add
+            (local.set $dot1 (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add
               (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_s (local.get $sc1)))
-              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc1)))) (i32.const 2)))
-            (local.set $dot0 (v128.const i32x4 0 0 0 0))
-            (local.set $dot1 (v128.const i32x4 0 0 0 0))
-            (local.set $s0 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc0)) (v128.load offset=320 (local.get $k))))
-            (local.set $s1 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc1)) (v128.load offset=320 (local.get $k))))
-            ;; elements 0 + 32j + 0..: sub-blocks 0 + 2j
-            (local.set $a0 (v128.load offset=4 align=1 (local.get $yb)))
-            (local.set $a1 (v128.load offset=36 align=1 (local.get $yb)))
-            (local.set $a2 (v128.load offset=68 align=1 (local.get $yb)))
-            (local.set $a3 (v128.load offset=100 align=1 (local.get $yb)))
-            (local.set $v (v128.load offset=32 align=1 (local.get $x0)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (v128.load offset=0 align=1 (local.get $x0)))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc1)))) (i32.const 4))))
+            (local.set $q0 (local.get $x0))
+            (local.set $q1 (local.get $x1))
+            (local.set $ap (local.get $yb))
+            (local.set $hs (i32.const 0))
+            (loop $halves
+              (local.set $s0 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc0)) (v128.load offset=320 (local.get $k))))
+              (local.set $s1 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc1)) (v128.load offset=320 (local.get $k))))
+              ;; elements 128h + 32j + 0..: sub-blocks 8h + 0 + 2j
+              (local.set $a0 (v128.load offset=4 align=1 (local.get $ap)))
+              (local.set $a1 (v128.load offset=36 align=1 (local.get $ap)))
+              (local.set $a2 (v128.load offset=68 align=1 (local.get $ap)))
+              (local.set $a3 (v128.load offset=100 align=1 (local.get $ap)))
+              (local.set $v (v128.load offset=32 align=1 (local.get $q0)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x0)) (local.get $hs)))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=128 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=160 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=192 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=224 (local.get $k))))))
-            (local.set $v (v128.load offset=32 align=1 (local.get $x1)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (v128.load offset=0 align=1 (local.get $x1)))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $v (v128.load offset=32 align=1 (local.get $q1)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x1)) (local.get $hs)))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=128 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=160 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=192 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=224 (local.get $k))))))
-            ;; elements 0 + 32j + 16..: sub-blocks 1 + 2j
-            (local.set $a0 (v128.load offset=20 align=1 (local.get $yb)))
-            (local.set $a1 (v128.load offset=52 align=1 (local.get $yb)))
-            (local.set $a2 (v128.load offset=84 align=1 (local.get $yb)))
-            (local.set $a3 (v128.load offset=116 align=1 (local.get $yb)))
-            (local.set $v (v128.load offset=48 align=1 (local.get $x0)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (v128.load offset=16 align=1 (local.get $x0)))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              ;; elements 128h + 32j + 16..: sub-blocks 8h + 1 + 2j
+              (local.set $a0 (v128.load offset=20 align=1 (local.get $ap)))
+              (local.set $a1 (v128.load offset=52 align=1 (local.get $ap)))
+              (local.set $a2 (v128.load offset=84 align=1 (local.get $ap)))
+              (local.set $a3 (v128.load offset=116 align=1 (local.get $ap)))
+              (local.set $v (v128.load offset=48 align=1 (local.get $q0)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x0)) (local.get $hs)))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=144 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=176 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=208 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=240 (local.get $k))))))
-            (local.set $v (v128.load offset=48 align=1 (local.get $x1)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (v128.load offset=16 align=1 (local.get $x1)))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $v (v128.load offset=48 align=1 (local.get $q1)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x1)) (local.get $hs)))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=144 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=176 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=208 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
                 (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=240 (local.get $k))))))
-            (local.set $s0 (i16x8.mul (i16x8.extend_high_i8x16_s (local.get $sc0)) (v128.load offset=320 (local.get $k))))
-            (local.set $s1 (i16x8.mul (i16x8.extend_high_i8x16_s (local.get $sc1)) (v128.load offset=320 (local.get $k))))
-            ;; elements 128 + 32j + 0..: sub-blocks 8 + 2j
-            (local.set $a0 (v128.load offset=132 align=1 (local.get $yb)))
-            (local.set $a1 (v128.load offset=164 align=1 (local.get $yb)))
-            (local.set $a2 (v128.load offset=196 align=1 (local.get $yb)))
-            (local.set $a3 (v128.load offset=228 align=1 (local.get $yb)))
-            (local.set $v (v128.load offset=64 align=1 (local.get $x0)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x0)) (i32.const 4)))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=128 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=160 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=192 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=224 (local.get $k))))))
-            (local.set $v (v128.load offset=64 align=1 (local.get $x1)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x1)) (i32.const 4)))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=128 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=160 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=192 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=224 (local.get $k))))))
-            ;; elements 128 + 32j + 16..: sub-blocks 9 + 2j
-            (local.set $a0 (v128.load offset=148 align=1 (local.get $yb)))
-            (local.set $a1 (v128.load offset=180 align=1 (local.get $yb)))
-            (local.set $a2 (v128.load offset=212 align=1 (local.get $yb)))
-            (local.set $a3 (v128.load offset=244 align=1 (local.get $yb)))
-            (local.set $v (v128.load offset=80 align=1 (local.get $x0)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x0)) (i32.const 4)))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=144 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=176 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=208 (local.get $k))))))
-            (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=240 (local.get $k))))))
-            (local.set $v (v128.load offset=80 align=1 (local.get $x1)))
-            (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
-            (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x1)) (i32.const 4)))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=144 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=176 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=208 (local.get $k))))))
-            (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
-                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=240 (local.get $k))))))
+              (local.set $sc0 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc0) (local.get $sc0)))
+              (local.set $sc1 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc1) (local.get $sc1)))
+              (local.set $q0 (i32.add (local.get $q0) (i32.const 32)))
+              (local.set $q1 (i32.add (local.get $q1) (i32.const 32)))
+              (local.set $ap (i32.add (local.get $ap) (i32.const 128)))
+              (br_if $halves (i32.eq (local.tee $hs (i32.add (local.get $hs) (i32.const 4))) (i32.const 4))))
             (local.set $dot0 (i32x4.shr_s (local.get $dot0) (i32.const 2)))
             (local.set $dot1 (i32x4.shr_s (local.get $dot1) (i32.const 2)))
-            (local.set $dot0 (i32x4.sub (local.get $dot0) (local.get $min0)))
-            (local.set $dot1 (i32x4.sub (local.get $dot1) (local.get $min1)))
             (local.set $ab (i32x4.add
               (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $dot0) (local.get $dot1))
               (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $dot0) (local.get $dot1))))
