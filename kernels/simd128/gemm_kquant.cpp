@@ -29,7 +29,7 @@ inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi
 // (elements 32j..32j+31) scaled; extra(b, s, j, e) its e-th min term; row() the decode row dot
 // against activations split once per call, and with kTwoRows, pairs() the dots of rows r and
 // r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q5_k / _q6_k /
-// _iq4_xs).
+// _iq4_xs, or rows2_q2_k / _q3_k with the slots' own constant table, kPairsConstants).
 struct Q4K {
   using Block = BlockQ4_K;
   static constexpr int kExtra = 1;
@@ -180,7 +180,7 @@ struct Q3K {
   using Block = BlockQ3_K;
   static constexpr int kExtra = 0;
   static constexpr gemm::ActExtra kAct = gemm::ActExtra::kNone;
-  static constexpr bool kTwoRows = false;
+  static constexpr bool kTwoRows = true;
   struct Scales {
     int8_t sc[16];
   };
@@ -204,13 +204,15 @@ struct Q3K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q3_k(nb, x, y, act);
   }
+  static constexpr const PairsFn& pairs = q3_k_pairs;
+  static constexpr const v128_t* kPairsConstants = q2_q3_constants;
 };
 
 struct Q2K {
   using Block = BlockQ2_K;
   static constexpr int kExtra = 2;  // one min per 16-element sub-block
   static constexpr gemm::ActExtra kAct = gemm::ActExtra::kBsum16;
-  static constexpr bool kTwoRows = false;
+  static constexpr bool kTwoRows = true;
   struct Scales {
     float dmin;
   };
@@ -228,6 +230,8 @@ struct Q2K {
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_q2_k(nb, x, y, act);
   }
+  static constexpr const PairsFn& pairs = q2_k_pairs;
+  static constexpr const v128_t* kPairsConstants = q2_q3_constants;
 };
 
 struct IQ4XS {

@@ -7,6 +7,7 @@
 #include "core/quant/interleave.h"
 #include "kernels/simd128/gemm_tile.h"
 #include "kernels/simd128/kquant_impl.h"
+#include "kernels/simd128/rows2_q2_q3.h"
 #include "kernels/simd128/util.h"
 
 namespace {
@@ -79,6 +80,17 @@ extern "C" __attribute__((noinline)) void ox_simd128_q6_k_il_pairs(int32_t nb, c
   }
 }
 
+extern "C" __attribute__((noinline)) void ox_simd128_q2_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t pairs, const ox::BlockQ8_K* y,
+                                                                const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockQ2_K, ox::kernels::simd128::kquant::rows2_q2_k>(nb, w, w_stride, pairs, y, act, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q3_k_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t pairs, const ox::BlockQ8_K* y,
+                                                                const v128_t* act, const v128_t*, float* out) {
+  pairs_body<ox::BlockQ3_K, ox::kernels::simd128::kquant::rows2_q3_k>(nb, w, w_stride, pairs, y, act, out);
+}
+
 // A value no other function returns: an optimizer that merges functions with equal bodies must not
 // merge this one, or the splice would change both.
 extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { return 0x5128D00D; }
@@ -93,6 +105,8 @@ PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
 PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
 PairsFn iq4_xs_pairs = ox_simd128_iq4_xs_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
+PairsFn q2_k_pairs = ox_simd128_q2_k_pairs;
+PairsFn q3_k_pairs = ox_simd128_q3_k_pairs;
 
 v128_t relaxed_constants[21] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
@@ -123,6 +137,43 @@ v128_t relaxed_constants[21] = {
     // 304, 320: an activation's low seven bits and its sign bit moved to bit 0 (q8_0_quads.wat)
     wasm_i8x16_const(0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F),
     wasm_i8x16_const(0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01),
+};
+
+// The constants of q2_k_pairs.wat and q3_k_pairs.wat, at the offsets they read them from.
+v128_t q2_q3_constants[24] = {
+    // 0, 16: a weight plane's mask in place (Q2_K's 2 bits at bits 0-1 or 2-3; the quant then counts 4x)
+    wasm_i8x16_const(0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03),
+    wasm_i8x16_const(0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C),
+    // 32: Q2_K's scale byte k shifted left 2 kept where k % 4 < 2 (planes 0 and 2, which count 1x)
+    wasm_i8x16_const(0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0),
+    // 48..112: fp16x4_to_f32's constants, as in relaxed_constants
+    wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
+    wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
+    wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
+    wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
+    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
+    // 128 + 16j: swizzle indices that copy i16 lane j into every lane, as in relaxed_constants
+    wasm_i8x16_const(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
+    wasm_i8x16_const(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3),
+    wasm_i8x16_const(4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5),
+    wasm_i8x16_const(6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7),
+    wasm_i8x16_const(8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9),
+    wasm_i8x16_const(10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11),
+    wasm_i8x16_const(12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13),
+    wasm_i8x16_const(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15),
+    // 256: Q2_K's scale byte k kept where k % 4 >= 2 (planes 1 and 3, which count 4x); 272: the nibble mask
+    wasm_i8x16_const(0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F),
+    wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
+    // 288, 304: Q3_K's high bit in place (bit 2 for planes 0 and 2, bit 4 for planes 1 and 3)
+    wasm_i8x16_const(0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04),
+    wasm_i8x16_const(0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10),
+    // 320: Q3_K's i16 scales times 4 in the lanes 2j + t of even planes j
+    wasm_i16x8_const(4, 4, 1, 1, 4, 4, 1, 1),
+    // 336: 2^(6 - 2g) for the i16 lanes of byte group g: bits 2g, 2g + 1 of Q3_K's packed high scale bits to bits 6-7
+    wasm_i16x8_const(64, 64, 16, 16, 4, 4, 1, 1),
+    // 352: the high scale bits in place (bits 4-5); 368: Q3_K's scale offset 32
+    wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
+    wasm_i8x16_const(0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20),
 };
 
 }  // namespace ox::kernels::simd128

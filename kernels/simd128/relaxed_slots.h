@@ -97,6 +97,14 @@ extern I7TileFn i7_superblock_tile;
 using WideTileFn = void (*)(int32_t n, const uint8_t* w0, const uint8_t* w1, const float* panel, float* cells);
 extern WideTileFn wide_tile;
 
+// Rows r and r + pairs of a Q2_K (q2_k_pairs) or Q3_K (q3_k_pairs) matrix against one token's Q8_K
+// activations: PairsFn's contract, the SIMD128 bodies kquant::rows2_q2_k / rows2_q3_k
+// (rows2_q2_q3.h), k the table q2_q3_constants (the relaxed bodies' own, so that its offsets do not
+// move with relaxed_constants).
+extern PairsFn q2_k_pairs;
+extern PairsFn q3_k_pairs;
+extern v128_t q2_q3_constants[24];
+
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;

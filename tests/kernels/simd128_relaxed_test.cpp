@@ -3,8 +3,9 @@
 // NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
 // scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
-// Q8_0: every weight -128, 127 or -127; every activation -128, or 127; IQ4_NL: values -127 and 113
-// against activations -128 and 127) where an i16 lane or a saturating pair would show.
+// Q8_0: every weight -128, 127 or -127; IQ4_NL: values -127 and 113; Q2_K: every quant 3, scales
+// and mins 15; Q3_K: every quant 3 with its high bit, scales -32; every activation -128, or 127)
+// where an i16 lane or a saturating pair would show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "kernels/simd128/iquant_impl.h"
 #include "kernels/simd128/kquant_impl.h"
 #include "kernels/simd128/relaxed_slots.h"
+#include "kernels/simd128/rows2_q2_q3.h"
 #include "kernels/simd128/util.h"
 #endif
 
@@ -138,7 +140,8 @@ TEST(Simd128Relaxed, ModuleIsTheOneAskedFor) {
 #if defined(__wasm_simd128__)
 // The slot `slot` against `rows2` (the C++ it stands in for) over shapes and both kinds of data.
 template <typename Block, typename MakeRows, typename Rows2, typename Slot>
-void expect_pairs_match(MakeRows make_rows, Rows2 rows2, Slot slot, unsigned seed) {
+void expect_pairs_match(MakeRows make_rows, Rows2 rows2, Slot slot, unsigned seed,
+                        const v128_t* k = simd::relaxed_constants) {
   std::mt19937 rng(seed);
   for (const bool extreme : {false, true}) {
     for (const int nb : {1, 3, 8}) {
@@ -153,7 +156,7 @@ void expect_pairs_match(MakeRows make_rows, Rows2 rows2, Slot slot, unsigned see
                 simd::kquant::opaque_consts(), simd::fp16_consts(), &want[r], &want[r + pairs]);
         }
         slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), pairs, y.data(),
-             act, simd::relaxed_constants, got.data());
+             act, k, got.data());
         for (int r = 0; r < 2 * pairs; ++r) {
           uint32_t a, b;
           std::memcpy(&a, &want[r], 4);
@@ -691,3 +694,49 @@ TEST(Simd128Relaxed, RelayoutsMatchTheScalarConversions) {
 }
 
 }  // namespace
+
+#if defined(__wasm_simd128__)
+// Q2_K rows: random bytes, d and dmin finite (half_scale); `extreme`: every quant 3 and every scale
+// and min 15.
+std::vector<ox::BlockQ2_K> q2_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ2_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (ox::BlockQ2_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    b.d = half_scale(rng);
+    b.dmin = half_scale(rng);
+  }
+  return out;
+}
+
+// Q3_K rows: random bytes, d finite (half_scale); `extreme`: every quant 3 (low bits 3, high bit
+// set: u = 7) and every scale -32 (the 6-bit field 0), the largest products of either sign.
+std::vector<ox::BlockQ3_K> q3_k_rows(int rows, int nb, bool extreme, std::mt19937& rng) {
+  std::vector<ox::BlockQ3_K> out(static_cast<size_t>(rows) * nb);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (ox::BlockQ3_K& b : out) {
+    auto* p = reinterpret_cast<uint8_t*>(&b);
+    for (size_t i = 0; i < sizeof(b); ++i) p[i] = extreme ? 0xFF : static_cast<uint8_t>(byte(rng));
+    if (extreme) std::memset(b.scales, 0, sizeof(b.scales));
+    b.d = half_scale(rng);
+  }
+  return out;
+}
+#endif
+
+TEST(Simd128Relaxed, Q2KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ2_K>(q2_k_rows, simd::kquant::rows2_q2_k, simd::q2_k_pairs, 2468, simd::q2_q3_constants);
+#endif
+}
+
+TEST(Simd128Relaxed, Q3KPairsMatchTheSimd128BodyBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_pairs_match<ox::BlockQ3_K>(q3_k_rows, simd::kquant::rows2_q3_k, simd::q3_k_pairs, 8642, simd::q2_q3_constants);
+#endif
+}

@@ -1,0 +1,184 @@
+;; Q3_K x Q8_K decode of row pairs with relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s, written by
+;; kernels/simd128/relaxed/gen_q2_q3_pairs.py. Spliced in place of ox_simd128_q3_k_pairs
+;; (relaxed_slots.cpp; kernels/simd128/relaxed_slots.h for the contract); wabt 1.0.32 spells the
+;; instruction i16x8.dot_i8x16_i7x16_s.
+;;
+;; Same bits as the C++ body (kquant::rows2_q3_k in rows2_q2_q3.h): its integer sums are exact and
+;; so are these, and the float steps are the same instructions in the same order. The weight is
+;; u = low2 | hbit << 2 (0..7), q = u - 4, the -4 taken off as 4 * sum_k sc_k * bsums_k (llama.cpp's
+;; bsums); u is the i7 operand, planes 1 and 3 built in place as 4 * u (at most 28) and planes 0
+;; and 2 as u, whose scales are taken 4x instead, so every sub-block's term is 4x and the sum is
+;; shifted down by 2 (exactly) before the bias comes off. A relaxed-dot lane holds two products (at
+;; most 2 * 28 * 128), a dot_i16x8 lane at most 2 * 7168 * 128.
+;;
+;; Block layout (110 bytes): hmask[32] at 0 (hmask[16t + l] bit 4h + j: the high bit of element
+;; 128h + 32j + 16t + l), qs[64] at 32 (as Q2_K's), 16 6-bit scales packed in 12 bytes at 96
+;; (q3_k_scales in util.h; scale - 32), d (fp16) at 108.
+(module
+  (import "env" "memory" (memory 1 65536 shared))
+  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
+  ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
+  ;; 260); k the table q2_q3_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
+  ;; dots. `act` (the split activations of the C++ body) is not read.
+  (func (export "q3_k_pairs")
+    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
+    (param $act i32) (param $k i32) (param $out i32)
+    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+    (local $q0 i32) (local $q1 i32) (local $ap i32) (local $hs i32)
+    (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
+    (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
+    (local $hb v128) (local $p v128) (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128)
+    (local $ex v128) (local $tiny v128)
+    (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
+    (local.set $r (i32.const 0))
+    (block $rows_done
+      (br_if $rows_done (i32.le_s (local.get $pairs) (i32.const 0)))
+      (loop $rows
+        (local.set $x0 (i32.add (local.get $w) (i32.mul (local.get $r) (local.get $w_stride))))
+        (local.set $x1 (i32.add (local.get $w) (i32.mul (i32.add (local.get $r) (local.get $pairs)) (local.get $w_stride))))
+        (local.set $yb (local.get $y))
+        (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const 110))))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (block $blocks_done
+          (br_if $blocks_done (i32.eq (local.get $x0) (local.get $end)))
+          (loop $blocks
+            (local.set $b0 (v128.load offset=260 align=1 (local.get $yb)))
+            (local.set $b1 (v128.load offset=276 align=1 (local.get $yb)))
+            (local.set $p (v128.load offset=94 align=1 (local.get $x0)))
+            (local.set $sc0 (i8x16.sub (v128.or
+              (v128.and (i8x16.shuffle 2 3 4 5 6 7 8 9 18 19 20 21 22 23 24 25 (local.get $p) (i16x8.shr_u (local.get $p) (i32.const 4)))
+                        (v128.load offset=272 (local.get $k)))
+              (v128.and (i16x8.shr_u (i16x8.mul (i8x16.shuffle 10 11 12 13 10 11 12 13 10 11 12 13 10 11 12 13 (local.get $p) (local.get $p))
+                                                (v128.load offset=336 (local.get $k))) (i32.const 2))
+                        (v128.load offset=352 (local.get $k))))
+              (v128.load offset=368 (local.get $k))))
+            (local.set $dot0 (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_s (local.get $sc0)))
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc0)))) (i32.const 4))))
+            (local.set $p (v128.load offset=94 align=1 (local.get $x1)))
+            (local.set $sc1 (i8x16.sub (v128.or
+              (v128.and (i8x16.shuffle 2 3 4 5 6 7 8 9 18 19 20 21 22 23 24 25 (local.get $p) (i16x8.shr_u (local.get $p) (i32.const 4)))
+                        (v128.load offset=272 (local.get $k)))
+              (v128.and (i16x8.shr_u (i16x8.mul (i8x16.shuffle 10 11 12 13 10 11 12 13 10 11 12 13 10 11 12 13 (local.get $p) (local.get $p))
+                                                (v128.load offset=336 (local.get $k))) (i32.const 2))
+                        (v128.load offset=352 (local.get $k))))
+              (v128.load offset=368 (local.get $k))))
+            (local.set $dot1 (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add
+              (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_s (local.get $sc1)))
+              (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_s (local.get $sc1)))) (i32.const 4))))
+            (local.set $q0 (local.get $x0))
+            (local.set $q1 (local.get $x1))
+            (local.set $ap (local.get $yb))
+            (local.set $hs (i32.const 0))
+            (loop $halves
+              (local.set $s0 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc0)) (v128.load offset=320 (local.get $k))))
+              (local.set $s1 (i16x8.mul (i16x8.extend_low_i8x16_s (local.get $sc1)) (v128.load offset=320 (local.get $k))))
+              ;; elements 128h + 32j + 0..: sub-blocks 8h + 0 + 2j
+              (local.set $a0 (v128.load offset=4 align=1 (local.get $ap)))
+              (local.set $a1 (v128.load offset=36 align=1 (local.get $ap)))
+              (local.set $a2 (v128.load offset=68 align=1 (local.get $ap)))
+              (local.set $a3 (v128.load offset=100 align=1 (local.get $ap)))
+              (local.set $v (v128.load offset=32 align=1 (local.get $q0)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x0)) (local.get $hs)))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=128 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=160 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=192 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=224 (local.get $k))))))
+              (local.set $v (v128.load offset=32 align=1 (local.get $q1)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=0 align=1 (local.get $x1)) (local.get $hs)))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=128 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=160 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=192 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=224 (local.get $k))))))
+              ;; elements 128h + 32j + 16..: sub-blocks 8h + 1 + 2j
+              (local.set $a0 (v128.load offset=20 align=1 (local.get $ap)))
+              (local.set $a1 (v128.load offset=52 align=1 (local.get $ap)))
+              (local.set $a2 (v128.load offset=84 align=1 (local.get $ap)))
+              (local.set $a3 (v128.load offset=116 align=1 (local.get $ap)))
+              (local.set $v (v128.load offset=48 align=1 (local.get $q0)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x0)) (local.get $hs)))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=144 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=176 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=208 (local.get $k))))))
+              (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=240 (local.get $k))))))
+              (local.set $v (v128.load offset=48 align=1 (local.get $q1)))
+              (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
+              (local.set $hb (i16x8.shr_u (v128.load offset=16 align=1 (local.get $x1)) (local.get $hs)))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.or (v128.and (local.get $v) (v128.load offset=0 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 2)) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=144 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.or (v128.and (local.get $v) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 3)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=176 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.or (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))) (v128.and (local.get $hb) (v128.load offset=288 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=208 (local.get $k))))))
+              (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.or (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))) (v128.and (i16x8.shl (local.get $hb) (i32.const 1)) (v128.load offset=304 (local.get $k)))))
+                (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=240 (local.get $k))))))
+              (local.set $sc0 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc0) (local.get $sc0)))
+              (local.set $sc1 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc1) (local.get $sc1)))
+              (local.set $q0 (i32.add (local.get $q0) (i32.const 32)))
+              (local.set $q1 (i32.add (local.get $q1) (i32.const 32)))
+              (local.set $ap (i32.add (local.get $ap) (i32.const 128)))
+              (br_if $halves (i32.eq (local.tee $hs (i32.add (local.get $hs) (i32.const 4))) (i32.const 4))))
+            (local.set $dot0 (i32x4.shr_s (local.get $dot0) (i32.const 2)))
+            (local.set $dot1 (i32x4.shr_s (local.get $dot1) (i32.const 2)))
+            (local.set $ab (i32x4.add
+              (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $dot0) (local.get $dot1))
+              (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $dot0) (local.get $dot1))))
+            (local.set $hd (v128.load16_lane offset=108 align=1 2 (local.get $x1)
+              (v128.load16_lane offset=108 align=1 0 (local.get $x0) (v128.const i32x4 0 0 0 0))))
+            (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul
+              (f32x4.convert_i32x4_s (i32x4.add (local.get $ab) (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $ab) (local.get $ab))))
+              (f32x4.mul
+                (v128.or
+                  (v128.or
+                    (f32x4.sub
+                      (i32x4.add
+                        (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $hd) (i32.const 17)) (i32.const 4)) (v128.load offset=48 (local.get $k)))
+                        (v128.and (local.tee $tiny (i32x4.eq (local.tee $ex (v128.and (local.get $hd) (v128.load offset=80 (local.get $k))))
+                                                             (v128.const i32x4 0 0 0 0)))
+                                  (v128.load offset=64 (local.get $k))))
+                      (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
+                    (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
+                  (i32x4.shl (i32x4.shr_u (local.get $hd) (i32.const 15)) (i32.const 31)))
+                (f32x4.splat (f32.load align=1 (local.get $yb)))))))
+            (local.set $x0 (i32.add (local.get $x0) (i32.const 110)))
+            (local.set $x1 (i32.add (local.get $x1) (i32.const 110)))
+            (local.set $yb (i32.add (local.get $yb) (i32.const 292)))
+            (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32x4.extract_lane 0 (local.get $acc)))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32x4.extract_lane 1 (local.get $acc)))
+        (br_if $rows (i32.lt_s (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $pairs))))))
+)
