@@ -33,6 +33,7 @@ void patch(KernelTable& t) {
   dot(DType::TQ2_0, vec_dot_tq2_0_q8_k);
   tile(DType::F16, gemm_f16);
   tile(DType::Q4_0, gemm_q4_0);
+  t.gemm_all_tokens[static_cast<uint32_t>(DType::Q4_0)] = true;  // gemm_block32.cpp: passes of tokens
   tile(DType::Q4_1, gemm_q4_1);
   tile(DType::Q5_0, gemm_q5_0);
   tile(DType::Q5_1, gemm_q5_1);
