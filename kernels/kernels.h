@@ -63,6 +63,10 @@ struct KernelTable {
   // (within float rounding of it), for passes with no one-token path to agree with bit for bit: an
   // encoder's embedding pass (OpContext::order_free). Null: matmul takes gemm[W] there too.
   GemmFn gemm_wide[kDTypeCount] = {};
+  // gemm_all_tokens[W]: gemm[W] splits a product's tokens into cache-sized passes itself, so matmul
+  // hands it every token at once and its weights are unpacked once per product rather than once
+  // per chunk of tokens. False: matmul passes kActChunkBytes of activation rows at a time.
+  bool gemm_all_tokens[kDTypeCount] = {};
   // to_float[W]: rows of format W to f32 (what attention reads of an F16, BF16 or quantized KV
   // cache, one tile of positions at a time). Exact conversions, so every ISA gives the reference's bits.
   ToFloatFn to_float[kDTypeCount] = {};

@@ -128,6 +128,7 @@ void product_rows(const kernels::KernelTable& k, const MatmulOutput& o, const ui
   // panel empty), even where that passes kActChunkBytes.
   int64_t token_chunk = static_cast<int64_t>(kActChunkBytes / act_row_bytes);
   if (wide != nullptr) token_chunk = std::max(kWidePanelTokens, token_chunk / kWidePanelTokens * kWidePanelTokens);
+  if (wide == nullptr && k.gemm_all_tokens[wt]) token_chunk = n_tokens;
   token_chunk = std::max<int64_t>(1, std::min(n_tokens, token_chunk));
   for (int64_t t0 = 0; t0 < n_tokens; t0 += token_chunk) {
     const int64_t nt = std::min(token_chunk, n_tokens - t0);

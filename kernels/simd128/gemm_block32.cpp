@@ -3,6 +3,7 @@
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
 // four at a time with the lane-form weights of block32_impl.h (Q4_0's, Q8_0's and IQ4_NL's through
 // relaxed-SIMD slots). In the relaxed-SIMD module Q4_0's prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -267,11 +268,20 @@ void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_
 
 // Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
 // with the relaxed module's 16-products-per-instruction tile.
+// Every token comes in one call (KernelTable::gemm_all_tokens): each block of rows is unpacked once
+// and then passes over the tokens kPassActBytes of packed activations at a time (a multiple of the
+// tile's tokens, so only the last pass has an edge), which stay in L2 while the block's rows use
+// them. Split into matmul's 256 KB chunks instead, a 1B model's 128-token prefill unpacked every
+// 2048-wide matrix twice (120 + 8 tokens) and the 8192-wide ones five times (30-token chunks, each
+// with a 2-token edge in SIMD128): ~9% of its time in the relaxed module (node profile).
+constexpr int64_t kPassActBytes = 384 * 1024;
+
 template <typename F>
 void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
   using Block = typename F::Block;
-  const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride;
+  const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride, a_row = n_groups * gemm::kI7ActStride;
+  const int64_t pass = std::max<int64_t>(gemm::kTileTokens, kPassActBytes / (a_row * 16) / gemm::kTileTokens * gemm::kTileTokens);
   const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, F::kDecodeOffset);
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
@@ -281,7 +291,11 @@ void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
       gemm::pack_i7_row(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), n_groups,
                         [&](int64_t u) { return F::i7_unit(x[u]); }, [&](int64_t u) { return F::scale(x[u], 0); });
     }
-    gemm::i7_product(pw, nr, pa, n_tokens, n_groups, y + r0, y_stride);
+    // Token blocks of packed_row start at t0 * a_row (t0 a multiple of the tile's tokens).
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {
+      const int64_t nt = std::min(pass, n_tokens - t0);
+      gemm::i7_product(pw, nr, pa + t0 * a_row, nt, n_groups, y + t0 * y_stride + r0, y_stride);
+    }
   }
 }
 
@@ -306,6 +320,15 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   if constexpr (std::is_same_v<F, Q4_0>) {
     // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
     if (relaxed_active() && nb % 4 == 0) return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    // The i16 groups in matmul's chunks of tokens (gemm_all_tokens is set for Q4_0): 256 KB of activation rows.
+    const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(256 * 1024 / a_stride));
+    if (n_tokens > chunk) {
+      for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk) {
+        gemm_block32<F>(n, w, w_stride, n_rows, a + static_cast<uint64_t>(t0) * a_stride, a_stride,
+                        std::min(chunk, n_tokens - t0), y + t0 * y_stride, y_stride);
+      }
+      return;
+    }
   }
   const v128_t* pa = F::kExtra == 0 ? gemm::pack_acts_q8_0(n, a, a_stride, n_tokens)
                                     : gemm::pack_acts_q8_1(n, a, a_stride, n_tokens);
@@ -359,6 +382,7 @@ QuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
 void register_gemm_block32(KernelTable& t) {
   auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
   tile(DType::Q4_0, gemm_block32<Q4_0>);
+  t.gemm_all_tokens[static_cast<uint32_t>(DType::Q4_0)] = true;  // prefill_i7: its own passes of tokens
   tile(DType::Q4_1, gemm_block32<Q4_1>);
   tile(DType::Q5_0, gemm_block32<Q5_0>);
   tile(DType::Q5_1, gemm_block32<Q5_1>);

@@ -415,6 +415,7 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
 // ((l0 + l1) + l2) + l3 (the tile of gemm_tile.h). The plain module runs its i16 groups, the
 // relaxed one the byte groups of gemm_i7.h (the i7_tile slot for whole 2 x 4 tiles, SIMD128 for
 // the edges), so both give these bits; random and extreme data (nibbles 15 or 0, activations -128).
+// Both take every token in one call (KernelTable::gemm_all_tokens) and split them themselves.
 TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
@@ -424,9 +425,12 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
   std::mt19937 rng(2468);
   std::uniform_int_distribution<int> byte(0, 255);
   for (const int extreme : {0, 1, 2}) {
-    for (const int nb : {4, 12, 32}) {
+    for (const int nb : {4, 12, 32, 256}) {
       for (const int rows : {1, 2, 5, 16, 19}) {
-        for (const int tokens : {3, 4, 7, 9}) {
+        for (const int tokens : {3, 4, 7, 9, 41}) {
+          // 41 tokens of 8192 columns: more than one pass of the byte groups (36 tokens, a 5-token
+          // last pass) and of the i16 groups' chunks (30 tokens)
+          if ((nb == 256) != (tokens == 41)) continue;
           const size_t w_stride = nb * sizeof(ox::BlockQ4_0) + 3, a_stride = nb * sizeof(ox::BlockQ8_0) + 5;
           std::vector<uint8_t> wm(w_stride * rows), am(a_stride * tokens);
           auto wblock = [&](int r, int i) { return reinterpret_cast<ox::BlockQ4_0*>(wm.data() + r * w_stride) + i; };
