@@ -49,6 +49,21 @@ using QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
 extern QuadsFn q4_0_quads;
 extern QuadsFn q8_0_quads;
 
+// Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
+// matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or
+// Q8_1); act_q, d, s and sum are a split by gemm::split_acts_block32 (s: Q8_1's s as float, Q5_1
+// only; sum: Q5_0 only) and fifth the fifth-bit tables of gemm_block32.cpp's fifth_bit_sums
+// (per activation block four 256-entry tables: entry v is the sum of the quants 8p..8p+7 whose
+// bit is set in v). The SIMD128 body (decode_groups) reads act_q and fifth and takes a block's
+// integer dot as nibbles . a + 16 * (the four entries its qh bytes pick); the relaxed bodies read
+// a's quants and build each value whole (nibble + 16 * qh bit, the i7 operand), fifth null. Both
+// take 16 * sum(a) off for Q5_0 and then the same float steps. Defined in gemm_block32.cpp.
+using Q5QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                           int32_t j_step, const uint8_t* a, const v128_t* act_q, const float* d, const float* s,
+                           const int32_t* sum, const int16_t* fifth, const v128_t* k, float* out);
+extern Q5QuadsFn q5_0_quads;
+extern Q5QuadsFn q5_1_quads;
+
 // Rows r and r + pairs of a TQ2_0 matrix (w, rows w_stride bytes apart, nb super-blocks each)
 // against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. Each block's
 // integer dot is taken as sum(code * a) - sum(a), the codes 0..3 as stored (the reference's t - 1,
@@ -97,6 +112,6 @@ extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
 // The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
-extern v128_t relaxed_constants[21];
+extern v128_t relaxed_constants[24];
 
 }  // namespace ox::kernels::simd128
