@@ -259,7 +259,8 @@ void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t 
                        const gemm::SplitActs& act, const int16_t*, float* y) {
   decode_quads<Q8_0>(q8_0_quads, nb, w, w_stride, n_rows, a, act, y);
 }
-// Q5_0 and Q5_1 the same through their slots (the SIMD128 body also reads the fifth-bit tables).
+// Q5_0 and Q5_1 the same through their slots (the SIMD128 bodies and Q5_1's relaxed one read the
+// fifth-bit tables).
 template <typename F>
 void decode_q5_quads(Q5QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
                      const uint8_t* a, const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
@@ -316,10 +317,10 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
       const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
       const gemm::SplitActs act = gemm::split_acts_block32(n, at, F::kExtra == 1);
       const int16_t* fifth_sums = nullptr;
-      // The tables serve the SIMD128 body; the relaxed slot builds each value whole instead, so
-      // only rows past the last whole group of four need them there.
+      // Q5_0's relaxed slot builds each value whole instead of reading the tables, so there only
+      // rows past the last whole group of four need them.
       if constexpr (F::kFifthBitTable) {
-        if (!relaxed_active() || n_rows % 4 != 0) {
+        if (F::kExtra == 1 || !relaxed_active() || n_rows % 4 != 0) {
           fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
                                       : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
         }

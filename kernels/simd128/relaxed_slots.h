@@ -54,10 +54,11 @@ extern QuadsFn q8_0_quads;
 // Q8_1); act_q, d, s and sum are a split by gemm::split_acts_block32 (s: Q8_1's s as float, Q5_1
 // only; sum: Q5_0 only) and fifth the fifth-bit tables of gemm_block32.cpp's fifth_bit_sums
 // (per activation block four 256-entry tables: entry v is the sum of the quants 8p..8p+7 whose
-// bit is set in v). The SIMD128 body (decode_groups) reads act_q and fifth and takes a block's
-// integer dot as nibbles . a + 16 * (the four entries its qh bytes pick); the relaxed bodies read
-// a's quants and build each value whole (nibble + 16 * qh bit, the i7 operand), fifth null. Both
-// take 16 * sum(a) off for Q5_0 and then the same float steps. Defined in gemm_block32.cpp.
+// bit is set in v). The SIMD128 bodies (decode_groups) read act_q and fifth and take a block's
+// integer dot as nibbles . a + 16 * (the four entries its qh bytes pick), and so does Q5_1's
+// relaxed body with the nibbles as the i7 operand (reading a's quants); Q5_0's relaxed body builds
+// each value whole instead (nibble + 16 * qh bit, the i7 operand) and gets fifth null. Q5_0 then
+// takes 16 * sum(a) off; then decode_groups' float steps. Defined in gemm_block32.cpp.
 using Q5QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
                            int32_t j_step, const uint8_t* a, const v128_t* act_q, const float* d, const float* s,
                            const int32_t* sum, const int16_t* fifth, const v128_t* k, float* out);
