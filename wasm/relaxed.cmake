@@ -20,6 +20,7 @@ set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q5_k_pairs=ox_simd128
                           i7_superblock_tile=ox_simd128_i7_superblock_tile wide_tile=ox_simd128_wide_tile
                           tq2_0_pairs=ox_simd128_tq2_0_pairs iq2_s_pairs=ox_simd128_iq2_s_pairs
                           iq3_xxs_pairs=ox_simd128_iq3_xxs_pairs iq3_s_pairs=ox_simd128_iq3_s_pairs
+                          q5_0_quads=ox_simd128_q5_0_quads q5_1_quads=ox_simd128_q5_1_quads
                           relaxed_active=ox_simd128_relaxed_active
                           iq4_nl_quads=ox_simd128_iq4_nl_quads iq4_xs_pairs=ox_simd128_iq4_xs_pairs
                           q2_k_pairs=ox_simd128_q2_k_pairs q3_k_pairs=ox_simd128_q3_k_pairs)

@@ -1,8 +1,9 @@
 // SIMD128 gemm tiles of the 32-element block formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4).
 // Prefill (n_tokens >= kPackMinTokens): weights and activations packed as i16 groups and run
 // through the shared register tile (gemm_tile.h). Decode: activations split once per call, rows
-// four at a time with the lane-form weights of block32_impl.h (Q4_0's, Q8_0's and IQ4_NL's through
-// relaxed-SIMD slots). In the relaxed-SIMD module Q4_0's prefill runs on bytes instead (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
+// four at a time with the lane-form weights of block32_impl.h (Q4_0's, Q5_0's, Q5_1's, Q8_0's and
+// IQ4_NL's through relaxed-SIMD slots). In the relaxed-SIMD module Q4_0's prefill runs on bytes instead
+// (gemm_i7.h). Reference: quant_traits(W).vec_dot_ref.
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
@@ -265,6 +266,33 @@ void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_
                          const gemm::SplitActs& act, const int16_t*, float* y) {
   decode_quads<IQ4_NL>(iq4_nl_quads, nb, w, w_stride, n_rows, a, act, y);
 }
+// Q5_0 and Q5_1 the same through their slots (the SIMD128 bodies and Q5_1's relaxed one read the
+// fifth-bit tables).
+template <typename F>
+void decode_q5_quads(Q5QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                     const uint8_t* a, const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+  const int64_t whole = n_rows / 4 * 4;
+  if (whole > 0) {
+    const Groups g = row_groups(whole, w_stride);
+    slot(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
+         static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), a, act.q, act.d, act.s, act.sum, fifth_sums,
+         relaxed_constants, y);
+  }
+  if (whole < n_rows) {
+    decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
+                     fifth_sums, y + whole);
+  }
+}
+template <>
+void decode_rows<Q5_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+  decode_q5_quads<Q5_0>(q5_0_quads, nb, w, w_stride, n_rows, a, act, fifth_sums, y);
+}
+template <>
+void decode_rows<Q5_1>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                       const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
+  decode_q5_quads<Q5_1>(q5_1_quads, nb, w, w_stride, n_rows, a, act, fifth_sums, y);
+}
 
 // Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
 // with the relaxed module's 16-products-per-instruction tile.
@@ -309,9 +337,13 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
       const uint8_t* at = a + static_cast<uint64_t>(t) * a_stride;
       const gemm::SplitActs act = gemm::split_acts_block32(n, at, F::kExtra == 1);
       const int16_t* fifth_sums = nullptr;
+      // Q5_0's relaxed slot builds each value whole instead of reading the tables, so there only
+      // rows past the last whole group of four need them.
       if constexpr (F::kFifthBitTable) {
-        fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
-                                    : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
+        if (F::kExtra == 1 || !relaxed_active() || n_rows % 4 != 0) {
+          fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
+                                      : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
+        }
       }
       decode_rows<F>(nb, w, w_stride, n_rows, at, act, fifth_sums, y + t * y_stride);
     }
@@ -374,10 +406,35 @@ extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, co
                                                                   const int32_t* sum, const v128_t*, float* out) {
   quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
 }
+// The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
+template <typename F>
+void q5_quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step, int32_t j_step,
+                   const v128_t* act_q, const float* d, const float* s, const int32_t* sum, const int16_t* fifth,
+                   float* out) {
+  const gemm::SplitActs act{act_q, d, s, sum};
+  const int64_t n_rows = static_cast<int64_t>(groups) * 4;
+  decode_groups<F>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, fifth, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q5_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t groups, int32_t g_step, int32_t j_step,
+                                                                const uint8_t*, const v128_t* act_q, const float* d,
+                                                                const float* s, const int32_t* sum,
+                                                                const int16_t* fifth, const v128_t*, float* out) {
+  q5_quads_body<Q5_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, s, sum, fifth, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q5_1_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                int32_t groups, int32_t g_step, int32_t j_step,
+                                                                const uint8_t*, const v128_t* act_q, const float* d,
+                                                                const float* s, const int32_t* sum,
+                                                                const int16_t* fifth, const v128_t*, float* out) {
+  q5_quads_body<Q5_1>(nb, w, w_stride, groups, g_step, j_step, act_q, d, s, sum, fifth, out);
+}
 // Not const: pointers the optimizers cannot see through, so each slot stays a function of its own.
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 QuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
+Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
+Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 
 void register_gemm_block32(KernelTable& t) {
   auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };

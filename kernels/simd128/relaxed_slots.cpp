@@ -108,7 +108,7 @@ RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 PairsFn q2_k_pairs = ox_simd128_q2_k_pairs;
 PairsFn q3_k_pairs = ox_simd128_q3_k_pairs;
 
-v128_t relaxed_constants[21] = {
+v128_t relaxed_constants[24] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
@@ -137,6 +137,11 @@ v128_t relaxed_constants[21] = {
     // 304, 320: an activation's low seven bits and its sign bit moved to bit 0 (q8_0_quads.wat)
     wasm_i8x16_const(0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x7F),
     wasm_i8x16_const(0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01),
+    // 336, 352, 368: Q5_0's and Q5_1's fifth bits (q5_0_quads.wat): the qh byte of each of elements
+    // 0..15, of elements 16..31, and each element's bit within its byte
+    wasm_i8x16_const(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+    wasm_i8x16_const(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
+    wasm_u8x16_const(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128),
 };
 
 // The constants of q2_k_pairs.wat and q3_k_pairs.wat, at the offsets they read them from.

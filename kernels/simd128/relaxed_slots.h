@@ -55,6 +55,22 @@ extern QuadsFn q8_0_quads;
 // as two i7 parts of its nibble, 16 q + r(q) - 139; iq4_nl_quads.wat).
 extern QuadsFn iq4_nl_quads;
 
+// Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
+// matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or
+// Q8_1); act_q, d, s and sum are a split by gemm::split_acts_block32 (s: Q8_1's s as float, Q5_1
+// only; sum: Q5_0 only) and fifth the fifth-bit tables of gemm_block32.cpp's fifth_bit_sums
+// (per activation block four 256-entry tables: entry v is the sum of the quants 8p..8p+7 whose
+// bit is set in v). The SIMD128 bodies (decode_groups) read act_q and fifth and take a block's
+// integer dot as nibbles . a + 16 * (the four entries its qh bytes pick), and so does Q5_1's
+// relaxed body with the nibbles as the i7 operand (reading a's quants); Q5_0's relaxed body builds
+// each value whole instead (nibble + 16 * qh bit, the i7 operand) and gets fifth null. Q5_0 then
+// takes 16 * sum(a) off; then decode_groups' float steps. Defined in gemm_block32.cpp.
+using Q5QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                           int32_t j_step, const uint8_t* a, const v128_t* act_q, const float* d, const float* s,
+                           const int32_t* sum, const int16_t* fifth, const v128_t* k, float* out);
+extern Q5QuadsFn q5_0_quads;
+extern Q5QuadsFn q5_1_quads;
+
 // Rows r and r + pairs of a TQ2_0 matrix (w, rows w_stride bytes apart, nb super-blocks each)
 // against one token's Q8_K activations y, for r < pairs: out[r] and out[r + pairs]. Each block's
 // integer dot is taken as sum(code * a) - sum(a), the codes 0..3 as stored (the reference's t - 1,
@@ -111,6 +127,6 @@ extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
 // The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
-extern v128_t relaxed_constants[21];
+extern v128_t relaxed_constants[24];
 
 }  // namespace ox::kernels::simd128

@@ -4,8 +4,9 @@
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
 // scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
 // Q8_0: every weight -128, 127 or -127; IQ4_NL: values -127 and 113; Q2_K: every quant 3, scales
-// and mins 15; Q3_K: every quant 3 with its high bit, scales -32; every activation -128, or 127)
-// where an i16 lane or a saturating pair would show.
+// and mins 15; Q3_K: every quant 3 with its high bit, scales -32; Q5_0 / Q5_1: every quant 31 or 0,
+// scales 65504 and 2^-24; every activation -128, or 127) where an i16 lane or a saturating pair
+// would show.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/quant/blocks.h"
@@ -406,6 +408,107 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
     return sum;
   };
   expect_quads_match<ox::BlockIQ4_NL>(simd::iq4_nl_quads, 5, fill, fill_act, dot, 4242);
+#endif
+}
+
+#if defined(__wasm_simd128__)
+// A Q5 quads slot (q5_0_quads, q5_1_quads) against its float steps written out in scalar code: per
+// block the exact integer dot of the weights' values (nibble + 16 * qh bit, less 16 for Q5_0) and
+// the activations, converted, times (d_row * d_act), added to the row's sum in block order, then
+// for Q5_1 m_row * s_act (fp16 each); both row orders of decode_groups. The fifth-bit tables are
+// built here from their contract (relaxed_slots.h). Data kinds: 0 random (d and m of either sign,
+// subnormal and zero: half_scale); 1 every stored quant 31 against activations -128; 2 every quant
+// 0 against -128; 3 every quant 31 against 127; 4 random quants with the largest finite scales
+// (65504) and the smallest subnormal ones in turn.
+template <typename Block, typename ActBlock>
+void expect_q5_quads_match(simd::Q5QuadsFn slot, unsigned seed) {
+  constexpr bool kQ5_1 = std::is_same_v<Block, ox::BlockQ5_1>;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const uint16_t extreme_scales[2] = {0x7BFF, 0x0001};
+  for (int data = 0; data < 5; ++data) {
+    for (const int nb : {1, 3, 8}) {
+      for (const int groups : {1, 5, 16}) {
+        for (const bool adjacent : {true, false}) {
+          const int rows = 4 * groups;
+          auto scale = [&]() { return data == 4 ? extreme_scales[rng() % 2] : half_scale(rng); };
+          std::vector<Block> w(static_cast<size_t>(rows) * nb);
+          for (Block& b : w) {
+            const uint8_t fill = data == 1 || data == 3 ? 0xFF : 0x00;
+            for (uint8_t& q : b.qs) q = data == 0 || data == 4 ? static_cast<uint8_t>(byte(rng)) : fill;
+            for (uint8_t& h : b.qh) h = data == 0 || data == 4 ? static_cast<uint8_t>(byte(rng)) : fill;
+            b.d = scale();
+            if constexpr (kQ5_1) b.m = scale();
+          }
+          std::vector<ActBlock> y(static_cast<size_t>(nb));
+          for (ActBlock& b : y) {
+            for (int8_t& q : b.qs) {
+              q = static_cast<int8_t>(data == 1 || data == 2 ? -128 : data == 3 ? 127 : byte(rng) - 128);
+            }
+            b.d = scale();
+            if constexpr (kQ5_1) b.s = scale();
+          }
+          // fifth[(i * 4 + p) * 256 + v] = the sum of block i's quants 8p + k for the bits k set in v
+          std::vector<int16_t> fifth(static_cast<size_t>(nb) * 1024);
+          for (int i = 0; i < nb; ++i) {
+            for (int p = 0; p < 4; ++p) {
+              for (int v = 0; v < 256; ++v) {
+                int sum = 0;
+                for (int k = 0; k < 8; ++k) sum += (v >> k & 1) ? y[i].qs[8 * p + k] : 0;
+                fifth[(static_cast<size_t>(i) * 4 + p) * 256 + v] = static_cast<int16_t>(sum);
+              }
+            }
+          }
+          const int64_t n = static_cast<int64_t>(nb) * 32;
+          const simd::gemm::SplitActs act =
+              simd::gemm::split_acts_block32(n, reinterpret_cast<const uint8_t*>(y.data()), kQ5_1);
+          std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
+          for (int r = 0; r < rows; ++r) {
+            for (int i = 0; i < nb; ++i) {
+              const Block& b = w[static_cast<size_t>(r) * nb + i];
+              uint32_t qh;
+              std::memcpy(&qh, b.qh, 4);
+              int32_t dot = 0;
+              for (int l = 0; l < 16; ++l) {
+                const int lo = (b.qs[l] & 0xF) | (qh >> l & 1) << 4, hi = (b.qs[l] >> 4) | (qh >> (l + 16) & 1) << 4;
+                const int offset = kQ5_1 ? 0 : 16;
+                dot += (lo - offset) * y[i].qs[l] + (hi - offset) * y[i].qs[l + 16];
+              }
+              want[r] += static_cast<float>(dot) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+              if constexpr (kQ5_1) want[r] += ox::fp16_to_f32(b.m) * ox::fp16_to_f32(y[i].s);
+            }
+          }
+          slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), groups,
+               adjacent ? 4 : 1, adjacent ? 1 : groups, reinterpret_cast<const uint8_t*>(y.data()), act.q, act.d,
+               act.s, act.sum, fifth.data(), simd::relaxed_constants, got.data());
+          for (int r = 0; r < rows; ++r) {
+            uint32_t a, b;
+            std::memcpy(&a, &want[r], 4);
+            std::memcpy(&b, &got[r], 4);
+            EXPECT_EQ(a, b) << "data " << data << " nb " << nb << " groups " << groups
+                            << (adjacent ? " adjacent" : " quarters") << " row " << r << ": want " << want[r]
+                            << ", slot " << got[r];
+          }
+        }
+      }
+    }
+  }
+}
+#endif
+
+TEST(Simd128Relaxed, Q5_0QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_q5_quads_match<ox::BlockQ5_0, ox::BlockQ8_0>(simd::q5_0_quads, 5150);
+#endif
+}
+
+TEST(Simd128Relaxed, Q5_1QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_q5_quads_match<ox::BlockQ5_1, ox::BlockQ8_1>(simd::q5_1_quads, 5151);
 #endif
 }
 
