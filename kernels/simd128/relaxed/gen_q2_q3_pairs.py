@@ -1,7 +1,7 @@
 # Writes the relaxed decode bodies of Q2_K and Q3_K, q2_k_pairs.wat and q3_k_pairs.wat, which share
 # their loop, their activation reads and their float steps and differ in how a sub-block's weights
-# and scales are read (step_planes, scales_* below). The four 64-element steps of a super-block are
-# a loop (steps below).
+# and scales are read (planes_* below). The four 64-element steps of a half super-block are
+# written out, the two halves a loop.
 #   python3 kernels/simd128/relaxed/gen_q2_q3_pairs.py kernels/simd128/relaxed
 import os
 import sys
@@ -36,6 +36,43 @@ def fp16x4(h):
                   (i32x4.shl (i32x4.shr_u {L(h)} (i32.const 15)) (i32.const 31)))"""
 
 
+def acc_dot(r, a, u, s, j):
+    """dot{r} += (a . u in i16 pairs) . (i16 lane j of s in every lane)"""
+    return (f"(local.set $dot{r} (i32x4.add {L(f'dot{r}')} (i32x4.dot_i16x8_s\n"
+            f"                (i16x8.dot_i8x16_i7x16_s {L(a)} {u})\n"
+            f"                (i8x16.relaxed_swizzle {L(s)} {pick(j)}))))")
+
+
+def planes_q2(r, h, t):
+    """Q2_K, row r, bytes qs[32h + 16t ..]: planes 0 and 2 as 0..3, 1 and 3 as 4 * (0..3) (the mask
+    of the bits in place); the scales of planes 0 and 2 are taken 4x to match (scales_q2)"""
+    x = f"q{r}"
+    out = [f"(local.set $v (v128.load offset={16 + 16 * t} align=1 {L(x)}))",
+           f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))"]
+    u = [f"(v128.and {L('v')} {K(0)})", f"(v128.and {L('v')} {K(16)})",
+         f"(v128.and {L('v4')} {K(0)})", f"(v128.and {L('v4')} {K(16)})"]
+    for j in range(4):
+        out.append(acc_dot(r, f"a{j}", u[j], f"s{r}", 2 * j + t))
+    return out
+
+
+def planes_q3(r, h, t):
+    """Q3_K, row r, bytes qs[32h + 16t ..] and hmask[16t ..] (bits 4h + j): u = low2 | hbit << 2 with
+    planes 0 and 2 in place at bits 0-2 (1x), 1 and 3 at bits 2-4 (4x); scales_q3 takes the
+    scales of planes 0 and 2 4x to match. Every shift is by bytes of i16 lanes; the masks keep only
+    bits that come from the same byte."""
+    out = [f"(local.set $v (v128.load offset={32 + 16 * t} align=1 {L(f'q{r}')}))",
+           f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))",
+           f"(local.set $hb (i16x8.shr_u (v128.load offset={16 * t} align=1 {L(f'x{r}')}) {L('hs')}))"]
+    u = [f"(v128.or (v128.and {L('v')} {K(0)}) (v128.and (i16x8.shl {L('hb')} (i32.const 2)) {K(288)}))",
+         f"(v128.or (v128.and {L('v')} {K(16)}) (v128.and (i16x8.shl {L('hb')} (i32.const 3)) {K(304)}))",
+         f"(v128.or (v128.and {L('v4')} {K(0)}) (v128.and {L('hb')} {K(288)}))",
+         f"(v128.or (v128.and {L('v4')} {K(16)}) (v128.and (i16x8.shl {L('hb')} (i32.const 1)) {K(304)}))"]
+    for j in range(4):
+        out.append(acc_dot(r, f"a{j}", u[j], f"s{r}", 2 * j + t))
+    return out
+
+
 def scales_q2(r):
     """row r's scales as bytes sc{r}, scale k 4x where k % 4 < 2; the sum starts at 0"""
     x = f"x{r}"
@@ -50,6 +87,10 @@ def mins_q2(r):
     return [f"(local.set $t (v128.and (i16x8.shr_u (v128.load align=1 {L(x)}) (i32.const 4)) {K(272)}))",
             f"(local.set $min{r} (i32x4.add (i32x4.dot_i16x8_s {L('b0')} (i16x8.extend_low_i8x16_u {L('t')}))\n"
             f"                                  (i32x4.dot_i16x8_s {L('b1')} (i16x8.extend_high_i8x16_u {L('t')}))))"]
+
+
+def half_scales_q2(r):
+    return [f"(local.set $s{r} (i16x8.extend_low_i8x16_u {L(f'sc{r}')}))"]
 
 
 def scales_q3(r):
@@ -70,6 +111,10 @@ def scales_q3(r):
             f"(local.set $dot{r} (i32x4.sub (v128.const i32x4 0 0 0 0) (i32x4.shl (i32x4.add\n"
             f"              (i32x4.dot_i16x8_s {L('b0')} (i16x8.extend_low_i8x16_s {L(f'sc{r}')}))\n"
             f"              (i32x4.dot_i16x8_s {L('b1')} (i16x8.extend_high_i8x16_s {L(f'sc{r}')}))) (i32.const 4))))"]
+
+
+def half_scales_q3(r):
+    return [f"(local.set $s{r} (i16x8.mul (i16x8.extend_low_i8x16_s {L(f'sc{r}')}) {K(320)}))"]
 
 
 def finish_q2():
@@ -140,93 +185,40 @@ HEADERS = {
 }
 
 
-def block_inner(q2):
-    """one super-block of both rows, from the scales to the float step"""
+def body(fmt):
+    q2 = fmt == 'q2_k'
+    block = 84 if q2 else 110
+    planes = planes_q2 if q2 else planes_q3
     scales = scales_q2 if q2 else scales_q3
+    half_scales = half_scales_q2 if q2 else half_scales_q3
     inner = []
     if not q2:
         inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
                   f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"]
     inner += scales(0) + scales(1)
-    inner += steps(q2)
+    # The halves h as a loop (pointers $q0, $q1 at x + 32h, $ap at yb + 128h, hmask shifted by $hs = 4h):
+    # written out, the two halves make one block in which V8's scheduler lengthens the live ranges
+    # until it spills (Q3_K ran slower than V8's baseline compiler).
+    inner += [f"(local.set $q0 {L('x0')})", f"(local.set $q1 {L('x1')})", f"(local.set $ap {L('yb')})",
+              "(local.set $hs (i32.const 0))", "(loop $halves"]
+    body = half_scales(0) + half_scales(1)
+    for t in range(2):
+        body.append(f";; elements 128h + 32j + {16 * t}..: sub-blocks 8h + {t} + 2j")
+        for j in range(4):
+            body.append(f"(local.set $a{j} (v128.load offset={4 + 32 * j + 16 * t} align=1 {L('ap')}))")
+        body += planes(0, None, t) + planes(1, None, t)
+    body += [f"(local.set $sc{r} (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 {L(f'sc{r}')} {L(f'sc{r}')}))"
+             for r in range(2)]
+    body += [f"(local.set $q0 (i32.add {L('q0')} (i32.const 32)))", f"(local.set $q1 (i32.add {L('q1')} (i32.const 32)))",
+             f"(local.set $ap (i32.add {L('ap')} (i32.const 128)))",
+             f"(br_if $halves (i32.eq (local.tee $hs (i32.add {L('hs')} (i32.const 4))) (i32.const 4))))"]
+    inner += ["  " + line for line in body]
     inner += ["(local.set $dot0 (i32x4.shr_s (local.get $dot0) (i32.const 2)))",
               "(local.set $dot1 (i32x4.shr_s (local.get $dot1) (i32.const 2)))"]
     if q2:
         inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
                   f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"] + mins_q2(0) + mins_q2(1)
     inner.append(finish_q2() if q2 else finish_q3())
-    return inner
-
-
-def step_planes(q2, r):
-    """row r's four sub-blocks 8h + 2j + t of step (h, t): Q2_K planes 0 and 2 as 0..3, 1 and 3 as 4 *
-    (0..3) (the mask of the bits in place), the scales of planes 0 and 2 taken 4x to match (scales_q2);
-    Q3_K u = low2 | hbit << 2 (hmask[16t ..] bits 4h + j) the same way, planes 0 and 2 in place at
-    bits 0-2, 1 and 3 at bits 2-4 (every shift by bytes of i16 lanes; the masks keep only bits that
-    come from the same byte)"""
-    out = [f"(local.set $v (v128.load align=1 {L(f'q{r}')}))",
-           f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))"]
-    if q2:
-        u = [f"(v128.and {L('v')} {L('m3')})", f"(v128.and {L('v')} {L('m12')})",
-             f"(v128.and {L('v4')} {L('m3')})", f"(v128.and {L('v4')} {L('m12')})"]
-    else:
-        out.append(f"(local.set $hb (i16x8.shr_u (v128.load align=1 (i32.add {L(f'x{r}')} {L('toff')})) {L('hs')}))")
-        u = [f"(v128.or (v128.and {L('v')} {L('m3')}) (v128.and (i16x8.shl {L('hb')} (i32.const 2)) {L('m4')}))",
-             f"(v128.or (v128.and {L('v')} {L('m12')}) (v128.and (i16x8.shl {L('hb')} (i32.const 3)) {L('m16')}))",
-             f"(v128.or (v128.and {L('v4')} {L('m3')}) (v128.and {L('hb')} {L('m4')}))",
-             f"(v128.or (v128.and {L('v4')} {L('m12')}) (v128.and (i16x8.shl {L('hb')} (i32.const 1)) {L('m16')}))"]
-    for j in range(4):
-        out.append(f"(local.set $dot{r} (i32x4.add {L(f'dot{r}')} (i32x4.dot_i16x8_s\n"
-                   f"                (i16x8.dot_i8x16_i7x16_s {L(f'a{j}')} {u[j]})\n"
-                   f"                (i8x16.relaxed_swizzle {L(f's{r}')} {L(f'pk{j}')}))))")
-    return out
-
-
-def steps(q2):
-    """The four 64-element steps (h, t) = (it >> 1, it & 1) of a super-block as a loop over $it,
-    pointers $q0, $q1 at qs + 16it, $ap at yb + 128h + 16t ($toff = 16t, $hs = 4h: Q3_K's hmask
-    bytes and bits). Written out as halves (the t steps written out, the halves a loop), V8 (node 20)
-    issued a half's 12 weight and activation loads and its 20 constant loads first and spilled them,
-    some 30 stores and 30 reloads a half; a step loads 6 (Q3_K 8), and the constants are locals set
-    once (constants()), which V8 at most reloads. The scale of sub-block 8h + 2j + t sits at byte 2j
-    of sc{r} in step it: each step moves byte 2j + 1 (from step 1 to 2, byte 8 + 2j) to byte 2j with
-    one shuffle, so the picks are those of i16 lanes 0, 2, 4, 6 in every step (and Q3_K's 4x of
-    planes 0 and 2 the same lanes of 320)."""
-    out = [f"(local.set $q{r} (i32.add {L(f'x{r}')} (i32.const {16 if q2 else 32})))" for r in range(2)]
-    out += [f"(local.set $ap {L('yb')})", "(local.set $it (i32.const 0))",
-            "(local.set $toff (i32.const 0))", "(local.set $hs (i32.const 0))", "(loop $steps"]
-    if q2:
-        step = [f"(local.set $s{r} (i16x8.extend_low_i8x16_u {L(f'sc{r}')}))" for r in range(2)]
-    else:
-        step = [f"(local.set $s{r} (i16x8.mul (i16x8.extend_low_i8x16_s {L(f'sc{r}')}) {L('x4')}))" for r in range(2)]
-    step += [f"(local.set $a{j} (v128.load offset={4 + 32 * j} align=1 {L('ap')}))" for j in range(4)]
-    step += step_planes(q2, 0) + step_planes(q2, 1)
-    step += [f"(local.set $sc{r} (i8x16.shuffle 1 8 3 10 5 12 7 14 9 0 11 0 13 0 15 0 {L(f'sc{r}')} {L(f'sc{r}')}))"
-             for r in range(2)]
-    step += ["(local.set $q0 (i32.add (local.get $q0) (i32.const 16)))",
-             "(local.set $q1 (i32.add (local.get $q1) (i32.const 16)))",
-             "(local.set $it (i32.add (local.get $it) (i32.const 1)))",
-             "(local.set $toff (i32.shl (i32.and (local.get $it) (i32.const 1)) (i32.const 4)))",
-             "(local.set $hs (i32.shl (i32.and (local.get $it) (i32.const 2)) (i32.const 1)))",
-             "(local.set $ap (i32.add (local.get $yb) (i32.add (i32.shl (local.get $hs) (i32.const 5)) (local.get $toff))))",
-             "(br_if $steps (i32.ne (local.get $it) (i32.const 4))))"]
-    return out + ["  " + line for line in step]
-
-
-def constants(q2):
-    """the loop's constants as locals, set once"""
-    pairs = [('m3', 0), ('m12', 16)] + [(f'pk{j}', 128 + 32 * j) for j in range(4)]  # pick(2j)
-    if not q2:
-        pairs += [('m4', 288), ('m16', 304), ('x4', 320)]
-    return "".join(f"\n    (local.set ${n} {K(o)})" for n, o in pairs)
-
-
-def body(fmt):
-    q2 = fmt == 'q2_k'
-    block = 84 if q2 else 110
-    inner = block_inner(q2)
-    consts = ("\n    (local $it i32) (local $toff i32) (local $m3 v128) (local $m12 v128) (local $m4 v128) (local $m16 v128)"
-              "\n    (local $x4 v128) (local $pk0 v128) (local $pk1 v128) (local $pk2 v128) (local $pk3 v128)" + constants(q2))
     ind = "            "
     inner_text = "\n".join(ind + line for line in inner)
     if q2:
@@ -255,7 +247,7 @@ def body(fmt):
     (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
     (local $hb v128) (local $p v128) (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128)
-    (local $ex v128) (local $tiny v128){consts}
+    (local $ex v128) (local $tiny v128)
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
