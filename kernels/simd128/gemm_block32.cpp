@@ -34,11 +34,6 @@ struct Q4_0 {
   }
   static float scale(const Block& b, int) { return fp16(b.d); }
   static block32::Halves halves(const Block& b, const block32::Consts& c) { return block32::weights_q4_0_plus8(b, c); }
-  // The stored nibbles (0..15) for the byte-group prefill, which takes kDecodeOffset * sum(a) off.
-  static gemm::UnitBytes i7_unit(const Block& b) {
-    const v128_t q = load(b.qs);
-    return {wasm_v128_and(q, wasm_i8x16_splat(0x0F)), wasm_u8x16_shr(q, 4)};
-  }
 };
 
 struct Q4_1 {
@@ -312,12 +307,16 @@ void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   const int64_t pass = std::max<int64_t>(gemm::kTileTokens, kPassActBytes / (a_row * 16) / gemm::kTileTokens * gemm::kTileTokens);
   const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, F::kDecodeOffset);
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
+  const Fp16Consts fc = fp16_consts();
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) {
       const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
-      gemm::pack_i7_row(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), n_groups,
-                        [&](int64_t u) { return F::i7_unit(x[u]); }, [&](int64_t u) { return F::scale(x[u], 0); });
+      // The stored nibbles (0..15), the i7 operand; kDecodeOffset * sum(a) comes off in the tile.
+      // The four scales in one vector conversion, fp16()'s steps.
+      gemm::pack_i7_nibble_row(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), n_groups,
+                               [&](int64_t u) { return load(x[u].qs); },
+                               [&](int64_t u) { return fp16x4_to_f32(gather_halves4(&x[u].d, &x[u + 1].d, &x[u + 2].d, &x[u + 3].d), fc); });
     }
     // Token blocks of packed_row start at t0 * a_row (t0 a multiple of the tile's tokens).
     for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {

@@ -2,7 +2,6 @@
 // bodies of the i7_tile and i7_superblock_tile slots in the plain module) and the tile loop.
 #include "kernels/simd128/gemm_i7.h"
 
-#include <cstddef>
 #include <cstring>
 
 #include "core/quant/blocks.h"
@@ -13,26 +12,24 @@ namespace ox::kernels::simd128::gemm {
 const v128_t* pack_acts_q8_0_i7(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, int offset) {
   const int64_t n_groups = n / 32 / 4, row = n_groups * kI7ActStride;
   v128_t* out = scratch(Slot::kActs, row * n_tokens);
+  const Fp16Consts fc = fp16_consts();
+  const v128_t neg_offset = wasm_i32x4_splat(-offset);
   for (int64_t t = 0; t < n_tokens; ++t) {
-    const uint8_t* base = a + static_cast<uint64_t>(t) * a_stride;
+    const BlockQ8_0* x = reinterpret_cast<const BlockQ8_0*>(a + static_cast<uint64_t>(t) * a_stride);
     const PackedRow pr = packed_row(out, row, t, n_tokens, kTileTokens);
     v128_t* o = pr.out;
     for (int64_t g = 0; g < n_groups; ++g, o += kI7ActStride * pr.step) {
+      const BlockQ8_0* b = x + 4 * g;
       UnitBytes q[4];
-      float d[4];
-      int32_t neg[4];
+      v128_t sums[4];
       for (int j = 0; j < 4; ++j) {
-        const uint8_t* b = base + (4 * g + j) * sizeof(BlockQ8_0);
-        q[j] = {load(b + offsetof(BlockQ8_0, qs)), load(b + offsetof(BlockQ8_0, qs) + 16)};
-        uint16_t h;
-        std::memcpy(&h, b, 2);
-        d[j] = fp16(h);
+        q[j] = {load(b[j].qs), load(b[j].qs + 16)};
         const v128_t pairs = wasm_i16x8_add(wasm_i16x8_extadd_pairwise_i8x16(q[j].lo), wasm_i16x8_extadd_pairwise_i8x16(q[j].hi));
-        neg[j] = -offset * hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(pairs));
+        sums[j] = wasm_i32x4_extadd_pairwise_i16x8(pairs);
       }
       store_i7_group(o, pr.step, q);
-      o[kI7GroupVecs * pr.step] = wasm_f32x4_make(d[0], d[1], d[2], d[3]);
-      o[(kI7GroupVecs + 1) * pr.step] = wasm_i32x4_make(neg[0], neg[1], neg[2], neg[3]);
+      o[kI7GroupVecs * pr.step] = fp16x4_to_f32(gather_halves4(&b[0].d, &b[1].d, &b[2].d, &b[3].d), fc);
+      o[(kI7GroupVecs + 1) * pr.step] = wasm_i32x4_mul(hsums4_i32(sums), neg_offset);
     }
   }
   return out;

@@ -27,31 +27,51 @@ struct UnitBytes {
   v128_t lo, hi;
 };
 
+// The 4 x 4 i32 transpose: lane j of t[m] is lane m of the j-th input.
+inline void transpose_i32x4(v128_t a, v128_t b, v128_t c, v128_t d, v128_t t[4]) {
+  const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+  const v128_t cd_lo = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_hi = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+  t[0] = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
+  t[1] = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
+  t[2] = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
+  t[3] = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
+}
+
+// Lane j: the sum of v[j]'s four i32 lanes (a transpose's adds, not four extract-lane sums).
+inline v128_t hsums4_i32(const v128_t v[4]) {
+  const v128_t ab = wasm_i32x4_add(wasm_i32x4_shuffle(v[0], v[1], 0, 4, 1, 5), wasm_i32x4_shuffle(v[0], v[1], 2, 6, 3, 7));
+  const v128_t cd = wasm_i32x4_add(wasm_i32x4_shuffle(v[2], v[3], 0, 4, 1, 5), wasm_i32x4_shuffle(v[2], v[3], 2, 6, 3, 7));
+  return wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7));
+}
+
 // Writes the 8 vectors of a byte group from its four units, `step` apart (a 4 x 4 i32 transpose
 // of each half).
 inline void store_i7_group(v128_t* out, int64_t step, const UnitBytes u[4]) {
-  auto half = [&](v128_t a, v128_t b, v128_t c, v128_t d, v128_t* o) {
-    const v128_t ab_lo = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_hi = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
-    const v128_t cd_lo = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_hi = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
-    o[0 * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 0, 1, 4, 5);
-    o[1 * step] = wasm_i32x4_shuffle(ab_lo, cd_lo, 2, 3, 6, 7);
-    o[2 * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 0, 1, 4, 5);
-    o[3 * step] = wasm_i32x4_shuffle(ab_hi, cd_hi, 2, 3, 6, 7);
-  };
-  half(u[0].lo, u[1].lo, u[2].lo, u[3].lo, out);
-  half(u[0].hi, u[1].hi, u[2].hi, u[3].hi, out + 4 * step);
+  v128_t t[4];
+  transpose_i32x4(u[0].lo, u[1].lo, u[2].lo, u[3].lo, t);
+  for (int m = 0; m < 4; ++m) out[m * step] = t[m];
+  transpose_i32x4(u[0].hi, u[1].hi, u[2].hi, u[3].hi, t);
+  for (int m = 0; m < 4; ++m) out[(4 + m) * step] = t[m];
 }
 
-// Packs one weight row of n_groups byte groups at `row` (packed_row with kTileRows). unit(u): unit
-// u's stored values (0..15); scale(u): its scale.
-template <typename UnitFn, typename ScaleFn>
-inline void pack_i7_row(PackedRow row, int64_t n_groups, UnitFn unit, ScaleFn scale) {
+// Packs one weight row of n_groups byte groups of 4-bit values stored two a byte (Q4_0's qs: low
+// nibbles elements 0..15, high nibbles 16..31) at `row` (packed_row with kTileRows). qs(u): unit
+// u's 16 stored bytes; scales4(u): the scales of units u..u + 3 (f32x4). The stored bytes are
+// transposed before the nibbles are split, which writes store_i7_group's bytes with half its
+// shuffles.
+template <typename QsFn, typename ScalesFn>
+inline void pack_i7_nibble_row(PackedRow row, int64_t n_groups, QsFn qs, ScalesFn scales4) {
   v128_t* out = row.out;
+  const v128_t low = wasm_i8x16_splat(0x0F);
   for (int64_t g = 0; g < n_groups; ++g, out += kI7WeightStride * row.step) {
     const int64_t u = 4 * g;
-    const UnitBytes q[4] = {unit(u), unit(u + 1), unit(u + 2), unit(u + 3)};
-    store_i7_group(out, row.step, q);
-    out[kI7GroupVecs * row.step] = wasm_f32x4_make(scale(u), scale(u + 1), scale(u + 2), scale(u + 3));
+    v128_t t[4];
+    transpose_i32x4(qs(u), qs(u + 1), qs(u + 2), qs(u + 3), t);
+    for (int m = 0; m < 4; ++m) {
+      out[m * row.step] = wasm_v128_and(t[m], low);
+      out[(4 + m) * row.step] = wasm_u8x16_shr(t[m], 4);
+    }
+    out[kI7GroupVecs * row.step] = scales4(u);
   }
 }
 
