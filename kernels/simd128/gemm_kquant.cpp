@@ -29,7 +29,7 @@ inline void bits32(const uint8_t* p, int shift, int mask, v128_t* lo, v128_t* hi
 // (elements 32j..32j+31) scaled; extra(b, s, j, e) its e-th min term; row() the decode row dot
 // against activations split once per call, and with kTwoRows, pairs() the dots of rows r and
 // r + n_rows / 2 together (a relaxed-SIMD slot, relaxed_slots.h, over kquant::rows2_q4_k / _q5_k / _q6_k /
-// _iq4_xs, or rows2_q2_k / _q3_k with the slots' own constant table, kPairsConstants).
+// _iq4_xs / _q2_k / _q3_k).
 struct Q4K {
   using Block = BlockQ4_K;
   static constexpr int kExtra = 1;
@@ -205,7 +205,6 @@ struct Q3K {
     return kquant::row_q3_k(nb, x, y, act);
   }
   static constexpr const PairsFn& pairs = q3_k_pairs;
-  static constexpr const v128_t* kPairsConstants = q2_q3_constants;
 };
 
 struct Q2K {
@@ -231,7 +230,6 @@ struct Q2K {
     return kquant::row_q2_k(nb, x, y, act);
   }
   static constexpr const PairsFn& pairs = q2_k_pairs;
-  static constexpr const v128_t* kPairsConstants = q2_q3_constants;
 };
 
 struct IQ4XS {

@@ -48,16 +48,6 @@ constexpr bool wants_split_acts() {
   }
 }
 
-// The constant table F's row-pair slot reads: F::kPairsConstants where F has one, else relaxed_constants.
-template <typename F>
-const v128_t* pairs_constants() {
-  if constexpr (requires { F::kPairsConstants; }) {
-    return F::kPairsConstants;
-  } else {
-    return relaxed_constants;
-  }
-}
-
 // One weight row in the packed layout (at `row`, see gemm::packed_row): each super-block is two
 // groups of four units.
 template <typename F>
@@ -157,7 +147,7 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
         // rows in pairs start a new stream every two rows, which the prefetcher does not keep up with).
         const int64_t pairs = n_rows / 2;
         F::pairs(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(pairs), yt, act.p,
-                 pairs_constants<F>(), yr);
+                 relaxed_constants, yr);
         if (n_rows % 2 != 0) yr[n_rows - 1] = F::row(nb, row(n_rows - 1), yt, act, consts);
       } else {
         const kquant::PreSplit act{wants_split_acts<F>() ? gemm::split_acts_q8_k(n, at) : nullptr};

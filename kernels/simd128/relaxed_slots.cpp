@@ -108,7 +108,7 @@ RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 PairsFn q2_k_pairs = ox_simd128_q2_k_pairs;
 PairsFn q3_k_pairs = ox_simd128_q3_k_pairs;
 
-v128_t relaxed_constants[24] = {
+v128_t relaxed_constants[32] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30
     wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
     wasm_i8x16_const(0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F, 0x3F),
@@ -142,43 +142,24 @@ v128_t relaxed_constants[24] = {
     wasm_i8x16_const(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
     wasm_i8x16_const(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3),
     wasm_u8x16_const(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128),
-};
-
-// The constants of q2_k_pairs.wat and q3_k_pairs.wat, at the offsets they read them from.
-v128_t q2_q3_constants[24] = {
-    // 0, 16: a weight plane's mask in place (Q2_K's 2 bits at bits 0-1 or 2-3; the quant then counts 4x)
+    // 384, 400: a Q2_K weight plane's mask in place (bits 0-1 or 2-3; the quant then counts 4x)
+    // (q2_k_pairs.wat / q3_k_pairs.wat, gen_q2_q3_pairs.py; they share 0, 32, 48..240 and 288 too)
     wasm_i8x16_const(0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03),
     wasm_i8x16_const(0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C, 0x0C),
-    // 32: Q2_K's scale byte k shifted left 2 kept where k % 4 < 2 (planes 0 and 2, which count 1x)
+    // 416: Q2_K's scale byte k shifted left 2 kept where k % 4 < 2 (planes 0 and 2, which count 1x)
     wasm_i8x16_const(0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0, 0x3C, 0x3C, 0, 0),
-    // 48..112: fp16x4_to_f32's constants, as in relaxed_constants
-    wasm_i32x4_const(kFp16Rebias, kFp16Rebias, kFp16Rebias, kFp16Rebias),
-    wasm_i32x4_const(kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump, kFp16SubnormalBump),
-    wasm_i32x4_const(0x7C00, 0x7C00, 0x7C00, 0x7C00),
-    wasm_i32x4_const(0x7F800000, 0x7F800000, 0x7F800000, 0x7F800000),
-    wasm_i32x4_const(kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase, kFp16SubnormalBase),
-    // 128 + 16j: swizzle indices that copy i16 lane j into every lane, as in relaxed_constants
-    wasm_i8x16_const(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1),
-    wasm_i8x16_const(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3),
-    wasm_i8x16_const(4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5, 4, 5),
-    wasm_i8x16_const(6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7, 6, 7),
-    wasm_i8x16_const(8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9, 8, 9),
-    wasm_i8x16_const(10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11, 10, 11),
-    wasm_i8x16_const(12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13, 12, 13),
-    wasm_i8x16_const(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15),
-    // 256: Q2_K's scale byte k kept where k % 4 >= 2 (planes 1 and 3, which count 4x); 272: the nibble mask
+    // 432: Q2_K's scale byte k kept where k % 4 >= 2 (planes 1 and 3, which count 4x)
     wasm_i8x16_const(0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F, 0, 0, 0x0F, 0x0F),
-    wasm_i8x16_const(0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F, 0x0F),
-    // 288, 304: Q3_K's high bit in place (bit 2 for planes 0 and 2, bit 4 for planes 1 and 3)
+    // 448: Q3_K's high bit in place for planes 0 and 2 (bit 2; planes 1 and 3 take bit 4, 0x10 at 288)
     wasm_i8x16_const(0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04),
-    wasm_i8x16_const(0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10),
-    // 320: Q3_K's i16 scales times 4 in the lanes 2j + t of even planes j
+    // 464: Q3_K's i16 scales times 4 in the lanes 2j + t of even planes j
     wasm_i16x8_const(4, 4, 1, 1, 4, 4, 1, 1),
-    // 336: 2^(6 - 2g) for the i16 lanes of byte group g: bits 2g, 2g + 1 of Q3_K's packed high scale bits to bits 6-7
+    // 480: 2^(6 - 2g) for the i16 lanes of byte group g: bits 2g, 2g + 1 of Q3_K's packed high scale
+    // bits to bits 6-7 (then masked in place by 0x30 at 32)
     wasm_i16x8_const(64, 64, 16, 16, 4, 4, 1, 1),
-    // 352: the high scale bits in place (bits 4-5); 368: Q3_K's scale offset 32
-    wasm_i8x16_const(0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30),
+    // 496: Q3_K's scale offset 32
     wasm_i8x16_const(0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20),
 };
+
 
 }  // namespace ox::kernels::simd128

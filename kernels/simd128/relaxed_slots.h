@@ -115,11 +115,9 @@ extern WideTileFn wide_tile;
 
 // Rows r and r + pairs of a Q2_K (q2_k_pairs) or Q3_K (q3_k_pairs) matrix against one token's Q8_K
 // activations: PairsFn's contract, the SIMD128 bodies kquant::rows2_q2_k / rows2_q3_k
-// (rows2_q2_q3.h), k the table q2_q3_constants (the relaxed bodies' own, so that its offsets do not
-// move with relaxed_constants).
+// (rows2_q2_q3.h), k the table relaxed_constants.
 extern PairsFn q2_k_pairs;
 extern PairsFn q3_k_pairs;
-extern v128_t q2_q3_constants[24];
 
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();
@@ -127,6 +125,6 @@ extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
 
 // The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
-extern v128_t relaxed_constants[24];
+extern v128_t relaxed_constants[32];
 
 }  // namespace ox::kernels::simd128

@@ -11,9 +11,16 @@ def L(x):
     return f"(local.get ${x})"
 
 
+# Where relaxed_constants (relaxed_slots.cpp) keeps each constant these bodies read, by the offset
+# they were written against: Q2_K's / Q3_K's own at 384..496, the rest shared with the other bodies
+# (the nibble mask at 0, 0x10 at 288, 0x30 at 32; fp16x4_to_f32's and the lane swizzles at 48..240).
+SHARED = {0: 384, 16: 400, 32: 416, 256: 432, 272: 0, 288: 448, 304: 288, 320: 464, 336: 480, 352: 32,
+          368: 496}
+
+
 def K(offset):
-    """a constant of q2_q3_constants (relaxed_slots.cpp), read where it is used"""
-    return f"(v128.load offset={offset} {L('k')})"
+    """a constant of relaxed_constants (relaxed_slots.cpp), read where it is used"""
+    return f"(v128.load offset={SHARED.get(offset, offset)} {L('k')})"
 
 
 def pick(j):
@@ -236,7 +243,7 @@ def body(fmt):
   (import "env" "memory" (memory 1 65536 shared))
   ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
-  ;; 260); k the table q2_q3_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
+  ;; 260); k the table relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
   ;; dots. `act` (the split activations of the C++ body) is not read.
   (func (export "{fmt}_pairs")
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)

@@ -17,7 +17,7 @@
   (import "env" "memory" (memory 1 65536 shared))
   ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
-  ;; 260); k the table q2_q3_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
+  ;; 260); k the table relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
   ;; dots. `act` (the split activations of the C++ body) is not read.
   (func (export "q2_k_pairs")
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
@@ -43,10 +43,10 @@
           (br_if $blocks_done (i32.eq (local.get $x0) (local.get $end)))
           (loop $blocks
             (local.set $p (v128.load align=1 (local.get $x0)))
-            (local.set $sc0 (v128.or (v128.and (i16x8.shl (local.get $p) (i32.const 2)) (v128.load offset=32 (local.get $k))) (v128.and (local.get $p) (v128.load offset=256 (local.get $k)))))
+            (local.set $sc0 (v128.or (v128.and (i16x8.shl (local.get $p) (i32.const 2)) (v128.load offset=416 (local.get $k))) (v128.and (local.get $p) (v128.load offset=432 (local.get $k)))))
             (local.set $dot0 (v128.const i32x4 0 0 0 0))
             (local.set $p (v128.load align=1 (local.get $x1)))
-            (local.set $sc1 (v128.or (v128.and (i16x8.shl (local.get $p) (i32.const 2)) (v128.load offset=32 (local.get $k))) (v128.and (local.get $p) (v128.load offset=256 (local.get $k)))))
+            (local.set $sc1 (v128.or (v128.and (i16x8.shl (local.get $p) (i32.const 2)) (v128.load offset=416 (local.get $k))) (v128.and (local.get $p) (v128.load offset=432 (local.get $k)))))
             (local.set $dot1 (v128.const i32x4 0 0 0 0))
             (local.set $q0 (local.get $x0))
             (local.set $q1 (local.get $x1))
@@ -63,30 +63,30 @@
               (local.set $v (v128.load offset=16 align=1 (local.get $q0)))
               (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=128 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=160 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=192 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=224 (local.get $k))))))
               (local.set $v (v128.load offset=16 align=1 (local.get $q1)))
               (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=128 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=160 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=192 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=224 (local.get $k))))))
               ;; elements 128h + 32j + 16..: sub-blocks 8h + 1 + 2j
               (local.set $a0 (v128.load offset=20 align=1 (local.get $ap)))
@@ -96,30 +96,30 @@
               (local.set $v (v128.load offset=32 align=1 (local.get $q0)))
               (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=144 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=176 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=208 (local.get $k))))))
               (local.set $dot0 (i32x4.add (local.get $dot0) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s0) (v128.load offset=240 (local.get $k))))))
               (local.set $v (v128.load offset=32 align=1 (local.get $q1)))
               (local.set $v4 (i16x8.shr_u (local.get $v) (i32.const 4)))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a0) (v128.and (local.get $v) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=144 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a1) (v128.and (local.get $v) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=176 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=0 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a2) (v128.and (local.get $v4) (v128.load offset=384 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=208 (local.get $k))))))
               (local.set $dot1 (i32x4.add (local.get $dot1) (i32x4.dot_i16x8_s
-                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=16 (local.get $k))))
+                (i16x8.dot_i8x16_i7x16_s (local.get $a3) (v128.and (local.get $v4) (v128.load offset=400 (local.get $k))))
                 (i8x16.relaxed_swizzle (local.get $s1) (v128.load offset=240 (local.get $k))))))
               (local.set $sc0 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc0) (local.get $sc0)))
               (local.set $sc1 (i8x16.shuffle 8 9 10 11 12 13 14 15 8 9 10 11 12 13 14 15 (local.get $sc1) (local.get $sc1)))
@@ -131,10 +131,10 @@
             (local.set $dot1 (i32x4.shr_s (local.get $dot1) (i32.const 2)))
             (local.set $b0 (v128.load offset=260 align=1 (local.get $yb)))
             (local.set $b1 (v128.load offset=276 align=1 (local.get $yb)))
-            (local.set $t (v128.and (i16x8.shr_u (v128.load align=1 (local.get $x0)) (i32.const 4)) (v128.load offset=272 (local.get $k))))
+            (local.set $t (v128.and (i16x8.shr_u (v128.load align=1 (local.get $x0)) (i32.const 4)) (v128.load offset=0 (local.get $k))))
             (local.set $min0 (i32x4.add (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
                                   (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
-            (local.set $t (v128.and (i16x8.shr_u (v128.load align=1 (local.get $x1)) (i32.const 4)) (v128.load offset=272 (local.get $k))))
+            (local.set $t (v128.and (i16x8.shr_u (v128.load align=1 (local.get $x1)) (i32.const 4)) (v128.load offset=0 (local.get $k))))
             (local.set $min1 (i32x4.add (i32x4.dot_i16x8_s (local.get $b0) (i16x8.extend_low_i8x16_u (local.get $t)))
                                   (i32x4.dot_i16x8_s (local.get $b1) (i16x8.extend_high_i8x16_u (local.get $t)))))
             (local.set $ab (i32x4.add
