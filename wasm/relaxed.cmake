@@ -14,16 +14,15 @@ if(no_flag EQUAL 0)
 else()
   set(OXIDIZE_NODE_RELAXED_FLAG "")
 endif()
-set(OXIDIZE_RELAXED_SLOTS q4_k_pairs=ox_simd128_q4_k_pairs q5_k_pairs=ox_simd128_q5_k_pairs q6_k_pairs=ox_simd128_q6_k_pairs
-                          q4_k_il_pairs=ox_simd128_q4_k_il_pairs q6_k_il_pairs=ox_simd128_q6_k_il_pairs
-                          q4_0_quads=ox_simd128_q4_0_quads q8_0_quads=ox_simd128_q8_0_quads i7_tile=ox_simd128_i7_tile
-                          i7_superblock_tile=ox_simd128_i7_superblock_tile wide_tile=ox_simd128_wide_tile
-                          tq2_0_pairs=ox_simd128_tq2_0_pairs iq2_s_pairs=ox_simd128_iq2_s_pairs
-                          iq3_xxs_pairs=ox_simd128_iq3_xxs_pairs iq3_s_pairs=ox_simd128_iq3_s_pairs
-                          q5_0_quads=ox_simd128_q5_0_quads q5_1_quads=ox_simd128_q5_1_quads
-                          relaxed_active=ox_simd128_relaxed_active
-                          iq4_nl_quads=ox_simd128_iq4_nl_quads iq4_xs_pairs=ox_simd128_iq4_xs_pairs
-                          q2_k_pairs=ox_simd128_q2_k_pairs q3_k_pairs=ox_simd128_q3_k_pairs)
+# The slots are the .wat files: kernels/simd128/relaxed/NAME.wat is the body of the C++ function
+# ox_simd128_NAME (relaxed_slots.h); adding a body is adding its file. A body whose function is
+# missing stops the splice with an error naming it.
+file(GLOB OXIDIZE_RELAXED_WATS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/kernels/simd128/relaxed/*.wat)
+set(OXIDIZE_RELAXED_SLOTS "")
+foreach(wat ${OXIDIZE_RELAXED_WATS})
+  get_filename_component(wat_name ${wat} NAME_WE)
+  list(APPEND OXIDIZE_RELAXED_SLOTS ${wat_name}=ox_simd128_${wat_name})
+endforeach()
 set(OXIDIZE_RELAXED_WASMS "")
 set(OXIDIZE_RELAXED_SPLICE_ARGS "")
 foreach(slot ${OXIDIZE_RELAXED_SLOTS})
