@@ -229,8 +229,8 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   decode_groups<F>(nb, w, w_stride, n_rows, g.groups, g.g_step, g.j_step, act, fifth_sums, y);
 }
 
-// Q4_0, Q8_0 and IQ4_NL decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole
-// group of four rows; the rows left over run decode_groups.
+// Q4_0 and Q8_0 decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole group of
+// four rows; the rows left over run decode_groups.
 template <typename F>
 void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                   const gemm::SplitActs& act, float* y) {
@@ -256,10 +256,58 @@ void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t 
                        const gemm::SplitActs& act, const int16_t*, float* y) {
   decode_quads<Q8_0>(q8_0_quads, nb, w, w_stride, n_rows, a, act, y);
 }
+
+// A token's Q8_0 quants split by sign for the relaxed iq4_nl_quads body (relaxed_slots.h): per
+// block |q| of elements 0..15 and 16..31, their sign masks, and the sum of its negative quants.
+// Null signs where a quant is -128, whose magnitude is no i7 operand (quantize_row_q8_0 rounds
+// to -127..127, so only other writers' blocks can hold one).
+struct SignedActs {
+  const v128_t* signs;
+  const int32_t* neg_sum;
+};
+SignedActs split_signs(int64_t nb, const uint8_t* a) {
+  v128_t* signs = gemm::scratch(gemm::Slot::kTables, nb * 4 + (nb + 3) / 4);
+  int32_t* neg_sum = reinterpret_cast<int32_t*>(signs + nb * 4);
+  const v128_t zero = wasm_i8x16_splat(0), min = wasm_i8x16_splat(-128);
+  v128_t any_min = zero;
+  for (int64_t b = 0; b < nb; ++b) {
+    const BlockQ8_0& blk = reinterpret_cast<const BlockQ8_0*>(a)[b];
+    const v128_t lo = load(blk.qs), hi = load(blk.qs + 16);
+    const v128_t slo = wasm_i8x16_lt(lo, zero), shi = wasm_i8x16_lt(hi, zero);
+    any_min = wasm_v128_or(any_min, wasm_v128_or(wasm_i8x16_eq(lo, min), wasm_i8x16_eq(hi, min)));
+    signs[4 * b] = wasm_i8x16_abs(lo);
+    signs[4 * b + 1] = wasm_i8x16_abs(hi);
+    signs[4 * b + 2] = slo;
+    signs[4 * b + 3] = shi;
+    const v128_t neg = wasm_i16x8_add(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_and(lo, slo)),
+                                      wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_and(hi, shi)));
+    neg_sum[b] = hsum_i32(wasm_i32x4_extadd_pairwise_i16x8(neg));
+  }
+  if (wasm_v128_any_true(any_min)) return {nullptr, nullptr};
+  return {signs, neg_sum};
+}
+
+// IQ4_NL: whole groups of four through the slot where the relaxed body runs and the activations
+// split by sign; every row by decode_groups otherwise (the same bits).
 template <>
 void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                          const gemm::SplitActs& act, const int16_t*, float* y) {
-  decode_quads<IQ4_NL>(iq4_nl_quads, nb, w, w_stride, n_rows, a, act, y);
+  int64_t done = 0;
+  if (relaxed_active() && n_rows >= 4) {
+    const SignedActs s = split_signs(nb, a);
+    if (s.signs != nullptr) {
+      done = n_rows / 4 * 4;
+      const Groups g = row_groups(done, w_stride);
+      iq4_nl_quads(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
+                   static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), s.signs, act.q, act.d, s.neg_sum,
+                   relaxed_constants, y);
+    }
+  }
+  if (done < n_rows) {
+    const Groups g = row_groups(n_rows - done, w_stride);
+    decode_groups<IQ4_NL>(nb, w + static_cast<uint64_t>(done) * w_stride, w_stride, n_rows - done, g.groups, g.g_step,
+                          g.j_step, act, nullptr, y + done);
+  }
 }
 // Q5_0 and Q5_1 the same through their slots (the SIMD128 bodies and Q5_1's relaxed one read the
 // fifth-bit tables).
@@ -401,9 +449,9 @@ extern "C" __attribute__((noinline)) void ox_simd128_q8_0_quads(int32_t nb, cons
 }
 extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                   int32_t groups, int32_t g_step, int32_t j_step,
-                                                                  const BlockQ8_0*, const v128_t* act_q, const float* d,
-                                                                  const int32_t* sum, const v128_t*, float* out) {
-  quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+                                                                  const v128_t*, const v128_t* act_q, const float* d,
+                                                                  const int32_t*, const v128_t*, float* out) {
+  quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, nullptr, out);
 }
 // The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
 template <typename F>
@@ -431,7 +479,7 @@ extern "C" __attribute__((noinline)) void ox_simd128_q5_1_quads(int32_t nb, cons
 // Not const: pointers the optimizers cannot see through, so each slot stays a function of its own.
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
-QuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
+Iq4NlQuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
 Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
 Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 

@@ -51,9 +51,17 @@ using QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_
                          const v128_t* k, float* out);
 extern QuadsFn q4_0_quads;
 extern QuadsFn q8_0_quads;
-// IQ4_NL (iq4_nl_quads) the same way: the relaxed body reads a's quants and sum (each codebook value
-// as two i7 parts of its nibble, 16 q + r(q) - 139; iq4_nl_quads.wat).
-extern QuadsFn iq4_nl_quads;
+// IQ4_NL (iq4_nl_quads) in QuadsFn's groups, against a's quants split by sign: per block four
+// vectors in `signs` (|quant| of elements 0..15, of 16..31, then 0xFF where the quant is negative,
+// else 0, for the same halves) and neg_sum[i], the sum of block i's negative quants. No quant may
+// be -128 (its magnitude is no i7 operand; gemm_block32.cpp runs decode_groups instead). The
+// SIMD128 body (decode_groups) reads act_q and d; the relaxed body (iq4_nl_quads.wat) signs,
+// neg_sum and d, with each codebook value, its sign flipped where the activation's is, against
+// |a|: one relaxed dot per 16 products.
+using Iq4NlQuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                              int32_t j_step, const v128_t* signs, const v128_t* act_q, const float* d,
+                              const int32_t* neg_sum, const v128_t* k, float* out);
+extern Iq4NlQuadsFn iq4_nl_quads;
 
 // Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
 // matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or

@@ -3,7 +3,7 @@
 // NAME.relaxed.wasm (ctest's *_relaxed entries, OXIDIZE_WASM_RELAXED=1) it runs the hand-written
 // body, which must give the same bits, on random blocks and on the extremes (Q4_K: every nibble 15,
 // scales and mins 63; Q5_K: every quant 31, scales and mins 63; Q6_K: every quant 63, scales -128;
-// Q8_0: every weight -128, 127 or -127; IQ4_NL: values -127 and 113; Q2_K: every quant 3, scales
+// Q8_0: every weight -128, 127 or -127; IQ4_NL: values -127 and 113 against -127 and 127; Q2_K: every quant 3, scales
 // and mins 15; Q3_K: every quant 3 with its high bit, scales -32; Q5_0 / Q5_1: every quant 31 or 0,
 // scales 65504 and 2^-24; every activation -128, or 127) where an i16 lane or a saturating pair
 // would show.
@@ -281,8 +281,9 @@ TEST(Simd128Relaxed, Q6KIlPairsMatchTheScalarReference) {
 // sum in block order (what the SIMD128 and relaxed bodies do in their lanes), both row orders of
 // decode_groups. `fill(b, data, rng)` and `fill_act(a, data, rng)` set a block's quants for data
 // kind `data` < n_data (0: random).
-template <typename Block, typename Fill, typename FillAct, typename Dot>
-void expect_quads_match(simd::QuadsFn slot, int n_data, Fill fill, FillAct fill_act, Dot dot, unsigned seed) {
+// `slot` is a QuadsFn, or a callable with QuadsFn's arguments but `k` (iq4_nl_quads' adapter below).
+template <typename Block, typename Slot, typename Fill, typename FillAct, typename Dot>
+void expect_quads_match(Slot slot, int n_data, Fill fill, FillAct fill_act, Dot dot, unsigned seed) {
   std::mt19937 rng(seed);
   for (int data = 0; data < n_data; ++data) {
     for (const int nb : {1, 3, 8}) {
@@ -309,9 +310,15 @@ void expect_quads_match(simd::QuadsFn slot, int n_data, Fill fill, FillAct fill_
               want[r] += static_cast<float>(dot(b, y[i])) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
             }
           }
-          slot(nb, reinterpret_cast<const uint8_t*>(w.data()), static_cast<uint32_t>(nb * sizeof(Block)), groups,
-               adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum, simd::relaxed_constants,
-               got.data());
+          const auto* wb = reinterpret_cast<const uint8_t*>(w.data());
+          const auto stride = static_cast<uint32_t>(nb * sizeof(Block));
+          if constexpr (std::is_same_v<Slot, simd::QuadsFn>) {
+            slot(nb, wb, stride, groups, adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum,
+                 simd::relaxed_constants, got.data());
+          } else {
+            slot(nb, wb, stride, groups, adjacent ? 4 : 1, adjacent ? 1 : groups, y.data(), act.q, act.d, act.sum,
+                 got.data());
+          }
           for (int r = 0; r < rows; ++r) {
             uint32_t a, b;
             std::memcpy(&a, &want[r], 4);
@@ -378,15 +385,39 @@ TEST(Simd128Relaxed, Q8_0QuadsMatchTheirScalarStepsBitForBit) {
 #endif
 }
 
-// IQ4_NL: random bytes; every nibble 0 (value -127) against every activation -128 (the largest
-// pair, 32512) and 127 (the most negative, -32258); every nibble 15 (113) against -128; values -127
-// and 113 alternating against activations -128 and 127 alternating (pairs of 30607).
+#if defined(__wasm_simd128__)
+// iq4_nl_quads' activations split by sign, from its contract (relaxed_slots.h): per block |q| of
+// elements 0..15 and 16..31, their sign masks, and the sum of the negative quants.
+struct Iq4NlSigns {
+  std::vector<v128_t> signs;
+  std::vector<int32_t> neg_sum;
+};
+Iq4NlSigns iq4_nl_signs(const ox::BlockQ8_0* y, int nb) {
+  Iq4NlSigns s{std::vector<v128_t>(static_cast<size_t>(nb) * 4), std::vector<int32_t>(static_cast<size_t>(nb), 0)};
+  for (int i = 0; i < nb; ++i) {
+    uint8_t bytes[64];
+    for (int l = 0; l < 32; ++l) {
+      const int q = y[i].qs[l];
+      bytes[l] = static_cast<uint8_t>(q < 0 ? -q : q);
+      bytes[32 + l] = q < 0 ? 0xFF : 0x00;
+      if (q < 0) s.neg_sum[static_cast<size_t>(i)] += q;
+    }
+    std::memcpy(&s.signs[static_cast<size_t>(i) * 4], bytes, sizeof(bytes));
+  }
+  return s;
+}
+#endif
+
+// IQ4_NL: random bytes against activations -127..127 (the slot's contract leaves out -128); every
+// nibble 0 (value -127) against every activation -127 (flipped to 126 against |a| 127, pairs of
+// 32004) and 127 (pairs of -32258, the largest an i16 lane holds here); every nibble 15 (113)
+// against -127; values -127 and 113 alternating against activations -127 and 127 alternating.
 TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
 #else
-  std::uniform_int_distribution<int> byte(0, 255);
-  const int nibble[5] = {0, 0, 0, 15, 0}, activation[5] = {0, -128, 127, -128, -128};
+  std::uniform_int_distribution<int> byte(0, 255), quant(-127, 127);
+  const int nibble[5] = {0, 0, 0, 15, 0}, activation[5] = {0, -127, 127, -127, -127};
   auto fill = [&](ox::BlockIQ4_NL& b, int data, std::mt19937& rng) {
     for (int l = 0; l < 16; ++l) {  // byte l: elements l (low nibble) and l + 16
       const int v = data == 4 && l % 2 == 1 ? 15 : nibble[data];
@@ -396,7 +427,7 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
   auto fill_act = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
     for (int l = 0; l < 32; ++l) {
       const int q = data == 4 && l % 2 == 1 ? 127 : activation[data];
-      b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) - 128 : q);
+      b.qs[l] = static_cast<int8_t>(data == 0 ? quant(rng) : q);
     }
   };
   auto dot = [](const ox::BlockIQ4_NL& b, const ox::BlockQ8_0& a) {
@@ -406,7 +437,67 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
     }
     return sum;
   };
-  expect_quads_match<ox::BlockIQ4_NL>(simd::iq4_nl_quads, 5, fill, fill_act, dot, 4242);
+  auto slot = [](int32_t nb, const uint8_t* w, uint32_t stride, int32_t groups, int32_t g_step, int32_t j_step,
+                 const ox::BlockQ8_0* y, const v128_t* act_q, const float* d, const int32_t*, float* out) {
+    const Iq4NlSigns s = iq4_nl_signs(y, nb);
+    simd::iq4_nl_quads(nb, w, stride, groups, g_step, j_step, s.signs.data(), act_q, d, s.neg_sum.data(),
+                       simd::relaxed_constants, out);
+  };
+  expect_quads_match<ox::BlockIQ4_NL>(slot, 5, fill, fill_act, dot, 4242);
+#endif
+}
+
+// IQ4_NL decode through the kernel table (one token): the rows the relaxed body takes and the ones
+// left over, and a token with a quant of -128 anywhere, which the table must take another way
+// (split_signs), against the scalar steps: per block the exact integer dot times (d_row * d_act)
+// added in block order. Activations random in -128..127 (data 0) or with one -128 (data 1).
+TEST(Simd128Relaxed, Iq4NlDecodeTakesEveryActivationBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::KernelTable& t = ox::kernels::best_kernels();
+  const ox::kernels::GemmFn gemm = t.gemm[static_cast<uint32_t>(ox::DType::IQ4_NL)];
+  ASSERT_NE(gemm, nullptr);
+  std::mt19937 rng(2024);
+  std::uniform_int_distribution<int> byte(0, 255), quant(-127, 127);
+  for (const int nb : {1, 4, 64}) {
+    for (const int rows : {4, 22, 300}) {
+      for (const int data : {0, 1}) {
+        std::vector<ox::BlockIQ4_NL> w(static_cast<size_t>(rows) * nb);
+        for (ox::BlockIQ4_NL& b : w) {
+          for (uint8_t& q : b.qs) q = static_cast<uint8_t>(byte(rng));
+          b.d = half_scale(rng);
+        }
+        std::vector<ox::BlockQ8_0> y(static_cast<size_t>(nb));
+        for (ox::BlockQ8_0& b : y) {
+          for (int8_t& q : b.qs) q = static_cast<int8_t>(quant(rng));
+          b.d = half_scale(rng);
+        }
+        if (data == 1) y[static_cast<size_t>(nb) / 2].qs[byte(rng) % 32] = -128;
+        std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
+        for (int r = 0; r < rows; ++r) {
+          for (int i = 0; i < nb; ++i) {
+            const ox::BlockIQ4_NL& b = w[static_cast<size_t>(r) * nb + i];
+            int32_t sum = 0;
+            for (int l = 0; l < 16; ++l) {
+              sum += ox::kIQ4NLValues[b.qs[l] & 0xF] * y[i].qs[l] + ox::kIQ4NLValues[b.qs[l] >> 4] * y[i].qs[l + 16];
+            }
+            want[r] += static_cast<float>(sum) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+          }
+        }
+        const int64_t n = static_cast<int64_t>(nb) * 32;
+        gemm(n, reinterpret_cast<const uint8_t*>(w.data()), nb * sizeof(ox::BlockIQ4_NL), rows,
+             reinterpret_cast<const uint8_t*>(y.data()), nb * sizeof(ox::BlockQ8_0), 1, got.data(), rows);
+        for (int r = 0; r < rows; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          ASSERT_EQ(a, b) << t.isa << " nb " << nb << " rows " << rows << " data " << data << " row " << r
+                          << ": want " << want[r] << ", got " << got[r];
+        }
+      }
+    }
+  }
 #endif
 }
 
