@@ -353,12 +353,25 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
                                     : gemm::pack_acts_q8_1(n, a, a_stride, n_tokens);
   const int64_t row = gemm::packed_row_vecs(nb, F::kExtra);
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
+  const Fp16Consts fc = fp16_consts();
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) {
       const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
-      gemm::pack_row<F::kExtra>(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), nb, [&](int64_t u) { return F::unit(x[u]); },
-                                [&](int64_t u, int e) { return F::scale(x[u], e); });
+      const gemm::PackedRow pr = gemm::packed_row(pw, row, r, nr, gemm::kTileRows);
+      auto unit = [&](int64_t u) { return F::unit(x[u]); };
+      auto scale = [&](int64_t u, int e) { return F::scale(x[u], e); };
+      if constexpr (std::is_same_v<Block, BlockMXFP4>) {
+        gemm::pack_row<F::kExtra>(pr, nb, unit, scale);
+      } else {
+        // The fp16 d (and m) of four blocks in one vector conversion, fp16()'s steps.
+        gemm::pack_row<F::kExtra>(pr, nb, unit, scale, [&](int64_t u, int e) {
+          if constexpr (F::kExtra == 1) {
+            if (e == 1) return fp16x4_to_f32(gather_halves4(&x[u].m, &x[u + 1].m, &x[u + 2].m, &x[u + 3].m), fc);
+          }
+          return fp16x4_to_f32(gather_halves4(&x[u].d, &x[u + 1].d, &x[u + 2].d, &x[u + 3].d), fc);
+        });
+      }
     }
     gemm::packed_product_passes<F::kExtra>(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
   }

@@ -6,7 +6,9 @@
 #include <wasm_simd128.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -109,9 +111,10 @@ inline void store_group(v128_t* out, int64_t step, const Unit16 u[4]) {
 }
 
 // Packs one row of n_units units at `row` (see packed_row). unit(u) gives unit u as Unit16;
-// scale(u, e) its scale (e = 0) and its extra terms (e = 1..kExtra).
-template <int kExtra, typename UnitFn, typename ScaleFn>
-inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale) {
+// scale(u, e) its scale (e = 0) and its extra terms (e = 1..kExtra); scales4(u, e), where given,
+// those of units u..u + 3 as one f32x4 (the same values: four conversions in one).
+template <int kExtra, typename UnitFn, typename ScaleFn, typename Scales4Fn = std::nullptr_t>
+inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale, Scales4Fn scales4 = nullptr) {
   v128_t* out = row.out;
   const int64_t step = row.step;
   auto put = [&](v128_t v) {
@@ -123,7 +126,13 @@ inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale)
     const Unit16 q[4] = {unit(u), unit(u + 1), unit(u + 2), unit(u + 3)};
     store_group(out, step, q);
     out += kGroupVecs * step;
-    for (int e = 0; e <= kExtra; ++e) put(wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e)));
+    for (int e = 0; e <= kExtra; ++e) {
+      if constexpr (std::is_same_v<Scales4Fn, std::nullptr_t>) {
+        put(wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e)));
+      } else {
+        put(scales4(u, e));
+      }
+    }
   }
   for (; u < n_units; ++u) {
     const Unit16 q = unit(u);
