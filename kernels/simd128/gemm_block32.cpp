@@ -339,20 +339,16 @@ void decode_rows<Q5_1>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t 
 
 // Prefill on byte groups (gemm_i7.h; nb a multiple of 4): the same bits as the i16 groups below,
 // with the relaxed module's 16-products-per-instruction tile.
-// Every token comes in one call (KernelTable::gemm_all_tokens): each block of rows is unpacked once
-// and then passes over the tokens kPassActBytes of packed activations at a time (a multiple of the
-// tile's tokens, so only the last pass has an edge), which stay in L2 while the block's rows use
-// them. Split into matmul's 256 KB chunks instead, a 1B model's 128-token prefill unpacked every
+// Every token comes in one call (KernelTable::gemm_all_tokens), in passes (gemm::kPassActBytes).
+// Split into matmul's 256 KB chunks instead, a 1B model's 128-token prefill unpacked every
 // 2048-wide matrix twice (120 + 8 tokens) and the 8192-wide ones five times (30-token chunks, each
 // with a 2-token edge in SIMD128): ~9% of its time in the relaxed module (node profile).
-constexpr int64_t kPassActBytes = 384 * 1024;
-
 template <typename F>
 void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
                 int64_t n_tokens, float* y, int64_t y_stride) {
   using Block = typename F::Block;
   const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride, a_row = n_groups * gemm::kI7ActStride;
-  const int64_t pass = std::max<int64_t>(gemm::kTileTokens, kPassActBytes / (a_row * 16) / gemm::kTileTokens * gemm::kTileTokens);
+  const int64_t pass = gemm::pass_tokens(a_row);
   const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, F::kDecodeOffset);
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
   const Fp16Consts fc = fp16_consts();
@@ -399,28 +395,33 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   if constexpr (std::is_same_v<F, Q4_0>) {
     // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
     if (relaxed_active() && nb % 4 == 0) return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
-    // The i16 groups in matmul's chunks of tokens (gemm_all_tokens is set for Q4_0): 256 KB of activation rows.
-    const int64_t chunk = std::max<int64_t>(1, static_cast<int64_t>(256 * 1024 / a_stride));
-    if (n_tokens > chunk) {
-      for (int64_t t0 = 0; t0 < n_tokens; t0 += chunk) {
-        gemm_block32<F>(n, w, w_stride, n_rows, a + static_cast<uint64_t>(t0) * a_stride, a_stride,
-                        std::min(chunk, n_tokens - t0), y + t0 * y_stride, y_stride);
-      }
-      return;
-    }
   }
+  // The i16 groups: every token (gemm_all_tokens), each block of rows unpacked once, in passes.
   const v128_t* pa = F::kExtra == 0 ? gemm::pack_acts_q8_0(n, a, a_stride, n_tokens)
                                     : gemm::pack_acts_q8_1(n, a, a_stride, n_tokens);
   const int64_t row = gemm::packed_row_vecs(nb, F::kExtra);
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
+  const Fp16Consts fc = fp16_consts();
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) {
       const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
-      gemm::pack_row<F::kExtra>(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), nb, [&](int64_t u) { return F::unit(x[u]); },
-                                [&](int64_t u, int e) { return F::scale(x[u], e); });
+      const gemm::PackedRow pr = gemm::packed_row(pw, row, r, nr, gemm::kTileRows);
+      auto unit = [&](int64_t u) { return F::unit(x[u]); };
+      auto scale = [&](int64_t u, int e) { return F::scale(x[u], e); };
+      if constexpr (std::is_same_v<Block, BlockMXFP4>) {
+        gemm::pack_row<F::kExtra>(pr, nb, unit, scale);
+      } else {
+        // The fp16 d (and m) of four blocks in one vector conversion, fp16()'s steps.
+        gemm::pack_row<F::kExtra>(pr, nb, unit, scale, [&](int64_t u, int e) {
+          if constexpr (F::kExtra == 1) {
+            if (e == 1) return fp16x4_to_f32(gather_halves4(&x[u].m, &x[u + 1].m, &x[u + 2].m, &x[u + 3].m), fc);
+          }
+          return fp16x4_to_f32(gather_halves4(&x[u].d, &x[u + 1].d, &x[u + 2].d, &x[u + 3].d), fc);
+        });
+      }
     }
-    gemm::packed_product<F::kExtra>(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
+    gemm::packed_product_passes<F::kExtra>(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
   }
 }
 
@@ -484,9 +485,12 @@ Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
 Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 
 void register_gemm_block32(KernelTable& t) {
-  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  // Every gemm here splits its tokens into passes itself (prefill_i7, packed_product_passes).
+  auto tile = [&](DType type, GemmFn fn) {
+    t.gemm[static_cast<uint32_t>(type)] = fn;
+    t.gemm_all_tokens[static_cast<uint32_t>(type)] = true;
+  };
   tile(DType::Q4_0, gemm_block32<Q4_0>);
-  t.gemm_all_tokens[static_cast<uint32_t>(DType::Q4_0)] = true;  // prefill_i7: its own passes of tokens
   tile(DType::Q4_1, gemm_block32<Q4_1>);
   tile(DType::Q5_0, gemm_block32<Q5_0>);
   tile(DType::Q5_1, gemm_block32<Q5_1>);

@@ -257,7 +257,11 @@ struct IQ4XS {
 }  // namespace
 
 void register_gemm_kquant(KernelTable& t) {
-  auto tile = [&](DType type, GemmFn fn) { t.gemm[static_cast<uint32_t>(type)] = fn; };
+  // superblocks splits its tokens into passes itself (gemm_all_tokens).
+  auto tile = [&](DType type, GemmFn fn) {
+    t.gemm[static_cast<uint32_t>(type)] = fn;
+    t.gemm_all_tokens[static_cast<uint32_t>(type)] = true;
+  };
   tile(DType::Q2_K, gemm::superblocks<Q2K>);
   tile(DType::Q3_K, gemm::superblocks<Q3K>);
   tile(DType::Q4_K, gemm::superblocks<Q4K>);

@@ -115,7 +115,12 @@ void superblocks_i7(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_ro
       const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
       pack_i7_superblock_row<F>(x, nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
     }
-    gemm::i7_superblock_product(pw, nr, pa, n_tokens, nb, y + r0, y_stride);
+    // Every token (gemm_all_tokens) in passes of gemm::kPassActBytes.
+    const int64_t a_row = nb * gemm::kI7SuperActStride, pass = gemm::pass_tokens(a_row);
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {
+      const int64_t nt = n_tokens - t0 < pass ? n_tokens - t0 : pass;
+      gemm::i7_superblock_product(pw, nr, pa + t0 * a_row, nt, nb, y + t0 * y_stride + r0, y_stride);
+    }
   }
 }
 
@@ -166,7 +171,7 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
     const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
     for (int64_t r = 0; r < nr; ++r) pack_superblock_row<F>(row(r0 + r), nb, gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows));
-    gemm::packed_product<F::kExtra, true>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
+    gemm::packed_product_passes<F::kExtra, true>(pw, nr, pa, n_tokens, n_units, y + r0, y_stride);
     if constexpr (row_factor<F>() != 1.0f) {
       for (int64_t t = 0; t < n_tokens; ++t)
         for (int64_t r = 0; r < nr; ++r) y[t * y_stride + r0 + r] *= row_factor<F>();

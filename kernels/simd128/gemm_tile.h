@@ -6,7 +6,9 @@
 #include <wasm_simd128.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,6 +47,17 @@ constexpr int64_t kPackMinTokens = 3;
 // Weight rows packed at a time: a call may span thousands of rows (matmul gives each thread its
 // whole share, so the activations are packed once), while 16 packed rows stay in L1/L2.
 constexpr int64_t kPackRows = 16;
+// A call takes every token (KernelTable::gemm_all_tokens): each block of kPackRows weight rows is
+// unpacked once and then passes over the packed tokens kPassActBytes at a time, which stay in L2
+// while the block's rows use them. Split into matmul's 256 KB chunks of activation rows instead,
+// a 128-token prefill unpacks each 8192-wide matrix five times (30-token chunks, each with an edge).
+constexpr int64_t kPassActBytes = 128 * 1024;
+// Tokens per pass for packed activation rows of a_row_vecs vectors: a multiple of the tile's tokens
+// (so only the last pass has an edge), at least one tile.
+inline int64_t pass_tokens(int64_t a_row_vecs) {
+  const int64_t t = kPassActBytes / (a_row_vecs * 16) / kTileTokens * kTileTokens;
+  return t > kTileTokens ? t : kTileTokens;
+}
 
 // 32 i16 values of a unit in element order.
 struct Unit16 {
@@ -98,9 +111,10 @@ inline void store_group(v128_t* out, int64_t step, const Unit16 u[4]) {
 }
 
 // Packs one row of n_units units at `row` (see packed_row). unit(u) gives unit u as Unit16;
-// scale(u, e) its scale (e = 0) and its extra terms (e = 1..kExtra).
-template <int kExtra, typename UnitFn, typename ScaleFn>
-inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale) {
+// scale(u, e) its scale (e = 0) and its extra terms (e = 1..kExtra); scales4(u, e), where given,
+// those of units u..u + 3 as one f32x4 (the same values: four conversions in one).
+template <int kExtra, typename UnitFn, typename ScaleFn, typename Scales4Fn = std::nullptr_t>
+inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale, Scales4Fn scales4 = nullptr) {
   v128_t* out = row.out;
   const int64_t step = row.step;
   auto put = [&](v128_t v) {
@@ -112,7 +126,13 @@ inline void pack_row(PackedRow row, int64_t n_units, UnitFn unit, ScaleFn scale)
     const Unit16 q[4] = {unit(u), unit(u + 1), unit(u + 2), unit(u + 3)};
     store_group(out, step, q);
     out += kGroupVecs * step;
-    for (int e = 0; e <= kExtra; ++e) put(wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e)));
+    for (int e = 0; e <= kExtra; ++e) {
+      if constexpr (std::is_same_v<Scales4Fn, std::nullptr_t>) {
+        put(wasm_f32x4_make(scale(u, e), scale(u + 1, e), scale(u + 2, e), scale(u + 3, e)));
+      } else {
+        put(scales4(u, e));
+      }
+    }
   }
   for (; u < n_units; ++u) {
     const Unit16 q = unit(u);
@@ -231,6 +251,17 @@ void packed_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_
       const int64_t nt = n_tokens - t0 < kTileTokens ? n_tokens - t0 : kTileTokens;
       tile_fn<kExtra, kPairs>(nr, nt)(w + r0 * row, a + t0 * row, n_units, y + t0 * y_stride + r0, y_stride);
     }
+  }
+}
+
+// packed_product over n_tokens packed activation rows in passes of pass_tokens (see kPassActBytes).
+template <int kExtra, bool kPairs = false>
+void packed_product_passes(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_units,
+                           float* y, int64_t y_stride) {
+  const int64_t row = packed_row_vecs(n_units, kExtra), pass = pass_tokens(row);
+  for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {
+    const int64_t nt = n_tokens - t0 < pass ? n_tokens - t0 : pass;
+    packed_product<kExtra, kPairs>(w, n_rows, a + t0 * row, nt, n_units, y + t0 * y_stride, y_stride);
   }
 }
 

@@ -102,6 +102,7 @@ void install(KernelTable& t, DType type) {
   } else {
     t.gemm[static_cast<uint32_t>(type)] = gemm::superblocks<Tile<F>>;
   }
+  t.gemm_all_tokens[static_cast<uint32_t>(type)] = true;  // superblocks: its own passes of tokens
 }
 
 // The slots' formats: the grid and sign masks their relaxed bodies read.

@@ -489,6 +489,9 @@ TEST_P(KernelTableTest, GemmOnLongRows) {
                Mode::kRealistic, g);
     // A few tokens over rows longer than the few-token kernels' chunk of 256 blocks (9216 = 288 x 32).
     check_gemm(table(), {w, is_float_format(w) ? 4099 : 9216, 19, 3}, Mode::kRealistic, g);
+    // Tokens past one pass of a gemm that takes every token (gemm_all_tokens; SIMD128: ~20 tokens
+    // of 8192 packed columns a pass, the last pass an edge).
+    check_gemm(table(), {w, is_float_format(w) ? 4099 : 8192, 5, 41}, Mode::kRealistic, g);
     check_gemm(table(), {w, is_float_format(w) ? 4099 : 4096 * (block_size(w) == 32 ? 1 : 2), 11, 1}, Mode::kRealistic, g);  // one token: the decode kernels
     if (HasFatalFailure()) return;
   }

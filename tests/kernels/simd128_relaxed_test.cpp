@@ -621,8 +621,8 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
     for (const int nb : {4, 12, 32, 256}) {
       for (const int rows : {1, 2, 5, 16, 19}) {
         for (const int tokens : {3, 4, 7, 9, 41}) {
-          // 41 tokens of 8192 columns: more than one pass of the byte groups (36 tokens, a 5-token
-          // last pass) and of the i16 groups' chunks (30 tokens)
+          // 41 tokens of 8192 columns: more than one pass of the byte groups (12 tokens, a 5-token
+          // last pass) and of the i16 groups (4 tokens, a 1-token last pass)
           if ((nb == 256) != (tokens == 41)) continue;
           const size_t w_stride = nb * sizeof(ox::BlockQ4_0) + 3, a_stride = nb * sizeof(ox::BlockQ8_0) + 5;
           std::vector<uint8_t> wm(w_stride * rows), am(a_stride * tokens);
