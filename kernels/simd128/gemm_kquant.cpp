@@ -232,6 +232,40 @@ struct Q2K {
   static constexpr const PairsFn& pairs = q2_k_pairs;
 };
 
+// Q2_K_IL / Q3_K_IL (core/quant/interleave.h): prefill packs each block back in natural order once
+// (prepare), decode runs the layout's row-pair slot.
+struct Q2KIL {
+  using Block = BlockQ2_K;
+  static constexpr DType kType = DType::Q2_K_IL;
+  static constexpr int kExtra = Q2K::kExtra;
+  static constexpr gemm::ActExtra kAct = Q2K::kAct;
+  struct Scales {
+    BlockQ2_K natural;
+    Q2K::Scales q2k;
+  };
+  static Scales prepare(const Block& b) { return {q2_k_natural(b), Q2K::prepare(b)}; }
+  static Unit16 unit(const Block&, const Scales& s, int j) { return Q2K::unit(s.natural, s.q2k, j); }
+  static float extra(const Block& b, const Scales& s, int j, int e) { return Q2K::extra(b, s.q2k, j, e); }
+  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q2_k_il(n, a); }
+  static constexpr const PairsIlFn& il_pairs = q2_k_il_pairs;
+};
+
+struct Q3KIL {
+  using Block = BlockQ3_K;
+  static constexpr DType kType = DType::Q3_K_IL;
+  static constexpr int kExtra = Q3K::kExtra;
+  static constexpr gemm::ActExtra kAct = Q3K::kAct;
+  struct Scales {
+    BlockQ3_K natural;
+    Q3K::Scales q3k;
+  };
+  static Scales prepare(const Block& b) { return {q3_k_natural(b), Q3K::prepare(b)}; }
+  static Unit16 unit(const Block&, const Scales& s, int j) { return Q3K::unit(s.natural, s.q3k, j); }
+  static float extra(const Block& b, const Scales& s, int j, int e) { return Q3K::extra(b, s.q3k, j, e); }
+  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q2_k_il(n, a); }
+  static constexpr const PairsIlFn& il_pairs = q3_k_il_pairs;
+};
+
 struct IQ4XS {
   using Block = BlockIQ4_XS;
   static constexpr int kExtra = 0;
@@ -265,6 +299,8 @@ void register_gemm_kquant(KernelTable& t) {
   tile(DType::Q6_K, gemm::superblocks<Q6K>);
   tile(DType::Q4_K_IL, gemm::superblocks<Q4KIL>);
   tile(DType::Q6_K_IL, gemm::superblocks<Q6KIL>);
+  tile(DType::Q2_K_IL, gemm::superblocks<Q2KIL>);
+  tile(DType::Q3_K_IL, gemm::superblocks<Q3KIL>);
   tile(DType::IQ4_XS, gemm::superblocks<IQ4XS>);
 }
 

@@ -846,3 +846,68 @@ TEST(Simd128Relaxed, Q3KPairsMatchTheSimd128BodyBitForBit) {
   expect_pairs_match<ox::BlockQ3_K>(q3_k_rows, simd::kquant::rows2_q3_k, simd::q3_k_pairs, 8642);
 #endif
 }
+
+TEST(Simd128Relaxed, Q2KIlPairsMatchRows2OnTheNaturalRows) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ2_K>& w, const std::vector<ox::BlockQ8_K>& y) {
+    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+    std::vector<float> out(2 * pairs);
+    for (int r = 0; r < pairs; ++r) {
+      simd::kquant::rows2_q2_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
+                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
+    }
+    return out;
+  };
+  expect_il_pairs_match<ox::BlockQ2_K>(q2_k_rows, ox::quant::q2_k_to_il, want, simd::acts_q2_k_il, simd::q2_k_il_pairs,
+                                       1357);
+#endif
+}
+
+TEST(Simd128Relaxed, Q3KIlPairsMatchRows2OnTheNaturalRows) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ3_K>& w, const std::vector<ox::BlockQ8_K>& y) {
+    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+    std::vector<float> out(2 * pairs);
+    for (int r = 0; r < pairs; ++r) {
+      simd::kquant::rows2_q3_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
+                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
+    }
+    return out;
+  };
+  expect_il_pairs_match<ox::BlockQ3_K>(q3_k_rows, ox::quant::q3_k_to_il, want, simd::acts_q2_k_il, simd::q3_k_il_pairs,
+                                       9753);
+#endif
+}
+
+// The SIMD128 conversions (load time) and their inverses (prefill's natural blocks) against the scalar ones.
+TEST(Simd128Relaxed, Q2KQ3KRelayoutsMatchTheScalarConversions) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::mt19937 rng(98);
+  const std::vector<ox::BlockQ2_K> natural = q2_k_rows(3, 7, false, rng);
+  std::vector<ox::BlockQ2_K> q2 = natural, want = natural;
+  ox::quant::q2_k_to_il(want.data(), 21);
+  simd::relayout_q2_k_il(q2.data(), 21);
+  EXPECT_EQ(std::memcmp(q2.data(), want.data(), sizeof(ox::BlockQ2_K) * q2.size()), 0);
+  for (size_t i = 0; i < q2.size(); ++i) {
+    const ox::BlockQ2_K back = simd::q2_k_natural(q2[i]);
+    EXPECT_EQ(std::memcmp(&back, &natural[i], sizeof(back)), 0) << "Q2_K block " << i;
+  }
+  const std::vector<ox::BlockQ3_K> natural3 = q3_k_rows(3, 7, false, rng);
+  std::vector<ox::BlockQ3_K> q3 = natural3, want3 = natural3;
+  ox::quant::q3_k_to_il(want3.data(), 21);
+  simd::relayout_q3_k_il(q3.data(), 21);
+  EXPECT_EQ(std::memcmp(q3.data(), want3.data(), sizeof(ox::BlockQ3_K) * q3.size()), 0);
+  for (size_t i = 0; i < q3.size(); ++i) {
+    const ox::BlockQ3_K back = simd::q3_k_natural(q3[i]);
+    EXPECT_EQ(std::memcmp(&back, &natural3[i], sizeof(back)), 0) << "Q3_K block " << i;
+  }
+#endif
+}
