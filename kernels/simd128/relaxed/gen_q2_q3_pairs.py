@@ -1,7 +1,9 @@
 # Writes the relaxed decode bodies of Q2_K and Q3_K, q2_k_pairs.wat and q3_k_pairs.wat, which share
 # their loop, their activation reads and their float steps and differ in how a sub-block's weights
 # and scales are read (planes_* below). The four 64-element steps of a half super-block are
-# written out, the two halves a loop.
+# written out, the two halves a loop. And those of the interleaved layouts (core/quant/interleave.h)
+# that the relaxed module decodes instead, q2_k_il_pairs.wat and q3_k_il_pairs.wat (il_body_*):
+# the four 16-byte quant vectors of a block written out, no inner loop.
 #   python3 kernels/simd128/relaxed/gen_q2_q3_pairs.py kernels/simd128/relaxed
 import os
 import sys
@@ -356,14 +358,14 @@ def il_body_q3():
     return out
 
 
-def il_module(fmt, probe=False):
+def il_module(fmt):
     q2 = fmt == 'q2_k'
-    name = f'{fmt}_pairs' if probe else f'{fmt}_il_pairs'
+    name = f'{fmt}_il_pairs'
     block = 84 if q2 else 110
     ind = "            "
     inner = "\n".join(ind + line for line in (il_body_q2() if q2 else il_body_q3()))
-    yi_step = "" if probe else f"\n            (local.set $yi (i32.add (local.get $yi) (i32.const 292)))"
-    yi_init = "(local.get $y)" if probe else "(local.get $y_il)"
+    yi_step = "\n            (local.set $yi (i32.add (local.get $yi) (i32.const 292)))"
+    yi_init = "(local.get $y_il)"
     if q2:
         store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
           (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
@@ -448,11 +450,7 @@ HEADERS['q2_k_il'] = """;; Q2_K_IL x Q8_K decode of row pairs with relaxed SIMD'
 ;; i32x4.dot_i16x8_s; planes 0 and 2 meet those of sub-blocks 0..7 in another."""
 
 if __name__ == '__main__':
-    out_dir = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != '--probe' else os.path.dirname(os.path.abspath(__file__))
-    if '--probe' in sys.argv:
-        with open(os.path.join(out_dir, "q2_k_pairs.wat"), 'w') as f:
-            f.write(il_module('q2_k', probe=True))
-        sys.exit(0)
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for fmt in ('q2_k', 'q3_k'):
         with open(os.path.join(out_dir, f"{fmt}_pairs.wat"), 'w') as f:
             f.write(body(fmt))
