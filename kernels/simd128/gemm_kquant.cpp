@@ -232,39 +232,26 @@ struct Q2K {
   static constexpr const PairsFn& pairs = q2_k_pairs;
 };
 
-// Q2_K_IL / Q3_K_IL (core/quant/interleave.h): prefill packs each block back in natural order once
-// (prepare), decode runs the layout's row-pair slot.
-struct Q2KIL {
-  using Block = BlockQ2_K;
-  static constexpr DType kType = DType::Q2_K_IL;
-  static constexpr int kExtra = Q2K::kExtra;
-  static constexpr gemm::ActExtra kAct = Q2K::kAct;
+// Q2_K_IL / Q3_K_IL (core/quant/interleave.h) over Q2K / Q3K: prefill packs each block back in
+// natural order once (prepare), decode runs the layout's row-pair slot.
+template <typename F, DType kLayout, auto to_natural, const PairsIlFn& slot>
+struct NaturalOnce {
+  using Block = typename F::Block;
+  static constexpr DType kType = kLayout;
+  static constexpr int kExtra = F::kExtra;
+  static constexpr gemm::ActExtra kAct = F::kAct;
   struct Scales {
-    BlockQ2_K natural;
-    Q2K::Scales q2k;
+    Block natural;
+    typename F::Scales f;
   };
-  static Scales prepare(const Block& b) { return {q2_k_natural(b), Q2K::prepare(b)}; }
-  static Unit16 unit(const Block&, const Scales& s, int j) { return Q2K::unit(s.natural, s.q2k, j); }
-  static float extra(const Block& b, const Scales& s, int j, int e) { return Q2K::extra(b, s.q2k, j, e); }
+  static Scales prepare(const Block& b) { return {to_natural(b), F::prepare(b)}; }
+  static Unit16 unit(const Block&, const Scales& s, int j) { return F::unit(s.natural, s.f, j); }
+  static float extra(const Block& b, const Scales& s, int j, int e) { return F::extra(b, s.f, j, e); }
   static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q2_k_il(n, a); }
-  static constexpr const PairsIlFn& il_pairs = q2_k_il_pairs;
+  static constexpr const PairsIlFn& il_pairs = slot;
 };
-
-struct Q3KIL {
-  using Block = BlockQ3_K;
-  static constexpr DType kType = DType::Q3_K_IL;
-  static constexpr int kExtra = Q3K::kExtra;
-  static constexpr gemm::ActExtra kAct = Q3K::kAct;
-  struct Scales {
-    BlockQ3_K natural;
-    Q3K::Scales q3k;
-  };
-  static Scales prepare(const Block& b) { return {q3_k_natural(b), Q3K::prepare(b)}; }
-  static Unit16 unit(const Block&, const Scales& s, int j) { return Q3K::unit(s.natural, s.q3k, j); }
-  static float extra(const Block& b, const Scales& s, int j, int e) { return Q3K::extra(b, s.q3k, j, e); }
-  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q2_k_il(n, a); }
-  static constexpr const PairsIlFn& il_pairs = q3_k_il_pairs;
-};
+using Q2KIL = NaturalOnce<Q2K, DType::Q2_K_IL, q2_k_natural, q2_k_il_pairs>;
+using Q3KIL = NaturalOnce<Q3K, DType::Q3_K_IL, q3_k_natural, q3_k_il_pairs>;
 
 struct IQ4XS {
   using Block = BlockIQ4_XS;

@@ -237,24 +237,29 @@ void expect_il_pairs_match(MakeRows make_rows, void (*to_il)(void*, int64_t), Wa
     }
   }
 }
+
+// What an interleaved slot must give where its SIMD128 stand-in runs rows2 (kquant::rows2_q4_k /
+// _q2_k / _q3_k) on the rows in natural order: rows r and r + pairs of w.
+template <typename Block, auto rows2>
+std::vector<float> rows2_on_natural(int nb, int pairs, const std::vector<Block>& w, const std::vector<ox::BlockQ8_K>& y) {
+  const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+  const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+  std::vector<float> out(2 * pairs);
+  for (int r = 0; r < pairs; ++r) {
+    rows2(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(), act,
+          simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
+  }
+  return out;
+}
 #endif
 
 TEST(Simd128Relaxed, Q4KIlPairsMatchRows2OnTheNaturalRows) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
 #else
-  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ4_K>& w, const std::vector<ox::BlockQ8_K>& y) {
-    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
-    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
-    std::vector<float> out(2 * pairs);
-    for (int r = 0; r < pairs; ++r) {
-      simd::kquant::rows2_q4_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
-                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
-    }
-    return out;
-  };
-  expect_il_pairs_match<ox::BlockQ4_K>(q4_k_rows, ox::quant::q4_k_to_il, want, simd::acts_q4_k_il, simd::q4_k_il_pairs,
-                                       2468);
+  expect_il_pairs_match<ox::BlockQ4_K>(q4_k_rows, ox::quant::q4_k_to_il,
+                                       rows2_on_natural<ox::BlockQ4_K, simd::kquant::rows2_q4_k>, simd::acts_q4_k_il,
+                                       simd::q4_k_il_pairs, 2468);
 #endif
 }
 
@@ -851,18 +856,9 @@ TEST(Simd128Relaxed, Q2KIlPairsMatchRows2OnTheNaturalRows) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
 #else
-  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ2_K>& w, const std::vector<ox::BlockQ8_K>& y) {
-    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
-    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
-    std::vector<float> out(2 * pairs);
-    for (int r = 0; r < pairs; ++r) {
-      simd::kquant::rows2_q2_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
-                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
-    }
-    return out;
-  };
-  expect_il_pairs_match<ox::BlockQ2_K>(q2_k_rows, ox::quant::q2_k_to_il, want, simd::acts_q2_k_il, simd::q2_k_il_pairs,
-                                       1357);
+  expect_il_pairs_match<ox::BlockQ2_K>(q2_k_rows, ox::quant::q2_k_to_il,
+                                       rows2_on_natural<ox::BlockQ2_K, simd::kquant::rows2_q2_k>, simd::acts_q2_k_il,
+                                       simd::q2_k_il_pairs, 1357);
 #endif
 }
 
@@ -870,18 +866,9 @@ TEST(Simd128Relaxed, Q3KIlPairsMatchRows2OnTheNaturalRows) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
 #else
-  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ3_K>& w, const std::vector<ox::BlockQ8_K>& y) {
-    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
-    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
-    std::vector<float> out(2 * pairs);
-    for (int r = 0; r < pairs; ++r) {
-      simd::kquant::rows2_q3_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
-                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
-    }
-    return out;
-  };
-  expect_il_pairs_match<ox::BlockQ3_K>(q3_k_rows, ox::quant::q3_k_to_il, want, simd::acts_q2_k_il, simd::q3_k_il_pairs,
-                                       9753);
+  expect_il_pairs_match<ox::BlockQ3_K>(q3_k_rows, ox::quant::q3_k_to_il,
+                                       rows2_on_natural<ox::BlockQ3_K, simd::kquant::rows2_q3_k>, simd::acts_q2_k_il,
+                                       simd::q3_k_il_pairs, 9753);
 #endif
 }
 

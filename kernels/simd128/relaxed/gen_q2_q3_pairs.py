@@ -228,35 +228,45 @@ def body(fmt):
         inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
                   f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"] + mins_q2(0) + mins_q2(1)
     inner.append(finish_q2() if q2 else finish_q3())
-    ind = "            "
-    inner_text = "\n".join(ind + line for line in inner)
-    if q2:
-        store = f"""        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))"""
-    else:
-        store = f"""        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32x4.extract_lane 0 (local.get $acc)))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32x4.extract_lane 1 (local.get $acc)))"""
-    return f"""{HEADERS[fmt]}
-(module
-  (import "env" "memory" (memory 1 65536 shared))
-  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
+    return module(HEADERS[fmt], f"{fmt}_pairs", q2, block, inner, act_param="act",
+                  act_doc="""  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
   ;; 260); k the table relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
-  ;; dots. `act` (the split activations of the C++ body) is not read.
-  (func (export "{fmt}_pairs")
-    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
-    (param $act i32) (param $k i32) (param $out i32)
-    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+  ;; dots. `act` (the split activations of the C++ body) is not read.""",
+                  locals_="""    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
     (local $q0 i32) (local $q1 i32) (local $ap i32) (local $hs i32)
     (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
     (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
     (local $hb v128) (local $p v128) (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128)
-    (local $ex v128) (local $tiny v128)
+    (local $ex v128) (local $tiny v128)""")
+
+
+def module(header, name, q2, block, inner, act_param, act_doc, locals_, y_il=False):
+    """the module around a body: the loop over row pairs and blocks (pointers x0, x1 and yb, and
+    yi into y_il where the body reads it), the stores of the two rows' dots"""
+    ind = "            "
+    inner_text = "\n".join(ind + line for line in inner)
+    yi_init = "\n        (local.set $yi (local.get $y_il))" if y_il else ""
+    yi_step = "\n            (local.set $yi (i32.add (local.get $yi) (i32.const 292)))" if y_il else ""
+    if q2:
+        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))"""
+    else:
+        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32x4.extract_lane 0 (local.get $acc)))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32x4.extract_lane 1 (local.get $acc)))"""
+    return f"""{header}
+(module
+  (import "env" "memory" (memory 1 65536 shared))
+{act_doc}
+  (func (export "{name}")
+    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
+    (param ${act_param} i32) (param $k i32) (param $out i32)
+{locals_}
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
@@ -264,7 +274,7 @@ def body(fmt):
       (loop $rows
         (local.set $x0 (i32.add (local.get $w) (i32.mul (local.get $r) (local.get $w_stride))))
         (local.set $x1 (i32.add (local.get $w) (i32.mul (i32.add (local.get $r) (local.get $pairs)) (local.get $w_stride))))
-        (local.set $yb (local.get $y))
+        (local.set $yb (local.get $y)){yi_init}
         (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const {block}))))
         (local.set $acc (v128.const i32x4 0 0 0 0))
         (block $blocks_done
@@ -273,7 +283,7 @@ def body(fmt):
 {inner_text}
             (local.set $x0 (i32.add (local.get $x0) (i32.const {block})))
             (local.set $x1 (i32.add (local.get $x1) (i32.const {block})))
-            (local.set $yb (i32.add (local.get $yb) (i32.const 292)))
+            (local.set $yb (i32.add (local.get $yb) (i32.const 292))){yi_step}
             (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
 {store}
         (br_if $rows (i32.lt_s (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $pairs))))))
@@ -360,63 +370,20 @@ def il_body_q3():
 
 def il_module(fmt):
     q2 = fmt == 'q2_k'
-    name = f'{fmt}_il_pairs'
-    block = 84 if q2 else 110
-    ind = "            "
-    inner = "\n".join(ind + line for line in (il_body_q2() if q2 else il_body_q3()))
-    yi_step = "\n            (local.set $yi (i32.add (local.get $yi) (i32.const 292)))"
-    yi_init = "(local.get $y_il)"
-    if q2:
-        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))"""
-    else:
-        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32x4.extract_lane 0 (local.get $acc)))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32x4.extract_lane 1 (local.get $acc)))"""
-    return f"""{HEADERS[fmt + '_il']}
-(module
-  (import "env" "memory" (memory 1 65536 shared))
-  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the Q2_K_IL matrix at w with rows
+    return module(HEADERS[fmt + '_il'], f"{fmt}_il_pairs", q2, 84 if q2 else 110, il_body_q2() if q2 else il_body_q3(),
+                  act_param="y_il", y_il=True,
+                  act_doc=f"""  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the {fmt.upper()}_IL matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
   ;; 260), y_il the same with its quants in the layout's order (acts_q2_k_il); k the table
-  ;; relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the dots.
-  (func (export "{name}")
-    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
-    (param $y_il i32) (param $k i32) (param $out i32)
-    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $yi i32) (local $end i32)
+  ;; relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the dots.""",
+                  locals_="""    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $yi i32) (local $end i32)
     (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
     (local $p0 v128) (local $p1 v128) (local $e0 v128) (local $e1 v128) (local $o0 v128) (local $o1 v128)
     (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
     (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128) (local $ex v128) (local $tiny v128)
     (local $hb v128) (local $p v128) (local $sc0 v128) (local $sc1 v128) (local $oa0 v128) (local $oa1 v128)
-    (local $ob0 v128) (local $ob1 v128)
-    (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
-    (local.set $r (i32.const 0))
-    (block $rows_done
-      (br_if $rows_done (i32.le_s (local.get $pairs) (i32.const 0)))
-      (loop $rows
-        (local.set $x0 (i32.add (local.get $w) (i32.mul (local.get $r) (local.get $w_stride))))
-        (local.set $x1 (i32.add (local.get $w) (i32.mul (i32.add (local.get $r) (local.get $pairs)) (local.get $w_stride))))
-        (local.set $yb (local.get $y))
-        (local.set $yi {yi_init})
-        (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const {block}))))
-        (local.set $acc (v128.const i32x4 0 0 0 0))
-        (block $blocks_done
-          (br_if $blocks_done (i32.eq (local.get $x0) (local.get $end)))
-          (loop $blocks
-{inner}
-            (local.set $x0 (i32.add (local.get $x0) (i32.const {block})))
-            (local.set $x1 (i32.add (local.get $x1) (i32.const {block})))
-            (local.set $yb (i32.add (local.get $yb) (i32.const 292))){yi_step}
-            (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
-{store}
-        (br_if $rows (i32.lt_s (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $pairs))))))
-)
-"""
+    (local $ob0 v128) (local $ob1 v128)""")
 
 
 HEADERS['q3_k_il'] = """;; Q3_K_IL x Q8_K decode of row pairs with relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s, written by

@@ -15,7 +15,7 @@
 ;; (q3_k_scales in util.h; scale - 32), d (fp16) at 108.
 (module
   (import "env" "memory" (memory 1 65536 shared))
-  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the Q2_K_IL matrix at w with rows
+  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the Q3_K_IL matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
   ;; 260), y_il the same with its quants in the layout's order (acts_q2_k_il); k the table
   ;; relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the dots.
