@@ -71,8 +71,8 @@ void q2_k_acts(const int8_t* in, int8_t* out) {
 }
 
 // A Q2_K / Q3_K block's quants as byte planes (hmask null for Q2_K; Q3_K's u = low2 | hbit << 2):
-// natural: row m of s[g] is sub-block 8g + m (low bits at bits 2j of qs vector 2g + t, m = 2j + t;
-// high bit at bit 4g + j of hmask vector t); interleaved (interleave.h): il[j & 1][2b + j / 2] is
+// natural (read): row m of s[g] is sub-block 8g + m (low bits at bits 2j of qs vector 2g + t,
+// m = 2j + t; high bit at bit 4g + j of hmask vector t); interleaved (read and written) (interleave.h): il[j & 1][2b + j / 2] is
 // plane j of qs vector b (high bit at bit 4 (b / 2) + j of hmask vector b % 2). Per group, the
 // interleaved planes are the natural ones transposed as i16 pairs.
 void natural_planes(const uint8_t* qs, const uint8_t* hmask, v128_t s[2][8]) {
@@ -86,25 +86,6 @@ void natural_planes(const uint8_t* qs, const uint8_t* hmask, v128_t s[2][8]) {
         s[g][m] = wasm_v128_or(s[g][m], wasm_i8x16_shl(hb, 2));
       }
     }
-  }
-}
-void store_natural(v128_t s[2][8], uint8_t* qs, uint8_t* hmask) {
-  const v128_t m3 = wasm_i8x16_splat(3), m1 = wasm_i8x16_splat(1);
-  for (int c = 0; c < 4; ++c) {
-    const int g = c / 2, t = c % 2;
-    v128_t v = wasm_i8x16_splat(0);
-    for (int j = 0; j < 4; ++j) v = wasm_v128_or(v, wasm_i8x16_shl(wasm_v128_and(s[g][2 * j + t], m3), 2 * j));
-    wasm_v128_store(qs + 16 * c, v);
-  }
-  if (hmask == nullptr) return;
-  for (int t = 0; t < 2; ++t) {
-    v128_t v = wasm_i8x16_splat(0);
-    for (int g = 0; g < 2; ++g) {
-      for (int j = 0; j < 4; ++j) {
-        v = wasm_v128_or(v, wasm_i8x16_shl(wasm_v128_and(wasm_u8x16_shr(s[g][2 * j + t], 2), m1), 4 * g + j));
-      }
-    }
-    wasm_v128_store(hmask + 16 * t, v);
   }
 }
 void il_planes(const uint8_t* qs, const uint8_t* hmask, v128_t il[2][8]) {
@@ -137,20 +118,13 @@ void store_il(v128_t il[2][8], uint8_t* qs, uint8_t* hmask) {
   wasm_v128_store(hmask + 16, h[1]);
 }
 
-// One block's qs (and hmask) natural -> interleaved or back, in place.
+// One block's qs (and hmask) natural -> interleaved, in place.
 void q2_q3_to_il(uint8_t* qs, uint8_t* hmask) {
   v128_t p[2][8];
   natural_planes(qs, hmask, p);
   transpose_i16(p[0]);
   transpose_i16(p[1]);
   store_il(p, qs, hmask);
-}
-void q2_q3_from_il(uint8_t* qs, uint8_t* hmask) {
-  v128_t p[2][8];
-  il_planes(qs, hmask, p);
-  transpose_i16(p[0]);
-  transpose_i16(p[1]);
-  store_natural(p, qs, hmask);
 }
 
 // A token's Q8_K row with each block's quants permuted by `permute` (d and bsums kept), in scratch.
@@ -193,15 +167,12 @@ void relayout_q3_k_il(void* blocks, int64_t n_blocks) {
   for (int64_t i = 0; i < n_blocks; ++i) q2_q3_to_il(b[i].qs, b[i].hmask);
 }
 
-BlockQ2_K q2_k_natural(const BlockQ2_K& b) {
-  BlockQ2_K out = b;
-  q2_q3_from_il(out.qs, nullptr);
-  return out;
-}
-BlockQ3_K q3_k_natural(const BlockQ3_K& b) {
-  BlockQ3_K out = b;
-  q2_q3_from_il(out.qs, out.hmask);
-  return out;
+void q2_q3_sub_blocks(const uint8_t* qs, const uint8_t* hmask, v128_t sub[16]) {
+  v128_t p[2][8];
+  il_planes(qs, hmask, p);
+  transpose_i16(p[0]);
+  transpose_i16(p[1]);
+  for (int k = 0; k < 16; ++k) sub[k] = p[k / 8][k % 8];
 }
 
 const BlockQ8_K* acts_q4_k_il(int64_t n, const uint8_t* a) { return permuted_acts<q4_k_acts>(n, a); }
