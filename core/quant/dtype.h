@@ -52,9 +52,13 @@ enum class DType : uint32_t {
   // place at load. Numbered well above GGUF's ids, which keep growing.
   Q4_K_IL = 96,
   Q6_K_IL = 97,
+  // Q2_K / Q3_K with their quants permuted so that the i16 lanes of each 16-byte plane run over
+  // eight sub-blocks (one scale vector per eight sub-blocks).
+  Q2_K_IL = 98,
+  Q3_K_IL = 99,
 };
 
-inline constexpr uint32_t kDTypeCount = 98;  // one past the largest type id (GGUF's, then the internal ones)
+inline constexpr uint32_t kDTypeCount = 100;  // one past the largest type id (GGUF's, then the internal ones)
 
 // Format facts of one DType. `block_size` elements are stored in `type_size` bytes.
 // `known` is false for ids GGUF never assigned (or removed) and for the internal layouts; a file

@@ -181,8 +181,15 @@ constexpr Table make_table() {
                      {OX_OFFSET(BlockQ4_K, d), OX_OFFSET(BlockQ4_K, dmin)});
   t.block<BlockQ6_K>(DType::Q6_K_IL, FormatRole::kInternal, "Q6_K_IL", kQK_K,
                      {dequantize_q6_k_il, nullptr, DType::Q8_K, vec_dot_q6_k_il_q8_k}, {OX_OFFSET(BlockQ6_K, d)});
+  t.block<BlockQ2_K>(DType::Q2_K_IL, FormatRole::kInternal, "Q2_K_IL", kQK_K,
+                     {dequantize_q2_k_il, nullptr, DType::Q8_K, vec_dot_q2_k_il_q8_k},
+                     {OX_OFFSET(BlockQ2_K, d), OX_OFFSET(BlockQ2_K, dmin)});
+  t.block<BlockQ3_K>(DType::Q3_K_IL, FormatRole::kInternal, "Q3_K_IL", kQK_K,
+                     {dequantize_q3_k_il, nullptr, DType::Q8_K, vec_dot_q3_k_il_q8_k}, {OX_OFFSET(BlockQ3_K, d)});
   t.layout_of(DType::Q4_K_IL, DType::Q4_K);
   t.layout_of(DType::Q6_K_IL, DType::Q6_K);
+  t.layout_of(DType::Q2_K_IL, DType::Q2_K);
+  t.layout_of(DType::Q3_K_IL, DType::Q3_K);
   return t;
 }
 

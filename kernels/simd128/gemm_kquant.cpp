@@ -194,10 +194,12 @@ struct Q3K {
     v128_t lo, hi, hb_lo, hb_hi;
     bits32(b.qs + 32 * (j / 4), 2 * (j % 4), 3, &lo, &hi);
     bits32(b.hmask, j, 1, &hb_lo, &hb_hi);
+    return scaled_unit(b, s, wasm_v128_or(lo, wasm_i8x16_shl(hb_lo, 2)), wasm_v128_or(hi, wasm_i8x16_shl(hb_hi, 2)), j);
+  }
+  // Unit j from its sub-blocks' stored values u (0..7) as bytes.
+  static Unit16 scaled_unit(const Block&, const Scales& s, v128_t u_lo, v128_t u_hi, int j) {
     const v128_t c4 = wasm_i8x16_splat(4);
-    lo = wasm_i8x16_sub(wasm_v128_or(lo, wasm_i8x16_shl(hb_lo, 2)), c4);
-    hi = wasm_i8x16_sub(wasm_v128_or(hi, wasm_i8x16_shl(hb_hi, 2)), c4);
-    return scaled2(gemm::widen(lo, hi), s.sc[2 * j], s.sc[2 * j + 1]);
+    return scaled2(gemm::widen(wasm_i8x16_sub(u_lo, c4), wasm_i8x16_sub(u_hi, c4)), s.sc[2 * j], s.sc[2 * j + 1]);
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
   template <typename A>
@@ -216,9 +218,13 @@ struct Q2K {
     float dmin;
   };
   static Scales prepare(const Block& b) { return {fp16(b.dmin)}; }
-  static Unit16 unit(const Block& b, const Scales&, int j) {
+  static Unit16 unit(const Block& b, const Scales& s, int j) {
     v128_t lo, hi;
     bits32(b.qs + 32 * (j / 4), 2 * (j % 4), 3, &lo, &hi);
+    return scaled_unit(b, s, lo, hi, j);
+  }
+  // Unit j from its sub-blocks' quants (0..3) as bytes.
+  static Unit16 scaled_unit(const Block& b, const Scales&, v128_t lo, v128_t hi, int j) {
     return scaled2(gemm::widen(lo, hi), b.scales[2 * j] & 0xF, b.scales[2 * j + 1] & 0xF);
   }
   // scales[k] >> 4 = the min of sub-block k.
@@ -231,6 +237,39 @@ struct Q2K {
   }
   static constexpr const PairsFn& pairs = q2_k_pairs;
 };
+
+// Q2_K_IL / Q3_K_IL (core/quant/interleave.h) over Q2K / Q3K: prefill takes a block's 16 sub-blocks
+// out of the layout once (prepare: their values as bytes, q2_q3_sub_blocks) and scales them as the
+// natural layout's units; decode runs the layout's row-pair slot.
+template <typename F, DType kLayout, const PairsIlFn& slot>
+struct SubBlocksOnce {
+  using Block = typename F::Block;
+  static constexpr DType kType = kLayout;
+  static constexpr int kExtra = F::kExtra;
+  static constexpr gemm::ActExtra kAct = F::kAct;
+  struct Scales {
+    v128_t sub[16];
+    typename F::Scales f;
+  };
+  static Scales prepare(const Block& b) {
+    Scales s;
+    if constexpr (requires { b.hmask; }) {
+      q2_q3_sub_blocks(b.qs, b.hmask, s.sub);
+    } else {
+      q2_q3_sub_blocks(b.qs, nullptr, s.sub);
+    }
+    s.f = F::prepare(b);
+    return s;
+  }
+  static Unit16 unit(const Block& b, const Scales& s, int j) {
+    return F::scaled_unit(b, s.f, s.sub[2 * j], s.sub[2 * j + 1], j);
+  }
+  static float extra(const Block& b, const Scales& s, int j, int e) { return F::extra(b, s.f, j, e); }
+  static const BlockQ8_K* acts(int64_t n, const uint8_t* a) { return acts_q2_k_il(n, a); }
+  static constexpr const PairsIlFn& il_pairs = slot;
+};
+using Q2KIL = SubBlocksOnce<Q2K, DType::Q2_K_IL, q2_k_il_pairs>;
+using Q3KIL = SubBlocksOnce<Q3K, DType::Q3_K_IL, q3_k_il_pairs>;
 
 struct IQ4XS {
   using Block = BlockIQ4_XS;
@@ -269,6 +308,8 @@ void register_gemm_kquant(KernelTable& t) {
   tile(DType::Q6_K, gemm::superblocks<Q6K>);
   tile(DType::Q4_K_IL, gemm::superblocks<Q4KIL>);
   tile(DType::Q6_K_IL, gemm::superblocks<Q6KIL>);
+  tile(DType::Q2_K_IL, gemm::superblocks<Q2KIL>);
+  tile(DType::Q3_K_IL, gemm::superblocks<Q3KIL>);
   tile(DType::IQ4_XS, gemm::superblocks<IQ4XS>);
 }
 

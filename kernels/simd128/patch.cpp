@@ -21,11 +21,14 @@ void patch(KernelTable& t) {
   patch_iquants(t);
   patch_gemm_wide(t);
   // Where the relaxed bodies run, Q4_K and Q6_K weights are interleaved at load: their bodies for
-  // the interleaved layouts take a sub-block pair's scales in one step (core/quant/interleave.h).
+  // the interleaved layouts take a sub-block pair's scales in one step (core/quant/interleave.h);
+  // Q2_K and Q3_K ones eight sub-blocks' scales.
   // The SIMD128 bodies of those slots only stand in for them (they un-permute every row).
   if (relaxed_active()) {
     t.relayout[static_cast<uint32_t>(DType::Q4_K)] = {DType::Q4_K_IL, relayout_q4_k_il};
     t.relayout[static_cast<uint32_t>(DType::Q6_K)] = {DType::Q6_K_IL, relayout_q6_k_il};
+    t.relayout[static_cast<uint32_t>(DType::Q2_K)] = {DType::Q2_K_IL, relayout_q2_k_il};
+    t.relayout[static_cast<uint32_t>(DType::Q3_K)] = {DType::Q3_K_IL, relayout_q3_k_il};
   }
   register_quantizers(t);
   t.silu_mul = silu_mul;

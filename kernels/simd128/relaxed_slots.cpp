@@ -91,6 +91,33 @@ extern "C" __attribute__((noinline)) void ox_simd128_q3_k_pairs(int32_t nb, cons
   pairs_body<ox::BlockQ3_K, ox::kernels::simd128::kquant::rows2_q3_k>(nb, w, w_stride, pairs, y, act, out);
 }
 
+// The SIMD128 body of an interleaved Q2_K / Q3_K slot: the rows back in natural order, then rows2.
+template <typename Block, void (*from_il)(void*, int64_t), auto rows2>
+void il_pairs_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t pairs, const ox::BlockQ8_K* y, float* out) {
+  using namespace ox::kernels::simd128;
+  if (nb <= 0 || pairs <= 0) return;
+  thread_local std::vector<Block> row0, row1;
+  const v128_t* act = gemm::split_acts_q8_k(static_cast<int64_t>(nb) * ox::kQK_K, reinterpret_cast<const uint8_t*>(y));
+  for (int32_t r = 0; r < pairs; ++r) {
+    const Block* x0 = natural_row<Block, from_il>(w, w_stride, r, nb, row0);
+    const Block* x1 = natural_row<Block, from_il>(w, w_stride, r + pairs, nb, row1);
+    rows2(nb, x0, x1, y, act, kquant::opaque_consts(), fp16_consts(), out + r, out + r + pairs);
+  }
+}
+
+extern "C" __attribute__((noinline)) void ox_simd128_q2_k_il_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                   int32_t pairs, const ox::BlockQ8_K* y,
+                                                                   const ox::BlockQ8_K*, const v128_t*, float* out) {
+  il_pairs_body<ox::BlockQ2_K, ox::quant::q2_k_from_il, ox::kernels::simd128::kquant::rows2_q2_k>(nb, w, w_stride, pairs,
+                                                                                                y, out);
+}
+extern "C" __attribute__((noinline)) void ox_simd128_q3_k_il_pairs(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                   int32_t pairs, const ox::BlockQ8_K* y,
+                                                                   const ox::BlockQ8_K*, const v128_t*, float* out) {
+  il_pairs_body<ox::BlockQ3_K, ox::quant::q3_k_from_il, ox::kernels::simd128::kquant::rows2_q3_k>(nb, w, w_stride, pairs,
+                                                                                                y, out);
+}
+
 // A value no other function returns: an optimizer that merges functions with equal bodies must not
 // merge this one, or the splice would change both.
 extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { return 0x5128D00D; }
@@ -107,6 +134,8 @@ PairsFn iq4_xs_pairs = ox_simd128_iq4_xs_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
 PairsFn q2_k_pairs = ox_simd128_q2_k_pairs;
 PairsFn q3_k_pairs = ox_simd128_q3_k_pairs;
+PairsIlFn q2_k_il_pairs = ox_simd128_q2_k_il_pairs;
+PairsIlFn q3_k_il_pairs = ox_simd128_q3_k_il_pairs;
 
 v128_t relaxed_constants[32] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30

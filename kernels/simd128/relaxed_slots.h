@@ -126,6 +126,11 @@ extern WideTileFn wide_tile;
 // (rows2_q2_q3.h), k the table relaxed_constants.
 extern PairsFn q2_k_pairs;
 extern PairsFn q3_k_pairs;
+// Q2_K_IL / Q3_K_IL (q2_k_il_pairs / q3_k_il_pairs, core/quant/interleave.h) as PairsIlFn: y_il from
+// acts_q2_k_il (read by the relaxed bodies); the SIMD128 bodies put the rows back in natural order
+// and run rows2_q2_k / rows2_q3_k, whose bits the relaxed bodies give.
+extern PairsIlFn q2_k_il_pairs;
+extern PairsIlFn q3_k_il_pairs;
 
 // 1 in oxidize.relaxed.wasm, 0 in the plain module (the kernel table's isa names which ran).
 using RelaxedActiveFn = int32_t (*)();

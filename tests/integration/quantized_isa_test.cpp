@@ -156,7 +156,7 @@ std::vector<DType> parity_formats() {
 INSTANTIATE_TEST_SUITE_P(Formats, QuantizedIsaParity, ::testing::ValuesIn(parity_formats()),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
-// The interleaved layouts (core/quant/interleave.h) that some tables have Q4_K / Q6_K weights
+// The interleaved layouts (core/quant/interleave.h) that some tables have Q4_K / Q6_K / Q2_K / Q3_K weights
 // converted to at load: the converted model gives the natural one's logits bit for bit on the
 // scalar table (its references only put each block back in order), and its greedy tokens on every
 // table, whichever layout that table would ask for.
@@ -166,7 +166,9 @@ TEST(QuantizedIsaParityInterleaved, SameTokensAsTheNaturalLayout) {
     RelayoutFn to_il;
   };
   for (const Case& c : {Case{DType::Q4_K, DType::Q4_K_IL, quant::q4_k_to_il},
-                        Case{DType::Q6_K, DType::Q6_K_IL, quant::q6_k_to_il}}) {
+                        Case{DType::Q6_K, DType::Q6_K_IL, quant::q6_k_to_il},
+                        Case{DType::Q2_K, DType::Q2_K_IL, quant::q2_k_to_il},
+                        Case{DType::Q3_K, DType::Q3_K_IL, quant::q3_k_to_il}}) {
     const std::vector<uint8_t> bytes = build_model(c.natural);
     ASSERT_FALSE(bytes.empty());
     auto natural_file = gguf::GgufFile::parse(bytes, "natural.gguf");

@@ -237,24 +237,29 @@ void expect_il_pairs_match(MakeRows make_rows, void (*to_il)(void*, int64_t), Wa
     }
   }
 }
+
+// What an interleaved slot must give where its SIMD128 stand-in runs rows2 (kquant::rows2_q4_k /
+// _q2_k / _q3_k) on the rows in natural order: rows r and r + pairs of w.
+template <typename Block, auto rows2>
+std::vector<float> rows2_on_natural(int nb, int pairs, const std::vector<Block>& w, const std::vector<ox::BlockQ8_K>& y) {
+  const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
+  const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
+  std::vector<float> out(2 * pairs);
+  for (int r = 0; r < pairs; ++r) {
+    rows2(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(), act,
+          simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
+  }
+  return out;
+}
 #endif
 
 TEST(Simd128Relaxed, Q4KIlPairsMatchRows2OnTheNaturalRows) {
 #if !defined(__wasm_simd128__)
   GTEST_SKIP() << "SIMD128 builds only";
 #else
-  auto want = [](int nb, int pairs, const std::vector<ox::BlockQ4_K>& w, const std::vector<ox::BlockQ8_K>& y) {
-    const int64_t n = static_cast<int64_t>(nb) * ox::kQK_K;
-    const v128_t* act = simd::gemm::split_acts_q8_k(n, reinterpret_cast<const uint8_t*>(y.data()));
-    std::vector<float> out(2 * pairs);
-    for (int r = 0; r < pairs; ++r) {
-      simd::kquant::rows2_q4_k(nb, &w[static_cast<size_t>(r) * nb], &w[static_cast<size_t>(r + pairs) * nb], y.data(),
-                               act, simd::kquant::opaque_consts(), simd::fp16_consts(), &out[r], &out[r + pairs]);
-    }
-    return out;
-  };
-  expect_il_pairs_match<ox::BlockQ4_K>(q4_k_rows, ox::quant::q4_k_to_il, want, simd::acts_q4_k_il, simd::q4_k_il_pairs,
-                                       2468);
+  expect_il_pairs_match<ox::BlockQ4_K>(q4_k_rows, ox::quant::q4_k_to_il,
+                                       rows2_on_natural<ox::BlockQ4_K, simd::kquant::rows2_q4_k>, simd::acts_q4_k_il,
+                                       simd::q4_k_il_pairs, 2468);
 #endif
 }
 
@@ -935,5 +940,70 @@ TEST(Simd128Relaxed, Q3KPairsMatchTheSimd128BodyBitForBit) {
   GTEST_SKIP() << "SIMD128 builds only";
 #else
   expect_pairs_match<ox::BlockQ3_K>(q3_k_rows, simd::kquant::rows2_q3_k, simd::q3_k_pairs, 8642);
+#endif
+}
+
+TEST(Simd128Relaxed, Q2KIlPairsMatchRows2OnTheNaturalRows) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_il_pairs_match<ox::BlockQ2_K>(q2_k_rows, ox::quant::q2_k_to_il,
+                                       rows2_on_natural<ox::BlockQ2_K, simd::kquant::rows2_q2_k>, simd::acts_q2_k_il,
+                                       simd::q2_k_il_pairs, 1357);
+#endif
+}
+
+TEST(Simd128Relaxed, Q3KIlPairsMatchRows2OnTheNaturalRows) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_il_pairs_match<ox::BlockQ3_K>(q3_k_rows, ox::quant::q3_k_to_il,
+                                       rows2_on_natural<ox::BlockQ3_K, simd::kquant::rows2_q3_k>, simd::acts_q2_k_il,
+                                       simd::q3_k_il_pairs, 9753);
+#endif
+}
+
+// The SIMD128 conversions (load time) against the scalar ones, and the sub-blocks prefill takes out of
+// the converted blocks against the natural blocks' values (Q2_K: element 128h + 32j + 16t + l at bits
+// 2j of qs[32h + 16t + l]; Q3_K: plus 4 * bit 4h + j of hmask[16t + l]).
+#if defined(__wasm_simd128__)
+template <typename Block>
+void expect_sub_blocks(const std::vector<Block>& natural, const std::vector<Block>& il) {
+  for (size_t i = 0; i < il.size(); ++i) {
+    v128_t sub[16];
+    if constexpr (requires { il[i].hmask; }) {
+      simd::q2_q3_sub_blocks(il[i].qs, il[i].hmask, sub);
+    } else {
+      simd::q2_q3_sub_blocks(il[i].qs, nullptr, sub);
+    }
+    uint8_t got[256];
+    std::memcpy(got, sub, sizeof(got));
+    for (int e = 0; e < 256; ++e) {
+      const int h = e / 128, j = e % 128 / 32, t = e % 32 / 16, l = e % 16;
+      int want = natural[i].qs[32 * h + 16 * t + l] >> (2 * j) & 3;
+      if constexpr (requires { natural[i].hmask; }) want |= (natural[i].hmask[16 * t + l] >> (4 * h + j) & 1) << 2;
+      ASSERT_EQ(got[e], want) << "block " << i << " element " << e;
+    }
+  }
+}
+#endif
+
+TEST(Simd128Relaxed, Q2KQ3KRelayoutsMatchTheScalarConversions) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  std::mt19937 rng(98);
+  const std::vector<ox::BlockQ2_K> natural = q2_k_rows(3, 7, false, rng);
+  std::vector<ox::BlockQ2_K> q2 = natural, want = natural;
+  ox::quant::q2_k_to_il(want.data(), 21);
+  simd::relayout_q2_k_il(q2.data(), 21);
+  EXPECT_EQ(std::memcmp(q2.data(), want.data(), sizeof(ox::BlockQ2_K) * q2.size()), 0);
+  expect_sub_blocks(natural, q2);
+  const std::vector<ox::BlockQ3_K> natural3 = q3_k_rows(3, 7, false, rng);
+  std::vector<ox::BlockQ3_K> q3 = natural3, want3 = natural3;
+  ox::quant::q3_k_to_il(want3.data(), 21);
+  simd::relayout_q3_k_il(q3.data(), 21);
+  EXPECT_EQ(std::memcmp(q3.data(), want3.data(), sizeof(ox::BlockQ3_K) * q3.size()), 0);
+  expect_sub_blocks(natural3, q3);
 #endif
 }

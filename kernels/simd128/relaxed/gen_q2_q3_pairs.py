@@ -1,7 +1,9 @@
 # Writes the relaxed decode bodies of Q2_K and Q3_K, q2_k_pairs.wat and q3_k_pairs.wat, which share
 # their loop, their activation reads and their float steps and differ in how a sub-block's weights
 # and scales are read (planes_* below). The four 64-element steps of a half super-block are
-# written out, the two halves a loop.
+# written out, the two halves a loop. And those of the interleaved layouts (core/quant/interleave.h)
+# that the relaxed module decodes instead, q2_k_il_pairs.wat and q3_k_il_pairs.wat (il_body_*):
+# the four 16-byte quant vectors of a block written out, no inner loop.
 #   python3 kernels/simd128/relaxed/gen_q2_q3_pairs.py kernels/simd128/relaxed
 import os
 import sys
@@ -226,35 +228,45 @@ def body(fmt):
         inner += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
                   f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"] + mins_q2(0) + mins_q2(1)
     inner.append(finish_q2() if q2 else finish_q3())
-    ind = "            "
-    inner_text = "\n".join(ind + line for line in inner)
-    if q2:
-        store = f"""        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))"""
-    else:
-        store = f"""        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
-          (f32x4.extract_lane 0 (local.get $acc)))
-        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
-          (f32x4.extract_lane 1 (local.get $acc)))"""
-    return f"""{HEADERS[fmt]}
-(module
-  (import "env" "memory" (memory 1 65536 shared))
-  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
+    return module(HEADERS[fmt], f"{fmt}_pairs", q2, block, inner, act_param="act",
+                  act_doc="""  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the matrix at w with rows
   ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
   ;; 260); k the table relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the
-  ;; dots. `act` (the split activations of the C++ body) is not read.
-  (func (export "{fmt}_pairs")
-    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
-    (param $act i32) (param $k i32) (param $out i32)
-    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
+  ;; dots. `act` (the split activations of the C++ body) is not read.""",
+                  locals_="""    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $end i32)
     (local $q0 i32) (local $q1 i32) (local $ap i32) (local $hs i32)
     (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
     (local $sc0 v128) (local $sc1 v128) (local $s0 v128) (local $s1 v128) (local $b0 v128) (local $b1 v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
     (local $hb v128) (local $p v128) (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128)
-    (local $ex v128) (local $tiny v128)
+    (local $ex v128) (local $tiny v128)""")
+
+
+def module(header, name, q2, block, inner, act_param, act_doc, locals_, y_il=False):
+    """the module around a body: the loop over row pairs and blocks (pointers x0, x1 and yb, and
+    yi into y_il where the body reads it), the stores of the two rows' dots"""
+    ind = "            "
+    inner_text = "\n".join(ind + line for line in inner)
+    yi_init = "\n        (local.set $yi (local.get $y_il))" if y_il else ""
+    yi_step = "\n            (local.set $yi (i32.add (local.get $yi) (i32.const 292)))" if y_il else ""
+    if q2:
+        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc))))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32.sub (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))"""
+    else:
+        store = """        (f32.store align=1 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+          (f32x4.extract_lane 0 (local.get $acc)))
+        (f32.store align=1 (i32.add (local.get $out) (i32.shl (i32.add (local.get $r) (local.get $pairs)) (i32.const 2)))
+          (f32x4.extract_lane 1 (local.get $acc)))"""
+    return f"""{header}
+(module
+  (import "env" "memory" (memory 1 65536 shared))
+{act_doc}
+  (func (export "{name}")
+    (param $nb i32) (param $w i32) (param $w_stride i32) (param $pairs i32) (param $y i32)
+    (param ${act_param} i32) (param $k i32) (param $out i32)
+{locals_}
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $r (i32.const 0))
     (block $rows_done
@@ -262,7 +274,7 @@ def body(fmt):
       (loop $rows
         (local.set $x0 (i32.add (local.get $w) (i32.mul (local.get $r) (local.get $w_stride))))
         (local.set $x1 (i32.add (local.get $w) (i32.mul (i32.add (local.get $r) (local.get $pairs)) (local.get $w_stride))))
-        (local.set $yb (local.get $y))
+        (local.set $yb (local.get $y)){yi_init}
         (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const {block}))))
         (local.set $acc (v128.const i32x4 0 0 0 0))
         (block $blocks_done
@@ -271,7 +283,7 @@ def body(fmt):
 {inner_text}
             (local.set $x0 (i32.add (local.get $x0) (i32.const {block})))
             (local.set $x1 (i32.add (local.get $x1) (i32.const {block})))
-            (local.set $yb (i32.add (local.get $yb) (i32.const 292)))
+            (local.set $yb (i32.add (local.get $yb) (i32.const 292))){yi_step}
             (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
 {store}
         (br_if $rows (i32.lt_s (local.tee $r (i32.add (local.get $r) (i32.const 1))) (local.get $pairs))))))
@@ -279,8 +291,136 @@ def body(fmt):
 """
 
 
+
+# The interleaved layout Q2_K_IL (core/quant/interleave.h): qs vector b (bytes 16b.. of qs) at bits
+# 2j..2j+1 of byte 2m + e holds element 2p + e of sub-block 8g + m, g = j & 1, p = 2b + (j >> 1), and
+# the activations y_il vector 8g + p the same elements of y. Planes 0 and 2 of every vector are
+# sub-blocks 0..7, planes 1 and 3 (masked in place, 4x) 8..15, so each group's eight products sum in
+# i16 (at most 8 * 2 * 3 * 128 and, 4x, 4 * that) and meet its eight scales in one i32x4.dot_i16x8_s.
+def il_body_q2():
+    out = []
+    for r in range(2):
+        out += [f"(local.set $p{r} (v128.and (v128.load align=1 {L(f'x{r}')}) {K(272)}))"]
+    for b in range(4):
+        out.append(f";; qs[{16 * b}..{16 * b + 15}]: sub-blocks 0..7 and 8..15, elements {4 * b}..{4 * b + 3}")
+        for n, v in enumerate((2 * b, 2 * b + 1, 8 + 2 * b, 9 + 2 * b)):
+            out.append(f"(local.set $a{n} (v128.load offset={4 + 16 * v} align=1 {L('yi')}))")
+        for r in range(2):
+            out += [f"(local.set $v (v128.load offset={16 + 16 * b} align=1 {L(f'x{r}')}))",
+                    f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))"]
+            terms = {'e': [("a0", f"(v128.and {L('v')} {K(0)})"), ("a1", f"(v128.and {L('v4')} {K(0)})")],
+                     'o': [("a2", f"(v128.and {L('v')} {K(16)})"), ("a3", f"(v128.and {L('v4')} {K(16)})")]}
+            for acc, ts in terms.items():
+                prods = [f"(i16x8.dot_i8x16_i7x16_s {L(a)} {u})" for a, u in ts]
+                s_ = f"(i16x8.add {prods[0]}\n                 {prods[1]})"
+                if b > 0:
+                    s_ = f"(i16x8.add {L(f'{acc}{r}')} {s_})"
+                out.append(f"(local.set ${acc}{r} {s_})")
+    for r in range(2):
+        out.append(f"(local.set $dot{r} (i32x4.add\n"
+                   f"              (i32x4.dot_i16x8_s {L(f'e{r}')} (i16x8.extend_low_i8x16_u {L(f'p{r}')}))\n"
+                   f"              (i32x4.dot_i16x8_s (i16x8.shr_s {L(f'o{r}')} (i32.const 2)) (i16x8.extend_high_i8x16_u {L(f'p{r}')}))))")
+    out += [f"(local.set $b0 (v128.load offset=260 align=1 {L('yb')}))",
+            f"(local.set $b1 (v128.load offset=276 align=1 {L('yb')}))"] + mins_q2(0) + mins_q2(1)
+    out.append(finish_q2())
+    return out
+
+
+# Q3_K_IL: qs as Q2_K_IL's and the high bit of plane j of qs vector b at bit 4 (b / 2) + j of hmask
+# vector b % 2, so u = low2 | hbit << 2 is built as in planes_q3 (hmask shifted by 4 (b / 2)). Group
+# 0 sums at most 8 * 2 * 7 * 128 in i16; group 1 (4x) sums vectors 0..1 and 2..3 apart (at most
+# 4 * 2 * 28 * 128 each), each shifted down 2. The -4 comes off each sub-block's i16 sum as 4 * its
+# bsum (the result at most 16 * 4 * 128) before the scales.
+def il_body_q3():
+    out = [f"(local.set $b0 (i16x8.shl (v128.load offset=260 align=1 {L('yb')}) (i32.const 2)))",
+           f"(local.set $b1 (i16x8.shl (v128.load offset=276 align=1 {L('yb')}) (i32.const 2)))"]
+    for r in range(2):
+        out += scales_q3(r)[:2]
+    for b in range(4):
+        out.append(f";; qs[{16 * b}..{16 * b + 15}]: sub-blocks 0..7 and 8..15, elements {4 * b}..{4 * b + 3}")
+        for n, v in enumerate((2 * b, 2 * b + 1, 8 + 2 * b, 9 + 2 * b)):
+            out.append(f"(local.set $a{n} (v128.load offset={4 + 16 * v} align=1 {L('yi')}))")
+        for r in range(2):
+            hb = f"(v128.load offset={16 * (b % 2)} align=1 {L(f'x{r}')})"
+            if b >= 2:
+                hb = f"(i16x8.shr_u {hb} (i32.const 4))"
+            out += [f"(local.set $v (v128.load offset={32 + 16 * b} align=1 {L(f'x{r}')}))",
+                    f"(local.set $v4 (i16x8.shr_u {L('v')} (i32.const 4)))",
+                    f"(local.set $hb {hb})"]
+            u = [f"(v128.or (v128.and {L('v')} {K(0)}) (v128.and (i16x8.shl {L('hb')} (i32.const 2)) {K(288)}))",
+                 f"(v128.or (v128.and {L('v')} {K(16)}) (v128.and (i16x8.shl {L('hb')} (i32.const 3)) {K(304)}))",
+                 f"(v128.or (v128.and {L('v4')} {K(0)}) (v128.and {L('hb')} {K(288)}))",
+                 f"(v128.or (v128.and {L('v4')} {K(16)}) (v128.and (i16x8.shl {L('hb')} (i32.const 1)) {K(304)}))"]
+            oacc = 'oa' if b < 2 else 'ob'
+            for acc, ts, first in (('e', [("a0", u[0]), ("a1", u[2])], b == 0),
+                                   (oacc, [("a2", u[1]), ("a3", u[3])], b % 2 == 0)):
+                prods = [f"(i16x8.dot_i8x16_i7x16_s {L(a)} {x})" for a, x in ts]
+                s_ = f"(i16x8.add {prods[0]}\n                 {prods[1]})"
+                if not first:
+                    s_ = f"(i16x8.add {L(f'{acc}{r}')} {s_})"
+                out.append(f"(local.set ${acc}{r} {s_})")
+    for r in range(2):
+        out.append(f"(local.set $dot{r} (i32x4.add\n"
+                   f"              (i32x4.dot_i16x8_s (i16x8.sub {L(f'e{r}')} {L('b0')}) (i16x8.extend_low_i8x16_s {L(f'sc{r}')}))\n"
+                   f"              (i32x4.dot_i16x8_s (i16x8.sub (i16x8.add (i16x8.shr_s {L(f'oa{r}')} (i32.const 2)) (i16x8.shr_s {L(f'ob{r}')} (i32.const 2))) {L('b1')})\n"
+                   f"                                 (i16x8.extend_high_i8x16_s {L(f'sc{r}')}))))")
+    out.append(finish_q3())
+    return out
+
+
+def il_module(fmt):
+    q2 = fmt == 'q2_k'
+    return module(HEADERS[fmt + '_il'], f"{fmt}_il_pairs", q2, 84 if q2 else 110, il_body_q2() if q2 else il_body_q3(),
+                  act_param="y_il", y_il=True,
+                  act_doc=f"""  ;; nb super-blocks per row; rows r and r + pairs (r < pairs) of the {fmt.upper()}_IL matrix at w with rows
+  ;; w_stride bytes apart; y the token's Q8_K blocks (292 bytes: f32 d, qs[256] at 4, bsums[16] at
+  ;; 260), y_il the same with its quants in the layout's order (acts_q2_k_il); k the table
+  ;; relaxed_constants (relaxed_slots.cpp); out[r] and out[r + pairs] receive the dots.""",
+                  locals_="""    (local $r i32) (local $x0 i32) (local $x1 i32) (local $yb i32) (local $yi i32) (local $end i32)
+    (local $acc v128) (local $dot0 v128) (local $dot1 v128) (local $min0 v128) (local $min1 v128)
+    (local $p0 v128) (local $p1 v128) (local $e0 v128) (local $e1 v128) (local $o0 v128) (local $o1 v128)
+    (local $b0 v128) (local $b1 v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $v v128) (local $v4 v128)
+    (local $t v128) (local $ab v128) (local $cd v128) (local $hd v128) (local $ex v128) (local $tiny v128)
+    (local $hb v128) (local $p v128) (local $sc0 v128) (local $sc1 v128) (local $oa0 v128) (local $oa1 v128)
+    (local $ob0 v128) (local $ob1 v128)""")
+
+
+HEADERS['q3_k_il'] = """;; Q3_K_IL x Q8_K decode of row pairs with relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s, written by
+;; kernels/simd128/relaxed/gen_q2_q3_pairs.py. Spliced in place of ox_simd128_q3_k_il_pairs
+;; (relaxed_slots.cpp; kernels/simd128/relaxed_slots.h for the contract); wabt 1.0.32 spells the
+;; instruction i16x8.dot_i8x16_i7x16_s.
+;;
+;; Same bits as kquant::rows2_q3_k (rows2_q2_q3.h) on the rows in natural order: the integer sums are
+;; exact, and the float steps are its instructions in its order. Layout (core/quant/interleave.h):
+;; Q3_K's 110-byte block with qs as Q2_K_IL's and hmask to match, against y_il in Q2_K_IL's order.
+;; u = low2 | hbit << 2 (0..7) is the i7 operand, planes 1 and 3 built in place as 4 * u (at most
+;; 28): group 0's i16 sum is at most 8 * 2 * 7 * 128, group 1's two halves (4 vectors each) at most
+;; 4 * 2 * 28 * 128 before each is shifted down 2, exactly. The -4 (q = u - 4) comes off each
+;; sub-block's i16 sum as 4 * its bsum; then one i32x4.dot_i16x8_s per group of eight scales.
+;;
+;; Block layout (110 bytes): hmask[32] at 0, qs[64] at 32, 16 6-bit scales packed in 12 bytes at 96
+;; (q3_k_scales in util.h; scale - 32), d (fp16) at 108."""
+
+
+HEADERS['q2_k_il'] = """;; Q2_K_IL x Q8_K decode of row pairs with relaxed SIMD's i16x8.relaxed_dot_i8x16_i7x16_s, written by
+;; kernels/simd128/relaxed/gen_q2_q3_pairs.py. Spliced in place of ox_simd128_q2_k_il_pairs
+;; (relaxed_slots.cpp; kernels/simd128/relaxed_slots.h for the contract); wabt 1.0.32 spells the
+;; instruction i16x8.dot_i8x16_i7x16_s.
+;;
+;; Same bits as kquant::rows2_q2_k (rows2_q2_q3.h) on the rows in natural order: the integer sums are
+;; exact, and the float steps are its instructions in its order. Layout (core/quant/interleave.h):
+;; Q2_K's 84-byte block with qs permuted so that 16-bit lane m of every weight plane is sub-block
+;; 8g + m (planes 0 and 2: g = 0; planes 1 and 3: g = 1), against y_il in the same order. Planes 1
+;; and 3 are masked in place, 4 * q (at most 12): their group's i16 sum (at most 8 * 2 * 12 * 128)
+;; is shifted down 2, exactly, before it meets the scales of sub-blocks 8..15 in one
+;; i32x4.dot_i16x8_s; planes 0 and 2 meet those of sub-blocks 0..7 in another."""
+
 if __name__ == '__main__':
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     for fmt in ('q2_k', 'q3_k'):
         with open(os.path.join(out_dir, f"{fmt}_pairs.wat"), 'w') as f:
             f.write(body(fmt))
+    for fmt in ('q2_k', 'q3_k'):
+        with open(os.path.join(out_dir, f"{fmt}_il_pairs.wat"), 'w') as f:
+            f.write(il_module(fmt))

@@ -1,4 +1,4 @@
-// The interleaved layouts Q4_K_IL / Q6_K_IL (core/quant/interleave.h): where each quant lands,
+// The interleaved layouts Q4_K_IL / Q6_K_IL / Q2_K_IL / Q3_K_IL (core/quant/interleave.h): where each quant lands,
 // checked against the header's description written out element by element (not through the
 // implementation's il16), the round trip, and references that give the natural formats' bits.
 #include "core/quant/interleave.h"
@@ -26,7 +26,7 @@ std::vector<Block> random_blocks(int n, std::mt19937& rng) {
   // finite fp16 scales (an exponent field below 31)
   for (Block& b : out) {
     b.d = static_cast<uint16_t>(b.d & 0xBBFF);
-    if constexpr (sizeof(Block) == sizeof(BlockQ4_K)) b.dmin = static_cast<uint16_t>(b.dmin & 0xBBFF);
+    if constexpr (requires { b.dmin; }) b.dmin = static_cast<uint16_t>(b.dmin & 0xBBFF);
   }
   return out;
 }
@@ -82,6 +82,56 @@ TEST(Interleave, Q6KLayoutIsTheDocumentedOne) {
   }
 }
 
+// Q2_K: element 128h + 32j + 16t + l at bits 2j of qs[32h + 16t + l]. Q2_K_IL, from the header: byte
+// 16b + 2m + e, bits 2j: element 2p + e of sub-block 8g + m, g = j & 1, p = 2b + j / 2.
+TEST(Interleave, Q2KLayoutIsTheDocumentedOne) {
+  std::mt19937 rng(9);
+  std::vector<BlockQ2_K> nat = random_blocks<BlockQ2_K>(3, rng), il = nat;
+  q2_k_to_il(il.data(), 3);
+  for (int blk = 0; blk < 3; ++blk) {
+    EXPECT_EQ(std::memcmp(nat[blk].scales, il[blk].scales, sizeof(nat[blk].scales)), 0);
+    EXPECT_EQ(nat[blk].d, il[blk].d);
+    EXPECT_EQ(nat[blk].dmin, il[blk].dmin);
+    for (int b = 0; b < 4; ++b) {
+      for (int m = 0; m < 8; ++m) {
+        for (int e = 0; e < 2; ++e) {
+          for (int j = 0; j < 4; ++j) {
+            const int el = 16 * (8 * (j & 1) + m) + 2 * (2 * b + j / 2) + e;
+            const int h = el / 128, jn = el % 128 / 32, t = el % 32 / 16, l = el % 16;
+            const int want = nat[blk].qs[32 * h + 16 * t + l] >> (2 * jn) & 3;
+            ASSERT_EQ(il[blk].qs[16 * b + 2 * m + e] >> (2 * j) & 3, want)
+                << "block " << blk << " byte " << 16 * b + 2 * m + e << " plane " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Q3_K_IL, from the header: qs as Q2_K_IL's; the high bit of the element at bits 2j of qs[byte] at bit
+// 4 (byte / 32) + j of hmask[byte % 32], where Q3_K keeps the high bit of element 128h + 32j + 16t + l
+// at bit 4h + j of hmask[16t + l].
+TEST(Interleave, Q3KLayoutIsTheDocumentedOne) {
+  std::mt19937 rng(10);
+  std::vector<BlockQ3_K> nat = random_blocks<BlockQ3_K>(3, rng), il = nat;
+  q3_k_to_il(il.data(), 3);
+  for (int blk = 0; blk < 3; ++blk) {
+    EXPECT_EQ(std::memcmp(nat[blk].scales, il[blk].scales, sizeof(nat[blk].scales)), 0);
+    EXPECT_EQ(nat[blk].d, il[blk].d);
+    for (int byte = 0; byte < 64; ++byte) {
+      for (int j = 0; j < 4; ++j) {
+        const int b = byte / 16, m = byte % 16 / 2, e = byte % 2;
+        const int el = 16 * (8 * (j & 1) + m) + 2 * (2 * b + j / 2) + e;
+        const int h = el / 128, jn = el % 128 / 32, t = el % 32 / 16, l = el % 16;
+        ASSERT_EQ(il[blk].qs[byte] >> (2 * j) & 3, nat[blk].qs[32 * h + 16 * t + l] >> (2 * jn) & 3)
+            << "block " << blk << " byte " << byte << " plane " << j;
+        ASSERT_EQ(il[blk].hmask[byte % 32] >> (4 * (byte / 32) + j) & 1, nat[blk].hmask[16 * t + l] >> (4 * h + jn) & 1)
+            << "block " << blk << " byte " << byte << " plane " << j << " (high bit)";
+      }
+    }
+  }
+}
+
 template <typename Block>
 void expect_round_trip(void (*to)(void*, int64_t), void (*from)(void*, int64_t), unsigned seed) {
   std::mt19937 rng(seed);
@@ -96,6 +146,8 @@ void expect_round_trip(void (*to)(void*, int64_t), void (*from)(void*, int64_t),
 TEST(Interleave, RoundTrips) {
   expect_round_trip<BlockQ4_K>(q4_k_to_il, q4_k_from_il, 11);
   expect_round_trip<BlockQ6_K>(q6_k_to_il, q6_k_from_il, 12);
+  expect_round_trip<BlockQ2_K>(q2_k_to_il, q2_k_from_il, 13);
+  expect_round_trip<BlockQ3_K>(q3_k_to_il, q3_k_from_il, 14);
 }
 
 // One token's Q8_K activations: the reference quantizer on random floats.
@@ -135,10 +187,12 @@ void expect_same_bits(DType natural, DType interleaved, void (*to)(void*, int64_
 TEST(Interleave, ReferencesGiveTheNaturalFormatsBits) {
   expect_same_bits<BlockQ4_K>(DType::Q4_K, DType::Q4_K_IL, q4_k_to_il, 21);
   expect_same_bits<BlockQ6_K>(DType::Q6_K, DType::Q6_K_IL, q6_k_to_il, 22);
+  expect_same_bits<BlockQ2_K>(DType::Q2_K, DType::Q2_K_IL, q2_k_to_il, 23);
+  expect_same_bits<BlockQ3_K>(DType::Q3_K, DType::Q3_K_IL, q3_k_to_il, 24);
 }
 
 TEST(Interleave, LayoutsAreInternalTypes) {
-  for (DType t : {DType::Q4_K_IL, DType::Q6_K_IL}) {
+  for (DType t : {DType::Q4_K_IL, DType::Q6_K_IL, DType::Q2_K_IL, DType::Q3_K_IL}) {
     EXPECT_FALSE(dtype_is_known(static_cast<uint32_t>(t))) << "no file may name " << dtype_name(t);
     EXPECT_TRUE(dtype_facts(t).supported);
     DType parsed;
@@ -146,6 +200,8 @@ TEST(Interleave, LayoutsAreInternalTypes) {
   }
   EXPECT_EQ(dtype_facts(DType::Q4_K_IL).type_size, dtype_facts(DType::Q4_K).type_size);
   EXPECT_EQ(dtype_facts(DType::Q6_K_IL).type_size, dtype_facts(DType::Q6_K).type_size);
+  EXPECT_EQ(dtype_facts(DType::Q2_K_IL).type_size, dtype_facts(DType::Q2_K).type_size);
+  EXPECT_EQ(dtype_facts(DType::Q3_K_IL).type_size, dtype_facts(DType::Q3_K).type_size);
 }
 
 // Saved state names a model by its file types (state_file.h): every internal layout must lead back
@@ -153,6 +209,8 @@ TEST(Interleave, LayoutsAreInternalTypes) {
 TEST(Interleave, EveryInternalLayoutHasItsFileType) {
   EXPECT_EQ(dtype_file_type(DType::Q4_K_IL), DType::Q4_K);
   EXPECT_EQ(dtype_file_type(DType::Q6_K_IL), DType::Q6_K);
+  EXPECT_EQ(dtype_file_type(DType::Q2_K_IL), DType::Q2_K);
+  EXPECT_EQ(dtype_file_type(DType::Q3_K_IL), DType::Q3_K);
   for (uint32_t i = 0; i < kDTypeCount; ++i) {
     const DType t = static_cast<DType>(i);
     if (dtype_is_known(i)) {
