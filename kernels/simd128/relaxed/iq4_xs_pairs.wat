@@ -3,7 +3,7 @@
 ;; (relaxed_slots.cpp) in the relaxed copy of the module (see kernels/simd128/relaxed_slots.h for the
 ;; contract). wabt 1.0.32 spells relaxed_dot without "relaxed_" (i16x8.dot_i8x16_i7x16_s).
 ;;
-;; As iq4_nl_quads.wat: each codebook value is 16 q + r(q) - 139 with its nibble q and r(q) (0..26,
+;; Each codebook value is 16 q + r(q) - 139 with its nibble q and r(q) (0..26,
 ;; a relaxed swizzle of rtab) the i7 operands and the activations as stored the i8 operand. Per
 ;; sub-block the two dots (at most 4 products a lane: 7680 and 13312) meet its scale ls - 32 in
 ;; i32x4.dot_i16x8_s against the splat scale, into N (the nibble part) and R; the offset comes off
