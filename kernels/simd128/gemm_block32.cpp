@@ -287,11 +287,13 @@ SignedActs split_signs(int64_t nb, const uint8_t* a) {
   return {signs, neg_sum};
 }
 
-// IQ4_NL: whole groups of four through the slot where the relaxed body runs and the activations
-// split by sign; every row by decode_groups otherwise (the same bits).
+// IQ4_NL: where the relaxed dot multiplies unsigned bytes exactly (u8_dot_exact), whole groups of
+// four through iq4_nl_u8_quads; else through iq4_nl_quads where the relaxed body runs and the
+// activations split by sign; every other row by decode_groups (the same bits).
 template <>
 void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                          const gemm::SplitActs& act, const int16_t*, float* y) {
+  if (u8_dot_exact()) return decode_quads<IQ4_NL>(iq4_nl_u8_quads, nb, w, w_stride, n_rows, a, act, y);
   int64_t done = 0;
   if (relaxed_active() && n_rows >= 4) {
     const SignedActs s = split_signs(nb, a);
@@ -343,13 +345,19 @@ void decode_rows<Q5_1>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t 
 // Split into matmul's 256 KB chunks instead, a 1B model's 128-token prefill unpacked every
 // 2048-wide matrix twice (120 + 8 tokens) and the 8192-wide ones five times (30-token chunks, each
 // with a 2-token edge in SIMD128): ~9% of its time in the relaxed module (node profile).
+// IQ4_NL (only where u8_dot_exact: the tile's weight operand is then any byte) packs each nibble's
+// codebook value + 128 (1..241), and 128 * sum(a) comes off; Q4_0 its nibbles, 8 * sum(a) off.
+// u8: whole tiles through u8_tile rather than i7_tile (the same bits).
 template <typename F>
 void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a, uint64_t a_stride,
-                int64_t n_tokens, float* y, int64_t y_stride) {
+                int64_t n_tokens, float* y, int64_t y_stride, bool u8) {
   using Block = typename F::Block;
+  constexpr bool kCodebook = std::is_same_v<F, IQ4_NL>;
   const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride, a_row = n_groups * gemm::kI7ActStride;
   const int64_t pass = gemm::pass_tokens(a_row);
-  const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, F::kDecodeOffset);
+  const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, kCodebook ? 128 : F::kDecodeOffset);
+  const v128_t shifted_values = wasm_v128_xor(load(kIQ4NLValues), wasm_i8x16_splat(-128));  // v + 128 as a byte
+  auto values = [&](v128_t v) { return kCodebook ? wasm_i8x16_swizzle(shifted_values, v) : v; };
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
   const Fp16Consts fc = fp16_consts();
   for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
@@ -360,12 +368,14 @@ void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
       // The four scales in one vector conversion, fp16()'s steps.
       gemm::pack_i7_nibble_row(gemm::packed_row(pw, row, r, nr, gemm::kTileRows), n_groups,
                                [&](int64_t u) { return load(x[u].qs); },
-                               [&](int64_t u) { return fp16x4_to_f32(gather_halves4(&x[u].d, &x[u + 1].d, &x[u + 2].d, &x[u + 3].d), fc); });
+                               [&](int64_t u) { return fp16x4_to_f32(gather_halves4(&x[u].d, &x[u + 1].d, &x[u + 2].d, &x[u + 3].d), fc); },
+                               values);
     }
     // Token blocks of packed_row start at t0 * a_row (t0 a multiple of the tile's tokens).
     for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {
       const int64_t nt = std::min(pass, n_tokens - t0);
-      gemm::i7_product(pw, nr, pa + t0 * a_row, nt, n_groups, y + t0 * y_stride + r0, y_stride);
+      (u8 ? gemm::u8_product : gemm::i7_product)(pw, nr, pa + t0 * a_row, nt, n_groups, y + t0 * y_stride + r0,
+                                                 y_stride);
     }
   }
 }
@@ -394,7 +404,13 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   }
   if constexpr (std::is_same_v<F, Q4_0>) {
     // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
-    if (relaxed_active() && nb % 4 == 0) return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+    if (relaxed_active() && nb % 4 == 0) {
+      return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, u8_dot_exact());
+    }
+  }
+  if constexpr (std::is_same_v<F, IQ4_NL>) {
+    // Signed codebook values are no i7 operand; + 128 they are one of u8_tile's bytes.
+    if (u8_dot_exact() && nb % 4 == 0) return prefill_i7<F>(nb, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride, true);
   }
   // The i16 groups: every token (gemm_all_tokens), each block of rows unpacked once, in passes.
   const v128_t* pa = F::kExtra == 0 ? gemm::pack_acts_q8_0(n, a, a_stride, n_tokens)
@@ -454,6 +470,20 @@ extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, co
                                                                   const int32_t*, const v128_t*, float* out) {
   quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, nullptr, out);
 }
+// iq4_nl_u8_quads's SIMD128 body runs each group on its own: the same steps as iq4_nl_quads's, in
+// code of its own, so that no linker pass merges the two slots (the splice needs both names).
+extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                     int32_t groups, int32_t g_step, int32_t j_step,
+                                                                     const BlockQ8_0*, const v128_t* act_q,
+                                                                     const float* d, const int32_t*, const v128_t*,
+                                                                     float* out) {
+  const gemm::SplitActs act{act_q, d, nullptr, nullptr};
+  for (int32_t g = 0; g < groups; ++g) {
+    const uint64_t r0 = static_cast<uint64_t>(g) * static_cast<uint64_t>(g_step);
+    decode_groups<IQ4_NL>(nb, w + r0 * w_stride, w_stride, 3 * static_cast<int64_t>(j_step) + 1, 1, 0, j_step, act,
+                          nullptr, out + r0);
+  }
+}
 // The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
 template <typename F>
 void q5_quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step, int32_t j_step,
@@ -481,6 +511,7 @@ extern "C" __attribute__((noinline)) void ox_simd128_q5_1_quads(int32_t nb, cons
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 Iq4NlQuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
+QuadsFn iq4_nl_u8_quads = ox_simd128_iq4_nl_u8_quads;
 Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
 Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 

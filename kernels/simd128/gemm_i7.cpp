@@ -71,8 +71,11 @@ namespace {
 // The unit dots of an R x T tile over one byte group in SIMD128: the bytes widened to i16 (weights
 // unsigned, activations signed) and multiplied by i32x4.dot_i16x8_s. The low halves' dots hold
 // units 0, 1 (two lanes each), the high halves' units 2, 3; one pairwise step leaves unit j's exact
-// integer dot in lane j of units[r][t].
-template <int R, int T>
+// integer dot in lane j of units[r][t]. kMulAdd: the same integers by i16x8.mul (a product of a
+// byte 0..255 and one of -128..127 fits an i16 lane) and a pairwise widening, so that the u8_tile
+// slot's SIMD128 body is code of its own (no linker pass may merge it with i7_tile's: the splice
+// needs both).
+template <int R, int T, bool kMulAdd = false>
 inline void i7_group_units(const v128_t* wp, const v128_t* ap, v128_t (&units)[R][T]) {
   v128_t lo[R][T], hi[R][T];
   for (int r = 0; r < R; ++r)
@@ -87,8 +90,13 @@ inline void i7_group_units(const v128_t* wp, const v128_t* ap, v128_t (&units)[R
     for (int t = 0; t < T; ++t) {
       const v128_t al = wasm_i16x8_extend_low_i8x16(ap[t]), ah = wasm_i16x8_extend_high_i8x16(ap[t]);
       for (int r = 0; r < R; ++r) {
-        lo[r][t] = wasm_i32x4_add(lo[r][t], wasm_i32x4_dot_i16x8(wl[r], al));
-        hi[r][t] = wasm_i32x4_add(hi[r][t], wasm_i32x4_dot_i16x8(wh[r], ah));
+        if constexpr (kMulAdd) {
+          lo[r][t] = wasm_i32x4_add(lo[r][t], wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_mul(wl[r], al)));
+          hi[r][t] = wasm_i32x4_add(hi[r][t], wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_mul(wh[r], ah)));
+        } else {
+          lo[r][t] = wasm_i32x4_add(lo[r][t], wasm_i32x4_dot_i16x8(wl[r], al));
+          hi[r][t] = wasm_i32x4_add(hi[r][t], wasm_i32x4_dot_i16x8(wh[r], ah));
+        }
       }
     }
   }
@@ -100,14 +108,14 @@ inline void i7_group_units(const v128_t* wp, const v128_t* ap, v128_t (&units)[R
 
 // An R x T tile of byte groups in SIMD128: each group's unit dots plus the activations' offsets,
 // then the float step of gemm_tile.h's tile_scale and its horizontal sum, in the same order.
-template <int R, int T>
+template <int R, int T, bool kMulAdd = false>
 void i7_tile_simd128(int64_t n_groups, const v128_t* w, const v128_t* a, float* y, int64_t y_stride) {
   v128_t f[R][T];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < T; ++t) f[r][t] = wasm_f32x4_splat(0.0f);
   for (int64_t g = 0; g < n_groups; ++g, w += kI7WeightStride * R, a += kI7ActStride * T) {
     v128_t units[R][T];
-    i7_group_units<R, T>(w, a, units);
+    i7_group_units<R, T, kMulAdd>(w, a, units);
     for (int r = 0; r < R; ++r) {
       for (int t = 0; t < T; ++t) {
         const v128_t acc = wasm_i32x4_add(units[r][t], a[(kI7GroupVecs + 1) * T + t]);
@@ -202,6 +210,12 @@ void i7_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_toke
         edge_tile);
 }
 
+void u8_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_groups, float* y,
+                int64_t y_stride) {
+  tiles(w, n_rows, a, n_tokens, n_groups, n_groups * kI7WeightStride, n_groups * kI7ActStride, y, y_stride, u8_tile,
+        edge_tile);
+}
+
 void i7_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,
                            int64_t y_stride) {
   tiles(w, n_rows, a, n_tokens, nb, nb * kI7SuperWeightStride, nb * kI7SuperActStride, y, y_stride,
@@ -216,6 +230,12 @@ extern "C" __attribute__((noinline)) void ox_simd128_i7_tile(int32_t n_groups, c
   ox::kernels::simd128::gemm::i7_tile_simd128<2, 4>(n_groups, w, a, y, y_stride);
 }
 
+// The SIMD128 body of the u8_tile slot: i7_tile's integers by other instructions (kMulAdd).
+extern "C" __attribute__((noinline)) void ox_simd128_u8_tile(int32_t n_groups, const v128_t* w, const v128_t* a,
+                                                             float* y, int32_t y_stride) {
+  ox::kernels::simd128::gemm::i7_tile_simd128<2, 4, true>(n_groups, w, a, y, y_stride);
+}
+
 extern "C" __attribute__((noinline)) void ox_simd128_i7_superblock_tile(int32_t nb, const v128_t* w, const v128_t* a,
                                                                         float* y, int32_t y_stride) {
   ox::kernels::simd128::gemm::i7_superblock_tile_simd128<2, 4>(nb, w, a, y, y_stride);
@@ -224,5 +244,6 @@ extern "C" __attribute__((noinline)) void ox_simd128_i7_superblock_tile(int32_t 
 namespace ox::kernels::simd128 {
 // Not const: a pointer the optimizers cannot see through, so the slot stays a function of its own.
 I7TileFn i7_tile = ox_simd128_i7_tile;
+I7TileFn u8_tile = ox_simd128_u8_tile;
 I7TileFn i7_superblock_tile = ox_simd128_i7_superblock_tile;
 }  // namespace ox::kernels::simd128

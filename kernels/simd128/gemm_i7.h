@@ -56,11 +56,11 @@ inline void store_i7_group(v128_t* out, int64_t step, const UnitBytes u[4]) {
 
 // Packs one weight row of n_groups byte groups of 4-bit values stored two a byte (Q4_0's qs: low
 // nibbles elements 0..15, high nibbles 16..31) at `row` (packed_row with kTileRows). qs(u): unit
-// u's 16 stored bytes; scales4(u): the scales of units u..u + 3 (f32x4). The stored bytes are
-// transposed before the nibbles are split, which writes store_i7_group's bytes with half its
-// shuffles.
-template <typename QsFn, typename ScalesFn>
-inline void pack_i7_nibble_row(PackedRow row, int64_t n_groups, QsFn qs, ScalesFn scales4) {
+// u's 16 stored bytes; scales4(u): the scales of units u..u + 3 (f32x4); values(v): the bytes the
+// nibbles v stand for (Q4_0: v itself; IQ4_NL: a codebook lookup). The stored bytes are transposed
+// before the nibbles are split, which writes store_i7_group's bytes with half its shuffles.
+template <typename QsFn, typename ScalesFn, typename ValuesFn>
+inline void pack_i7_nibble_row(PackedRow row, int64_t n_groups, QsFn qs, ScalesFn scales4, ValuesFn values) {
   v128_t* out = row.out;
   const v128_t low = wasm_i8x16_splat(0x0F);
   for (int64_t g = 0; g < n_groups; ++g, out += kI7WeightStride * row.step) {
@@ -68,8 +68,8 @@ inline void pack_i7_nibble_row(PackedRow row, int64_t n_groups, QsFn qs, ScalesF
     v128_t t[4];
     transpose_i32x4(qs(u), qs(u + 1), qs(u + 2), qs(u + 3), t);
     for (int m = 0; m < 4; ++m) {
-      out[m * row.step] = wasm_v128_and(t[m], low);
-      out[(4 + m) * row.step] = wasm_u8x16_shr(t[m], 4);
+      out[m * row.step] = values(wasm_v128_and(t[m], low));
+      out[(4 + m) * row.step] = values(wasm_u8x16_shr(t[m], 4));
     }
     out[kI7GroupVecs * row.step] = scales4(u);
   }
@@ -102,6 +102,10 @@ void i7_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int
 // y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of n_groups
 // byte groups, tile by tile: whole 2 x 4 tiles through the i7_tile slot, the edges in SIMD128.
 void i7_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_groups, float* y,
+                int64_t y_stride);
+// The same with the weights any byte 0..255, where u8_dot_exact() holds (relaxed_slots.h): whole
+// tiles through the u8_tile slot. The same bits as i7_product on weights of 0..15.
+void u8_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n_groups, float* y,
                 int64_t y_stride);
 
 }  // namespace ox::kernels::simd128::gemm

@@ -121,6 +121,8 @@ extern "C" __attribute__((noinline)) void ox_simd128_q3_k_il_pairs(int32_t nb, c
 // A value no other function returns: an optimizer that merges functions with equal bodies must not
 // merge this one, or the splice would change both.
 extern "C" __attribute__((noinline)) int32_t ox_simd128_relaxed_active() { return 0x5128D00D; }
+// As above, a value of its own; no probe expects it (u8_dot_exact).
+extern "C" __attribute__((noinline)) int32_t ox_simd128_u8_dot_probe(int32_t, int32_t, int32_t) { return 0x5128D08E; }
 
 namespace ox::kernels::simd128 {
 
@@ -132,10 +134,20 @@ PairsIlFn q4_k_il_pairs = ox_simd128_q4_k_il_pairs;
 PairsIlFn q6_k_il_pairs = ox_simd128_q6_k_il_pairs;
 PairsFn iq4_xs_pairs = ox_simd128_iq4_xs_pairs;
 RelaxedActiveFn relaxed_active_slot = ox_simd128_relaxed_active;
+U8DotProbeFn u8_dot_probe = ox_simd128_u8_dot_probe;
 PairsFn q2_k_pairs = ox_simd128_q2_k_pairs;
 PairsFn q3_k_pairs = ox_simd128_q3_k_pairs;
 PairsIlFn q2_k_il_pairs = ox_simd128_q2_k_il_pairs;
 PairsIlFn q3_k_il_pairs = ox_simd128_q3_k_il_pairs;
+
+bool u8_dot_exact() {
+  // Second operands at both ends of 128..255 and a pair sum past i16 (2 * 255 * 127), against
+  // both signs of the first and a nonzero addend: a saturating or signed lowering fails each.
+  static const bool exact = relaxed_active() && u8_dot_probe(255, 127, 0) == 4 * 255 * 127 &&
+                            u8_dot_probe(255, -128, 0) == 4 * 255 * -128 && u8_dot_probe(128, 127, 5) == 4 * 128 * 127 + 5 &&
+                            u8_dot_probe(241, -77, -3) == 4 * 241 * -77 - 3;
+  return exact;
+}
 
 v128_t relaxed_constants[32] = {
     // offset 0: the nibble mask; 16, 32: unpack_k4_scales2's 0x3F and 0x30

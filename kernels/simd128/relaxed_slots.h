@@ -62,6 +62,12 @@ using Iq4NlQuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, i
                               int32_t j_step, const v128_t* signs, const v128_t* act_q, const float* d,
                               const int32_t* neg_sum, const v128_t* k, float* out);
 extern Iq4NlQuadsFn iq4_nl_quads;
+// IQ4_NL again as QuadsFn (a's quants as stored, sum each block's quant sum), for engines whose
+// i32x4.relaxed_dot_i8x16_i7x16_add_s multiplies its second operand as an unsigned byte exactly
+// (u8_dot_exact below): the relaxed body (iq4_nl_u8_quads.wat) takes each codebook value + 128
+// (1..241) as that operand against the quants, and 128 * sum(a) off; the SIMD128 body
+// decode_groups. Called only where u8_dot_exact() holds; any quant, -128 included.
+extern QuadsFn iq4_nl_u8_quads;
 
 // Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
 // matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or
@@ -106,6 +112,10 @@ extern IqPairsFn iq3_s_pairs;
 // adds a group's pair sums in i16, so the weights must be 0..15. Defined in gemm_i7.cpp.
 using I7TileFn = void (*)(int32_t n_groups, const v128_t* w, const v128_t* a, float* y, int32_t y_stride);
 extern I7TileFn i7_tile;
+// The same tile where u8_dot_exact() holds, with i32x4.relaxed_dot_i8x16_i7x16_add_s: the weights
+// may be any byte 0..255 (IQ4_NL's codebook values + 128; Q4_0's nibbles), summed in i32 lanes.
+// Called only there (the SIMD128 body takes any byte too). Defined in gemm_i7.cpp.
+extern I7TileFn u8_tile;
 // The same over Q4_K super-blocks (gemm_i7.h's i7_superblock_product): n_groups counts super-blocks,
 // each two byte groups whose i16 pair sums are multiplied by the sub-block scales (i32x4.dot_i16x8_s)
 // and added before one float step and the two min terms. Defined in gemm_i7.cpp.
@@ -136,6 +146,17 @@ extern PairsIlFn q3_k_il_pairs;
 using RelaxedActiveFn = int32_t (*)();
 extern RelaxedActiveFn relaxed_active_slot;
 inline bool relaxed_active() { return relaxed_active_slot() == 1; }
+
+// The relaxed body returns lane 0 of i32x4.relaxed_dot_i8x16_i7x16_add_s(splat(s), splat(u),
+// splat(c)); the SIMD128 body a value no probe expects. u8_dot_exact() (relaxed_slots.cpp) is true
+// where that dot gives 4 u s + c for second operands u of 128..255 (unsigned, no saturation), as
+// V8's vpdpbusd does on x86 with AVX-VNNI; the spec leaves those operands implementation-defined,
+// and pmaddubsw's saturating pairs (x86 without it) or a signed sdot (ARM) give other values. Both
+// of V8's tiers lower the instruction through one macro-assembler routine, so a probe run once
+// speaks for the optimized bodies too. Checked once per module, then cached.
+using U8DotProbeFn = int32_t (*)(int32_t u, int32_t s, int32_t c);
+extern U8DotProbeFn u8_dot_probe;
+bool u8_dot_exact();
 
 // The vector constants of the relaxed bodies, at the offsets their .wat files read them from.
 extern v128_t relaxed_constants[32];

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -452,6 +453,68 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
 #endif
 }
 
+// The probe behind iq4_nl_u8_quads (relaxed_slots.h): the plain module never claims an exact
+// unsigned dot; where the relaxed module does, every unsigned operand 0..255 against every signed
+// one -128..127 (and an addend) gives 4 u s + c, so the u8 bodies' operands are all covered. Which
+// way this engine went is recorded (node 20's V8 saturates, as pmaddubsw does; Chromium's V8 on an
+// AVX-VNNI machine is exact, and tests/kernels/chromium_run.mjs runs these tests there).
+TEST(Simd128Relaxed, U8DotProbeIsExactWhereItSaysSo) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const bool exact = simd::u8_dot_exact();
+  testing::Test::RecordProperty("u8_dot_exact", exact ? "yes" : "no");
+  std::printf("u8_dot_exact: %s\n", exact ? "yes" : "no");
+  if (!simd::relaxed_active()) {
+    EXPECT_FALSE(exact) << "the plain module's probe body returns no dot";
+    return;
+  }
+  if (!exact) GTEST_SKIP() << "this engine's relaxed dot is not exact on unsigned bytes";
+  for (int u = 0; u < 256; ++u) {
+    for (int sv = -128; sv < 128; ++sv) {
+      const int32_t c = (u * 7 + sv) % 11 - 5;
+      ASSERT_EQ(simd::u8_dot_probe(u, sv, c), 4 * u * sv + c) << "u " << u << " s " << sv << " c " << c;
+    }
+  }
+#endif
+}
+
+// iq4_nl_u8_quads against its scalar steps (expect_quads_match), where it runs: the plain module's
+// SIMD128 body, or the relaxed body where u8_dot_exact holds. Random bytes against random quants
+// -128..127; every nibble 15 (value 113, operand 241) against -128 and against 127; every nibble 0
+// (-127, operand 1) against -128; 15 and 0 alternating against -128 and 127 alternating.
+TEST(Simd128Relaxed, Iq4NlU8QuadsMatchTheirScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  if (simd::relaxed_active() && !simd::u8_dot_exact()) {
+    GTEST_SKIP() << "this engine's relaxed dot is not exact on unsigned bytes: the body never runs here";
+  }
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int nibble[5] = {0, 15, 15, 0, 15}, activation[5] = {0, -128, 127, -128, -128};
+  auto fill = [&](ox::BlockIQ4_NL& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 16; ++l) {
+      const int v = data == 4 && l % 2 == 1 ? 0 : nibble[data];
+      b.qs[l] = data == 0 ? static_cast<uint8_t>(byte(rng)) : static_cast<uint8_t>(v | v << 4);
+    }
+  };
+  auto fill_act = [&](ox::BlockQ8_0& b, int data, std::mt19937& rng) {
+    for (int l = 0; l < 32; ++l) {
+      const int q = data == 4 && l % 2 == 1 ? 127 : activation[data];
+      b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) - 128 : q);
+    }
+  };
+  auto dot = [](const ox::BlockIQ4_NL& b, const ox::BlockQ8_0& a) {
+    int32_t sum = 0;
+    for (int l = 0; l < 16; ++l) {
+      sum += ox::kIQ4NLValues[b.qs[l] & 0xF] * a.qs[l] + ox::kIQ4NLValues[b.qs[l] >> 4] * a.qs[l + 16];
+    }
+    return sum;
+  };
+  expect_quads_match<ox::BlockIQ4_NL>(simd::iq4_nl_u8_quads, 5, fill, fill_act, dot, 4343);
+#endif
+}
+
 // IQ4_NL decode through the kernel table (one token): the rows the relaxed body takes and the ones
 // left over, and a token with a quant of -128 anywhere, which the table must take another way
 // (split_signs), against the scalar steps: per block the exact integer dot times (d_row * d_act)
@@ -607,20 +670,18 @@ TEST(Simd128Relaxed, Q5_1QuadsMatchTheirScalarStepsBitForBit) {
 #endif
 }
 
-// Q4_0 prefill (the table's gemm, 3 or more tokens) against its float steps written out in scalar
-// code: per 32-element block the exact integer dot of (q - 8) and the activations, converted, times
-// (d_row * d_act), added to lane (block % 4) of the row's sum, the lanes then added as
-// ((l0 + l1) + l2) + l3 (the tile of gemm_tile.h). The plain module runs its i16 groups, the
-// relaxed one the byte groups of gemm_i7.h (the i7_tile slot for whole 2 x 4 tiles, SIMD128 for
-// the edges), so both give these bits; random and extreme data (nibbles 15 or 0, activations -128).
-// Both take every token in one call (KernelTable::gemm_all_tokens) and split them themselves.
-TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
-#if !defined(__wasm_simd128__)
-  GTEST_SKIP() << "SIMD128 builds only";
-#else
-  const ox::kernels::GemmFn gemm = ox::kernels::best_kernels().gemm[static_cast<int>(ox::DType::Q4_0)];
+#if defined(__wasm_simd128__)
+// A block32 prefill of nibble blocks (the table's gemm for `type`, 3 or more tokens) against its
+// float steps written out in scalar code: per 32-element block the exact integer dot of value(q)
+// and the activations, converted, times (d_row * d_act), added to lane (block % 4) of the row's
+// sum, the lanes then added as ((l0 + l1) + l2) + l3 (the tile of gemm_tile.h). Random and extreme
+// data: every nibble 15 or every nibble 0, against activations -128. Each run takes every token in
+// one call (KernelTable::gemm_all_tokens), split into passes by the gemm itself.
+template <typename Block, typename Value>
+void expect_nibble_prefill_matches(ox::DType type, Value value, unsigned seed) {
+  const ox::kernels::GemmFn gemm = ox::kernels::best_kernels().gemm[static_cast<int>(type)];
   ASSERT_NE(gemm, nullptr);
-  std::mt19937 rng(2468);
+  std::mt19937 rng(seed);
   std::uniform_int_distribution<int> byte(0, 255);
   for (const int extreme : {0, 1, 2}) {
     for (const int nb : {4, 12, 32, 256}) {
@@ -629,13 +690,13 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
           // 41 tokens of 8192 columns: more than one pass of the byte groups (12 tokens, a 5-token
           // last pass) and of the i16 groups (4 tokens, a 1-token last pass)
           if ((nb == 256) != (tokens == 41)) continue;
-          const size_t w_stride = nb * sizeof(ox::BlockQ4_0) + 3, a_stride = nb * sizeof(ox::BlockQ8_0) + 5;
+          const size_t w_stride = nb * sizeof(Block) + 3, a_stride = nb * sizeof(ox::BlockQ8_0) + 5;
           std::vector<uint8_t> wm(w_stride * rows), am(a_stride * tokens);
-          auto wblock = [&](int r, int i) { return reinterpret_cast<ox::BlockQ4_0*>(wm.data() + r * w_stride) + i; };
+          auto wblock = [&](int r, int i) { return reinterpret_cast<Block*>(wm.data() + r * w_stride) + i; };
           auto ablock = [&](int t, int i) { return reinterpret_cast<ox::BlockQ8_0*>(am.data() + t * a_stride) + i; };
           for (int r = 0; r < rows; ++r) {
             for (int i = 0; i < nb; ++i) {
-              ox::BlockQ4_0 b;
+              Block b;
               for (uint8_t& q : b.qs) q = extreme == 1 ? 0xFF : extreme == 2 ? 0x00 : static_cast<uint8_t>(byte(rng));
               b.d = half_scale(rng);
               std::memcpy(wblock(r, i), &b, sizeof(b));
@@ -651,20 +712,17 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
           }
           const int64_t y_stride = rows + 2;
           std::vector<float> y(static_cast<size_t>(y_stride * tokens), -1.0f);
-          gemm(static_cast<int64_t>(nb) * ox::kQK4_0, wm.data(), w_stride, rows, am.data(), a_stride, tokens, y.data(),
-               y_stride);
+          gemm(static_cast<int64_t>(nb) * 32, wm.data(), w_stride, rows, am.data(), a_stride, tokens, y.data(), y_stride);
           for (int t = 0; t < tokens; ++t) {
             for (int r = 0; r < rows; ++r) {
               float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
               for (int i = 0; i < nb; ++i) {
-                ox::BlockQ4_0 wb;
+                Block wb;
                 ox::BlockQ8_0 ab;
                 std::memcpy(&wb, wblock(r, i), sizeof(wb));
                 std::memcpy(&ab, ablock(t, i), sizeof(ab));
                 int32_t dot = 0;
-                for (int l = 0; l < 16; ++l) {
-                  dot += ((wb.qs[l] & 0xF) - 8) * ab.qs[l] + ((wb.qs[l] >> 4) - 8) * ab.qs[l + 16];
-                }
+                for (int l = 0; l < 16; ++l) dot += value(wb.qs[l] & 0xF) * ab.qs[l] + value(wb.qs[l] >> 4) * ab.qs[l + 16];
                 lane[i % 4] += static_cast<float>(dot) * (ox::fp16_to_f32(wb.d) * ox::fp16_to_f32(ab.d));
               }
               const float want = ((lane[0] + lane[1]) + lane[2]) + lane[3], got = y[t * y_stride + r];
@@ -679,6 +737,29 @@ TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
       }
     }
   }
+}
+#endif
+
+// Q4_0 prefill (values q - 8). The plain module runs its i16 groups, the relaxed one the byte
+// groups of gemm_i7.h (the i7_tile slot for whole 2 x 4 tiles, or u8_tile where u8_dot_exact holds;
+// SIMD128 for the edges), so every module gives these bits.
+TEST(Simd128Relaxed, Q4_0PrefillMatchesItsScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_nibble_prefill_matches<ox::BlockQ4_0>(ox::DType::Q4_0, [](int q) { return q - 8; }, 2468);
+#endif
+}
+
+// IQ4_NL prefill (values kIQ4NLValues[q]): the i16 groups in the plain module and where the relaxed
+// dot saturates unsigned bytes, the byte groups through u8_tile (codebook value + 128 against the
+// activations, 128 * sum(a) off) where u8_dot_exact holds; the same bits everywhere.
+TEST(Simd128Relaxed, Iq4NlPrefillMatchesItsScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  expect_nibble_prefill_matches<ox::BlockIQ4_NL>(ox::DType::IQ4_NL, [](int q) { return int{ox::kIQ4NLValues[q]}; },
+                                                 1357);
 #endif
 }
 
