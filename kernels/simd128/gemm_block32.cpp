@@ -230,16 +230,27 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
 }
 
 // Q4_0 and Q8_0 decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole group of
-// four rows; the rows left over run decode_groups.
+// four rows; a group the slot leaves undone (an Inf or NaN scale) and the rows left over run
+// decode_groups. The slot's group g is rows g * g_step + j * j_step: after group s, the slot goes on
+// with the matrix and the output moved s + 1 groups' first rows on.
 template <typename F>
 void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                   const gemm::SplitActs& act, float* y) {
   const int64_t whole = n_rows / 4 * 4;
   if (whole > 0) {
     const Groups g = row_groups(whole, w_stride);
-    slot(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
-         static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a), act.q,
-         act.d, act.sum, relaxed_constants, y);
+    for (int64_t g0 = 0; g0 < g.groups;) {
+      const uint64_t first = static_cast<uint64_t>(g0 * g.g_step);
+      const int64_t done = slot(static_cast<int32_t>(nb), w + first * w_stride, static_cast<uint32_t>(w_stride),
+                                static_cast<int32_t>(g.groups - g0), static_cast<int32_t>(g.g_step),
+                                static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a), act.q, act.d,
+                                act.sum, relaxed_constants, y + first);
+      g0 += done;
+      if (g0 >= g.groups) break;
+      const uint64_t left = static_cast<uint64_t>(g0 * g.g_step);
+      decode_groups<F>(nb, w + left * w_stride, w_stride, 3 * g.j_step + 1, 1, 0, g.j_step, act, nullptr, y + left);
+      ++g0;
+    }
   }
   if (whole < n_rows) {
     decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act, nullptr,
@@ -452,17 +463,19 @@ void quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups,
   const int64_t n_rows = static_cast<int64_t>(groups) * 4;
   decode_groups<F>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, nullptr, out);
 }
-extern "C" __attribute__((noinline)) void ox_simd128_q4_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+extern "C" __attribute__((noinline)) int32_t ox_simd128_q4_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t groups, int32_t g_step, int32_t j_step,
                                                                 const BlockQ8_0*, const v128_t* act_q, const float* d,
                                                                 const int32_t* sum, const v128_t*, float* out) {
   quads_body<Q4_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+  return groups;
 }
-extern "C" __attribute__((noinline)) void ox_simd128_q8_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+extern "C" __attribute__((noinline)) int32_t ox_simd128_q8_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t groups, int32_t g_step, int32_t j_step,
                                                                 const BlockQ8_0*, const v128_t* act_q, const float* d,
                                                                 const int32_t* sum, const v128_t*, float* out) {
   quads_body<Q8_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+  return groups;
 }
 extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                   int32_t groups, int32_t g_step, int32_t j_step,
@@ -472,7 +485,7 @@ extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, co
 }
 // iq4_nl_u8_quads's SIMD128 body runs each group on its own: the same steps as iq4_nl_quads's, in
 // code of its own, so that no linker pass merges the two slots (the splice needs both names).
-extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+extern "C" __attribute__((noinline)) int32_t ox_simd128_iq4_nl_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                      int32_t groups, int32_t g_step, int32_t j_step,
                                                                      const BlockQ8_0*, const v128_t* act_q,
                                                                      const float* d, const int32_t*, const v128_t*,
@@ -483,6 +496,7 @@ extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_u8_quads(int32_t nb,
     decode_groups<IQ4_NL>(nb, w + r0 * w_stride, w_stride, 3 * static_cast<int64_t>(j_step) + 1, 1, 0, j_step, act,
                           nullptr, out + r0);
   }
+  return groups;
 }
 // The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
 template <typename F>

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -450,6 +451,71 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
                        simd::relaxed_constants, out);
   };
   expect_quads_match<ox::BlockIQ4_NL>(slot, 5, fill, fill_act, dot, 4242);
+#endif
+}
+
+// Q4_0 and IQ4_NL decode through the kernel table (one token) where weight scales hold Inf and NaN:
+// the relaxed bodies convert d by a short path that is exact for every finite half and hand a group
+// with an exponent-31 scale back to the caller (relaxed_slots.h: QuadsFn), so every row must still
+// get the scalar steps' value: the same bits, or a NaN where those give a NaN. Both row orders
+// (rows of up to 512 bytes adjacent, longer ones a quarter apart), specials in the first, a middle
+// and the last group, and rows past the last whole group of four.
+TEST(Simd128Relaxed, Block32DecodeTakesInfAndNanScales) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::KernelTable& t = ox::kernels::best_kernels();
+  std::mt19937 rng(97531);
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto run = [&](auto block_tag, ox::DType type, auto value) {
+    using Block = decltype(block_tag);
+    const ox::kernels::GemmFn gemm = t.gemm[static_cast<uint32_t>(type)];
+    ASSERT_NE(gemm, nullptr);
+    for (const int nb : {2, 40}) {  // 36 and 720 bytes a row: both row orders
+      for (const int rows : {8, 22, 64}) {
+        std::vector<Block> w(static_cast<size_t>(rows) * nb);
+        for (Block& b : w) {
+          for (uint8_t& q : b.qs) q = static_cast<uint8_t>(byte(rng));
+          b.d = half_scale(rng);
+        }
+        const uint16_t specials[3] = {0x7C00, 0xFC00, 0x7E01};  // +Inf, -Inf, a NaN
+        for (int k = 0; k < 3; ++k) {
+          const int r = k == 0 ? 0 : k == 1 ? rows / 2 : rows - 1;
+          w[static_cast<size_t>(r) * nb + static_cast<size_t>(byte(rng) % nb)].d = specials[k];
+        }
+        std::vector<ox::BlockQ8_0> y(static_cast<size_t>(nb));
+        for (ox::BlockQ8_0& b : y) {
+          for (int8_t& q : b.qs) q = static_cast<int8_t>(byte(rng) - 128);
+          b.d = half_scale(rng);
+        }
+        std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
+        for (int r = 0; r < rows; ++r) {
+          for (int i = 0; i < nb; ++i) {
+            const Block& b = w[static_cast<size_t>(r) * nb + i];
+            int32_t sum = 0;
+            for (int l = 0; l < 16; ++l) sum += value(b.qs[l] & 0xF) * y[i].qs[l] + value(b.qs[l] >> 4) * y[i].qs[l + 16];
+            want[r] += static_cast<float>(sum) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+          }
+        }
+        gemm(static_cast<int64_t>(nb) * 32, reinterpret_cast<const uint8_t*>(w.data()), nb * sizeof(Block), rows,
+             reinterpret_cast<const uint8_t*>(y.data()), nb * sizeof(ox::BlockQ8_0), 1, got.data(), rows);
+        for (int r = 0; r < rows; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          if (std::isnan(want[r])) {
+            EXPECT_TRUE(std::isnan(got[r])) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r
+                                            << ": want NaN, got " << got[r];
+          } else {
+            EXPECT_EQ(a, b) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r << ": want "
+                            << want[r] << ", got " << got[r];
+          }
+        }
+      }
+    }
+  };
+  run(ox::BlockQ4_0{}, ox::DType::Q4_0, [](int q) { return q - 8; });
+  run(ox::BlockIQ4_NL{}, ox::DType::IQ4_NL, [](int q) { return int{ox::kIQ4NLValues[q]}; });
 #endif
 }
 
