@@ -66,6 +66,35 @@ const v128_t* pack_acts_q8_k_i7(int64_t n, const uint8_t* a, uint64_t a_stride, 
   return out;
 }
 
+const v128_t* pack_acts_q8_k_u8(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, int offset) {
+  const int64_t nb = n / kQK_K, row = nb * kU8SuperActStride;
+  v128_t* out = scratch(Slot::kActs, row * n_tokens);
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    const BlockQ8_K* x = reinterpret_cast<const BlockQ8_K*>(a + static_cast<uint64_t>(t) * a_stride);
+    const PackedRow pr = packed_row(out, row, t, n_tokens, kTileTokens);
+    v128_t* o = pr.out;
+    for (int64_t i = 0; i < nb; ++i, o += kU8SuperActStride * pr.step) {
+      float d;
+      std::memcpy(&d, reinterpret_cast<const uint8_t*>(&x[i].d), sizeof(d));
+      for (int g = 0; g < 2; ++g) {
+        UnitBytes q[4];
+        v128_t sums[4];
+        for (int j = 0; j < 4; ++j) {
+          const int8_t* p = x[i].qs + 32 * (4 * g + j);
+          q[j] = {load(p), load(p + 16)};
+          // The unit's sum from its quants, not from bsums: the offset must match the bytes exactly.
+          sums[j] = wasm_i32x4_extadd_pairwise_i16x8(
+              wasm_i16x8_add(wasm_i16x8_extadd_pairwise_i8x16(q[j].lo), wasm_i16x8_extadd_pairwise_i8x16(q[j].hi)));
+        }
+        store_i7_group(o + g * kI7GroupVecs * pr.step, pr.step, q);
+        o[(kI7SuperVecs + 1 + g) * pr.step] = wasm_i32x4_mul(hsums4_i32(sums), wasm_i32x4_splat(-offset));
+      }
+      o[kI7SuperVecs * pr.step] = wasm_f32x4_splat(d);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // The unit dots of an R x T tile over one byte group in SIMD128: the bytes widened to i16 (weights
@@ -184,6 +213,47 @@ I7TileSimd128 edge_superblock_tile(int64_t nr, int64_t nt) {
   return table[nr - 1][nt - 1];
 }
 
+// An R x T tile of u8 super-blocks in SIMD128: per group the unit dots (bytes widened unsigned,
+// i16 products and pairwise sums) plus the activations' offsets, times the signed sub-block scales,
+// the two groups added, then tile_step_pair's float step and the horizontal sum, in that order.
+template <int R, int T>
+void u8_superblock_tile_simd128(int64_t nb, const v128_t* w, const v128_t* a, float* y, int64_t y_stride) {
+  v128_t f[R][T];
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) f[r][t] = wasm_f32x4_splat(0.0f);
+  for (int64_t i = 0; i < nb; ++i, w += kU8SuperWeightStride * R, a += kU8SuperActStride * T) {
+    v128_t sum[R][T];
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < T; ++t) sum[r][t] = wasm_i32x4_splat(0);
+    for (int g = 0; g < 2; ++g) {
+      v128_t units[R][T];
+      i7_group_units<R, T, true>(w + g * kI7GroupVecs * R, a + g * kI7GroupVecs * T, units);
+      for (int r = 0; r < R; ++r) {
+        for (int t = 0; t < T; ++t) {
+          const v128_t dot = wasm_i32x4_add(units[r][t], a[(kI7SuperVecs + 1 + g) * T + t]);
+          sum[r][t] = wasm_i32x4_add(sum[r][t], wasm_i32x4_mul(dot, w[(kI7SuperVecs + g) * R + r]));
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int t = 0; t < T; ++t)
+        f[r][t] = wasm_f32x4_add(f[r][t], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum[r][t]),
+                                                         wasm_f32x4_mul(w[(kI7SuperVecs + 2) * R + r], a[kI7SuperVecs * T + t])));
+  }
+  for (int r = 0; r < R; ++r)
+    for (int t = 0; t < T; ++t) y[t * y_stride + r] = hsum_f32(f[r][t]);
+}
+
+I7TileSimd128 edge_u8_superblock_tile(int64_t nr, int64_t nt) {
+  static constexpr I7TileSimd128 table[kTileRows][kTileTokens] = {
+      {u8_superblock_tile_simd128<1, 1>, u8_superblock_tile_simd128<1, 2>, u8_superblock_tile_simd128<1, 3>,
+       u8_superblock_tile_simd128<1, 4>},
+      {u8_superblock_tile_simd128<2, 1>, u8_superblock_tile_simd128<2, 2>, u8_superblock_tile_simd128<2, 3>,
+       u8_superblock_tile_simd128<2, 4>},
+  };
+  return table[nr - 1][nt - 1];
+}
+
 // Whole 2 x 4 tiles through `slot`, the edges through edge(nr, nt); w_row / a_row: vectors a packed row.
 template <typename Slot, typename Edge>
 void tiles(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t n, int64_t w_row, int64_t a_row,
@@ -216,6 +286,12 @@ void u8_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_toke
         edge_tile);
 }
 
+void u8_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,
+                           int64_t y_stride) {
+  tiles(w, n_rows, a, n_tokens, nb, nb * kU8SuperWeightStride, nb * kU8SuperActStride, y, y_stride,
+        u8_superblock_tile, edge_u8_superblock_tile);
+}
+
 void i7_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,
                            int64_t y_stride) {
   tiles(w, n_rows, a, n_tokens, nb, nb * kI7SuperWeightStride, nb * kI7SuperActStride, y, y_stride,
@@ -236,6 +312,11 @@ extern "C" __attribute__((noinline)) void ox_simd128_u8_tile(int32_t n_groups, c
   ox::kernels::simd128::gemm::i7_tile_simd128<2, 4, true>(n_groups, w, a, y, y_stride);
 }
 
+extern "C" __attribute__((noinline)) void ox_simd128_u8_superblock_tile(int32_t nb, const v128_t* w, const v128_t* a,
+                                                                        float* y, int32_t y_stride) {
+  ox::kernels::simd128::gemm::u8_superblock_tile_simd128<2, 4>(nb, w, a, y, y_stride);
+}
+
 extern "C" __attribute__((noinline)) void ox_simd128_i7_superblock_tile(int32_t nb, const v128_t* w, const v128_t* a,
                                                                         float* y, int32_t y_stride) {
   ox::kernels::simd128::gemm::i7_superblock_tile_simd128<2, 4>(nb, w, a, y, y_stride);
@@ -246,4 +327,5 @@ namespace ox::kernels::simd128 {
 I7TileFn i7_tile = ox_simd128_i7_tile;
 I7TileFn u8_tile = ox_simd128_u8_tile;
 I7TileFn i7_superblock_tile = ox_simd128_i7_superblock_tile;
+I7TileFn u8_superblock_tile = ox_simd128_u8_superblock_tile;
 }  // namespace ox::kernels::simd128

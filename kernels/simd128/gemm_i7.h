@@ -94,6 +94,23 @@ constexpr int kI7SuperActStride = kI7SuperVecs + 3;
 // Every token's Q8_K row (n elements, a multiple of 256) as activation super-blocks (see above).
 const v128_t* pack_acts_q8_k_i7(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens);
 
+// Super-blocks of bytes 0..255 (IQ4_XS's codebook values + 128), for the u8_superblock_tile slot
+// where u8_dot_exact() holds (relaxed_slots.h). A weight super-block is its two groups' 16 vectors,
+// then per group the signed sub-block scales as i32 (lane j = unit j's), then d (f32 splat); an
+// activation super-block its 16 vectors, d (f32 splat) and per group -offset * (the sum of unit j's
+// quants) as i32, where each group's unit dots start. Per group the exact unit dots times their
+// scales, the two groups added, then one float step: tile_step_pair's integers and steps (kExtra 0).
+constexpr int kU8SuperWeightStride = kI7SuperVecs + 3;
+constexpr int kU8SuperActStride = kI7SuperVecs + 3;
+
+// Every token's Q8_K row (n elements, a multiple of 256) as u8 activation super-blocks (see above).
+const v128_t* pack_acts_q8_k_u8(int64_t n, const uint8_t* a, uint64_t a_stride, int64_t n_tokens, int offset);
+
+// y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of nb u8
+// super-blocks: whole 2 x 4 tiles through the u8_superblock_tile slot, the edges in SIMD128.
+void u8_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,
+                           int64_t y_stride);
+
 // y[t * y_stride + r] for n_rows packed weight rows and n_tokens packed activation rows of nb
 // super-blocks, tile by tile: whole 2 x 4 tiles through the i7_superblock_tile slot, the edges in SIMD128.
 void i7_superblock_product(const v128_t* w, int64_t n_rows, const v128_t* a, int64_t n_tokens, int64_t nb, float* y,

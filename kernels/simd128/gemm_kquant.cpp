@@ -286,6 +286,14 @@ struct IQ4XS {
     return gemm::scaled(gemm::widen(lo, hi), iq4_xs_scale(b.scales_l, b.scales_h, j) - 32);
   }
   static float extra(const Block&, const Scales&, int, int) { return 0.0f; }
+  // The u8 super-blocks (gemm_superblock.h's superblocks_u8): each value + 128 as a byte (1..241),
+  // and the sub-block scale ls - 32 unit() multiplies in.
+  static gemm::UnitBytes unit_u8(const Block& b, int j) {
+    const v128_t table = wasm_v128_xor(load(kIQ4NLValues), wasm_i8x16_splat(-128)), q = load(b.qs + 16 * j);
+    return {wasm_i8x16_swizzle(table, wasm_v128_and(q, wasm_i8x16_splat(0x0F))),
+            wasm_i8x16_swizzle(table, wasm_u8x16_shr(q, 4))};
+  }
+  static int32_t unit_scale_signed(const Block& b, int j) { return iq4_xs_scale(b.scales_l, b.scales_h, j) - 32; }
   template <typename A>
   static float row(int64_t nb, const Block* x, const BlockQ8_K* y, A act, const kquant::Consts&) {
     return kquant::row_iq4_xs(nb, x, y, act);

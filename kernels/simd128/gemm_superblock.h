@@ -98,6 +98,47 @@ void pack_i7_superblock_row(const typename F::Block* x, int64_t nb, gemm::Packed
   }
 }
 
+// Whether F has a u8 super-block prefill (gemm_i7.h): F::unit_u8(b, j), unit j's values + 128 as
+// bytes, and F::unit_scale_signed(b, j), its integer sub-block scale.
+template <typename F>
+constexpr bool kU8Prefill = requires { &F::unit_u8; };
+
+// Prefill on u8 super-blocks where u8_dot_exact() holds: the integers and the float step of the
+// packed i16 product below (kExtra 0), so the same bits.
+template <typename F>
+void superblocks_u8(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                    uint64_t a_stride, int64_t n_tokens, float* y, int64_t y_stride) {
+  static_assert(F::kExtra == 0 && row_factor<F>() == 1.0f, "the u8 super-block holds no min terms");
+  using Block = typename F::Block;
+  const int64_t nb = n / kQK_K, row_vecs = nb * gemm::kU8SuperWeightStride;
+  const v128_t* pa = gemm::pack_acts_q8_k_u8(n, a, a_stride, n_tokens, 128);
+  v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row_vecs * gemm::kPackRows);
+  for (int64_t r0 = 0; r0 < n_rows; r0 += gemm::kPackRows) {
+    const int64_t nr = n_rows - r0 < gemm::kPackRows ? n_rows - r0 : gemm::kPackRows;
+    for (int64_t r = 0; r < nr; ++r) {
+      const Block* x = reinterpret_cast<const Block*>(w + static_cast<uint64_t>(r0 + r) * w_stride);
+      const gemm::PackedRow pr = gemm::packed_row(pw, row_vecs, r, nr, gemm::kTileRows);
+      v128_t* out = pr.out;
+      for (int64_t i = 0; i < nb; ++i, out += gemm::kU8SuperWeightStride * pr.step) {
+        for (int g = 0; g < 2; ++g) {
+          const gemm::UnitBytes q[4] = {F::unit_u8(x[i], 4 * g), F::unit_u8(x[i], 4 * g + 1), F::unit_u8(x[i], 4 * g + 2),
+                                        F::unit_u8(x[i], 4 * g + 3)};
+          gemm::store_i7_group(out + g * gemm::kI7GroupVecs * pr.step, pr.step, q);
+          out[(gemm::kI7SuperVecs + g) * pr.step] =
+              wasm_i32x4_make(F::unit_scale_signed(x[i], 4 * g), F::unit_scale_signed(x[i], 4 * g + 1),
+                              F::unit_scale_signed(x[i], 4 * g + 2), F::unit_scale_signed(x[i], 4 * g + 3));
+        }
+        out[(gemm::kI7SuperVecs + 2) * pr.step] = wasm_f32x4_splat(superblock_d<F>(x[i]));
+      }
+    }
+    const int64_t a_row = nb * gemm::kU8SuperActStride, pass = gemm::pass_tokens(a_row);
+    for (int64_t t0 = 0; t0 < n_tokens; t0 += pass) {
+      const int64_t nt = n_tokens - t0 < pass ? n_tokens - t0 : pass;
+      gemm::u8_superblock_product(pw, nr, pa + t0 * a_row, nt, nb, y + t0 * y_stride + r0, y_stride);
+    }
+  }
+}
+
 // Prefill on byte super-blocks (relaxed module only): the same integers and float steps as the
 // packed i16 product below, so the same bits, with the i7_superblock_tile slot's 16 products an
 // instruction.
@@ -164,6 +205,9 @@ void superblocks(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   if constexpr (kBytePrefill<F>) {
     // Only where the relaxed tile runs: in SIMD128 the i16 groups are faster than widening bytes.
     if (relaxed_active()) return superblocks_i7<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
+  }
+  if constexpr (kU8Prefill<F>) {
+    if (u8_dot_exact()) return superblocks_u8<F>(n, w, w_stride, n_rows, a, a_stride, n_tokens, y, y_stride);
   }
   const v128_t* pa = gemm::pack_acts_q8_k(n, a, a_stride, n_tokens, F::kAct);
   const int64_t n_units = n / 32, row_vecs = gemm::packed_row_vecs(n_units, F::kExtra);

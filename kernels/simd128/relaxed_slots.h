@@ -123,6 +123,10 @@ extern I7TileFn u8_tile;
 // each two byte groups whose i16 pair sums are multiplied by the sub-block scales (i32x4.dot_i16x8_s)
 // and added before one float step and the two min terms. Defined in gemm_i7.cpp.
 extern I7TileFn i7_superblock_tile;
+// The u8 super-blocks of gemm_i7.h (IQ4_XS's codebook values + 128) where u8_dot_exact() holds:
+// i32x4.relaxed_dot_i8x16_i7x16_add_s per group into i32 unit dots, times the signed sub-block
+// scales, one float step per super-block. Defined in gemm_i7.cpp.
+extern I7TileFn u8_superblock_tile;
 
 // The main tile of gemm_wide[F32] (gemm_wide.cpp over kernels/gemm_float_outer.h): rows w0 and
 // w1 (n floats each, any alignment) against a panel of 16 tokens packed k-major (panel[k * 16 + t]),

@@ -829,6 +829,98 @@ TEST(Simd128Relaxed, Iq4NlPrefillMatchesItsScalarStepsBitForBit) {
 #endif
 }
 
+// IQ4_XS prefill (the table's gemm, 3 or more tokens) against tile_step_pair's float steps written
+// out in scalar code: per super-block, lane j (< 4) of the row's sum gets the exact integer
+// sc_j * dot_j + sc_{j+4} * dot_{j+4} (sc_u = ls_u - 32, dot_u: unit u's codebook values against
+// the activations), converted, times (d_row * d_act); the lanes added as ((l0 + l1) + l2) + l3. The
+// i16 groups in the plain module and where the relaxed dot saturates unsigned bytes, the u8
+// super-blocks (u8_superblock_tile, SIMD128 for the edges) where u8_dot_exact holds: the same bits
+// everywhere. Random data, and extremes: every nibble 0 (-127) or 15 (113) with every scale 63 or 0
+// (31, -32) against activations -128 or 127.
+TEST(Simd128Relaxed, Iq4XsPrefillMatchesItsScalarStepsBitForBit) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::GemmFn gemm = ox::kernels::best_kernels().gemm[static_cast<int>(ox::DType::IQ4_XS)];
+  ASSERT_NE(gemm, nullptr);
+  std::mt19937 rng(8642);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (const int data : {0, 1, 2, 3}) {
+    for (const int nb : {1, 3, 8, 32}) {
+      for (const int rows : {1, 2, 5, 16, 19}) {
+        for (const int tokens : {3, 4, 7, 9, 41}) {
+          if ((nb == 32) != (tokens == 41)) continue;
+          const size_t w_stride = nb * sizeof(ox::BlockIQ4_XS) + 3, a_stride = nb * sizeof(ox::BlockQ8_K) + 4;
+          std::vector<uint8_t> wm(w_stride * rows), am(a_stride * tokens);
+          auto wblock = [&](int r, int i) { return reinterpret_cast<ox::BlockIQ4_XS*>(wm.data() + r * w_stride) + i; };
+          auto ablock = [&](int t, int i) { return reinterpret_cast<ox::BlockQ8_K*>(am.data() + t * a_stride) + i; };
+          for (int r = 0; r < rows; ++r) {
+            for (int i = 0; i < nb; ++i) {
+              ox::BlockIQ4_XS b;
+              const uint8_t q = data == 1 ? 0x00 : data == 2 ? 0xFF : 0x0F;
+              for (uint8_t& v : b.qs) v = data == 0 ? static_cast<uint8_t>(byte(rng)) : q;
+              for (uint8_t& v : b.scales_l) v = data == 0 ? static_cast<uint8_t>(byte(rng)) : data == 2 ? 0x00 : 0xFF;
+              b.scales_h = static_cast<uint16_t>(data == 0 ? byte(rng) << 8 | byte(rng) : data == 2 ? 0x0000 : 0xFFFF);
+              b.d = half_scale(rng);
+              std::memcpy(wblock(r, i), &b, sizeof(b));
+            }
+          }
+          for (int t = 0; t < tokens; ++t) {
+            for (int i = 0; i < nb; ++i) {
+              ox::BlockQ8_K b;
+              for (int l = 0; l < ox::kQK_K; ++l) {
+                b.qs[l] = static_cast<int8_t>(data == 0 ? byte(rng) - 128 : data == 3 ? (l % 2 ? 127 : -128) : -128);
+              }
+              for (int k = 0; k < ox::kQK_K / 16; ++k) {
+                int sum = 0;
+                for (int l = 0; l < 16; ++l) sum += b.qs[16 * k + l];
+                b.bsums[k] = static_cast<int16_t>(sum);
+              }
+              b.d = std::ldexp(static_cast<float>(byte(rng) + 1), -12);
+              std::memcpy(ablock(t, i), &b, sizeof(b));
+            }
+          }
+          const int64_t y_stride = rows + 2;
+          std::vector<float> y(static_cast<size_t>(y_stride * tokens), -1.0f);
+          gemm(static_cast<int64_t>(nb) * ox::kQK_K, wm.data(), w_stride, rows, am.data(), a_stride, tokens, y.data(),
+               y_stride);
+          for (int t = 0; t < tokens; ++t) {
+            for (int r = 0; r < rows; ++r) {
+              float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              for (int i = 0; i < nb; ++i) {
+                ox::BlockIQ4_XS wb;
+                ox::BlockQ8_K ab;
+                std::memcpy(&wb, wblock(r, i), sizeof(wb));
+                std::memcpy(&ab, ablock(t, i), sizeof(ab));
+                int32_t scaled[8];
+                for (int u = 0; u < 8; ++u) {
+                  const int ls = ((wb.scales_l[u / 2] >> (4 * (u % 2))) & 0xF) | (((wb.scales_h >> (2 * u)) & 3) << 4);
+                  int32_t dot = 0;
+                  for (int l = 0; l < 16; ++l) {
+                    dot += ox::kIQ4NLValues[wb.qs[16 * u + l] & 0xF] * ab.qs[32 * u + l] +
+                           ox::kIQ4NLValues[wb.qs[16 * u + l] >> 4] * ab.qs[32 * u + l + 16];
+                  }
+                  scaled[u] = (ls - 32) * dot;
+                }
+                for (int j = 0; j < 4; ++j) {
+                  lane[j] += static_cast<float>(scaled[j] + scaled[j + 4]) * (ox::fp16_to_f32(wb.d) * ab.d);
+                }
+              }
+              const float want = ((lane[0] + lane[1]) + lane[2]) + lane[3], got = y[t * y_stride + r];
+              uint32_t a, b;
+              std::memcpy(&a, &want, 4);
+              std::memcpy(&b, &got, 4);
+              ASSERT_EQ(a, b) << "data " << data << " nb " << nb << " rows " << rows << " tokens " << tokens
+                              << " cell (" << r << ", " << t << "): want " << want << ", gemm " << got;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif
+}
+
 // Q4_K prefill (the table's gemm for Q4_K and Q4_K_IL, 3 or more tokens) against its float steps
 // written out in scalar code: per super-block, lane j (< 4) of the row's sum gets the exact integer
 // sc_j * dot_j + sc_{j+4} * dot_{j+4} (dot_u: the unit's nibbles against the activations), converted,
