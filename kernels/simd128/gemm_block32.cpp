@@ -153,6 +153,13 @@ const int16_t* fifth_bit_sums(int64_t nb, const uint8_t* a, int block_bytes, int
   return sums;
 }
 
+// The tables for F's activation blocks (Q8_1 for Q5_1, Q8_0 for Q5_0).
+template <typename F>
+const int16_t* fifth_bit_sums_of(int64_t nb, const uint8_t* a) {
+  return F::kExtra == 1 ? fifth_bit_sums(nb, a, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
+                        : fifth_bit_sums(nb, a, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
+}
+
 // Decode: four rows at a time, lane j of the accumulator = row j of the four. Per block the
 // four rows' i32x4 partial sums fold into one vector (hsum4x4_i32) and one f32x4 multiply
 // applies their scales, so there is no horizontal sum per row and no scalar tail. The block
@@ -323,16 +330,25 @@ void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_
   }
 }
 // Q5_0 and Q5_1 the same through their slots (the SIMD128 bodies and Q5_1's relaxed one read the
-// fifth-bit tables).
+// fifth-bit tables), a group a slot leaves undone by decode_groups as in decode_quads.
 template <typename F>
 void decode_q5_quads(Q5QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
                      const uint8_t* a, const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
   const int64_t whole = n_rows / 4 * 4;
   if (whole > 0) {
     const Groups g = row_groups(whole, w_stride);
-    slot(static_cast<int32_t>(nb), w, static_cast<uint32_t>(w_stride), static_cast<int32_t>(g.groups),
-         static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), a, act.q, act.d, act.s, act.sum, fifth_sums,
-         relaxed_constants, y);
+    for (int64_t g0 = 0; g0 < g.groups;) {
+      const uint64_t first = static_cast<uint64_t>(g0 * g.g_step);
+      g0 += slot(static_cast<int32_t>(nb), w + first * w_stride, static_cast<uint32_t>(w_stride),
+                 static_cast<int32_t>(g.groups - g0), static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), a,
+                 act.q, act.d, act.s, act.sum, fifth_sums, relaxed_constants, y + first);
+      if (g0 >= g.groups) break;
+      const uint64_t left = static_cast<uint64_t>(g0 * g.g_step);
+      // Q5_0's relaxed body reads no fifth-bit tables, so they may not exist here: this group's built.
+      const int16_t* fifth = fifth_sums != nullptr ? fifth_sums : fifth_bit_sums_of<F>(nb, a);
+      decode_groups<F>(nb, w + left * w_stride, w_stride, 3 * g.j_step + 1, 1, 0, g.j_step, act, fifth, y + left);
+      ++g0;
+    }
   }
   if (whole < n_rows) {
     decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
@@ -405,8 +421,7 @@ void gemm_block32(int64_t n, const uint8_t* w, uint64_t w_stride, int64_t n_rows
       // rows past the last whole group of four need them.
       if constexpr (F::kFifthBitTable) {
         if (F::kExtra == 1 || !relaxed_active() || n_rows % 4 != 0) {
-          fifth_sums = F::kExtra == 1 ? fifth_bit_sums(nb, at, sizeof(BlockQ8_1), offsetof(BlockQ8_1, qs))
-                                      : fifth_bit_sums(nb, at, sizeof(BlockQ8_0), offsetof(BlockQ8_0, qs));
+          fifth_sums = fifth_bit_sums_of<F>(nb, at);
         }
       }
       decode_rows<F>(nb, w, w_stride, n_rows, at, act, fifth_sums, y + t * y_stride);
@@ -507,19 +522,21 @@ void q5_quads_body(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t grou
   const int64_t n_rows = static_cast<int64_t>(groups) * 4;
   decode_groups<F>(nb, w, w_stride, n_rows, groups, g_step, j_step, act, fifth, out);
 }
-extern "C" __attribute__((noinline)) void ox_simd128_q5_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+extern "C" __attribute__((noinline)) int32_t ox_simd128_q5_0_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t groups, int32_t g_step, int32_t j_step,
                                                                 const uint8_t*, const v128_t* act_q, const float* d,
                                                                 const float* s, const int32_t* sum,
                                                                 const int16_t* fifth, const v128_t*, float* out) {
   q5_quads_body<Q5_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, s, sum, fifth, out);
+  return groups;
 }
-extern "C" __attribute__((noinline)) void ox_simd128_q5_1_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+extern "C" __attribute__((noinline)) int32_t ox_simd128_q5_1_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                 int32_t groups, int32_t g_step, int32_t j_step,
                                                                 const uint8_t*, const v128_t* act_q, const float* d,
                                                                 const float* s, const int32_t* sum,
                                                                 const int16_t* fifth, const v128_t*, float* out) {
   q5_quads_body<Q5_1>(nb, w, w_stride, groups, g_step, j_step, act_q, d, s, sum, fifth, out);
+  return groups;
 }
 // Not const: pointers the optimizers cannot see through, so each slot stays a function of its own.
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;

@@ -81,8 +81,9 @@ extern QuadsFn iq4_nl_u8_quads;
 // integer dot as nibbles . a + 16 * (the four entries its qh bytes pick), and so does Q5_1's
 // relaxed body with the nibbles as the i7 operand (reading a's quants); Q5_0's relaxed body builds
 // each value whole instead (nibble + 16 * qh bit, the i7 operand) and gets fifth null. Q5_0 then
-// takes 16 * sum(a) off; then decode_groups' float steps. Defined in gemm_block32.cpp.
-using Q5QuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+// takes 16 * sum(a) off; then decode_groups' float steps. Returns groups, or the first group it left
+// undone (QuadsFn's contract: an Inf or NaN among the group's d or m). Defined in gemm_block32.cpp.
+using Q5QuadsFn = int32_t (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
                            int32_t j_step, const uint8_t* a, const v128_t* act_q, const float* d, const float* s,
                            const int32_t* sum, const int16_t* fifth, const v128_t* k, float* out);
 extern Q5QuadsFn q5_0_quads;

@@ -519,6 +519,83 @@ TEST(Simd128Relaxed, Block32DecodeTakesInfAndNanScales) {
 #endif
 }
 
+// Q5_0 and Q5_1 decode through the kernel table (one token) where d or m holds Inf or NaN, as
+// Block32DecodeTakesInfAndNanScales: the scalar steps per block are acc + dot * (d * a.d), then for
+// Q5_1 + m * s (Q8_1's s), with values nibble + 16 * qh bit (less 16 for Q5_0).
+TEST(Simd128Relaxed, Q5DecodeTakesInfAndNanScales) {
+#if !defined(__wasm_simd128__)
+  GTEST_SKIP() << "SIMD128 builds only";
+#else
+  const ox::kernels::KernelTable& t = ox::kernels::best_kernels();
+  std::mt19937 rng(86420);
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto run = [&](auto block_tag, auto act_tag, ox::DType type) {
+    using Block = decltype(block_tag);
+    using Act = decltype(act_tag);
+    constexpr bool kQ5_1 = std::is_same_v<Block, ox::BlockQ5_1>;
+    const ox::kernels::GemmFn gemm = t.gemm[static_cast<uint32_t>(type)];
+    ASSERT_NE(gemm, nullptr);
+    for (const int nb : {2, 40}) {
+      for (const int rows : {8, 22, 64}) {
+        std::vector<Block> w(static_cast<size_t>(rows) * nb);
+        for (Block& b : w) {
+          for (uint8_t& q : b.qs) q = static_cast<uint8_t>(byte(rng));
+          for (uint8_t& q : b.qh) q = static_cast<uint8_t>(byte(rng));
+          b.d = half_scale(rng);
+          if constexpr (kQ5_1) b.m = half_scale(rng);
+        }
+        const uint16_t specials[3] = {0x7C00, 0xFC00, 0x7E01};
+        for (int k = 0; k < 3; ++k) {
+          Block& b = w[static_cast<size_t>(k == 0 ? 0 : k == 1 ? rows / 2 : rows - 1) * nb + byte(rng) % nb];
+          if constexpr (kQ5_1) {
+            (k == 1 ? b.m : b.d) = specials[k];
+          } else {
+            b.d = specials[k];
+          }
+        }
+        std::vector<Act> y(static_cast<size_t>(nb));
+        for (Act& b : y) {
+          for (int8_t& q : b.qs) q = static_cast<int8_t>(byte(rng) - 128);
+          b.d = half_scale(rng);
+          if constexpr (kQ5_1) b.s = half_scale(rng);
+        }
+        std::vector<float> want(static_cast<size_t>(rows), 0.0f), got(static_cast<size_t>(rows), -1.0f);
+        for (int r = 0; r < rows; ++r) {
+          for (int i = 0; i < nb; ++i) {
+            const Block& b = w[static_cast<size_t>(r) * nb + i];
+            uint32_t qh;
+            std::memcpy(&qh, b.qh, 4);
+            int32_t sum = 0;
+            for (int l = 0; l < 32; ++l) {
+              const int nibble = l < 16 ? b.qs[l] & 0xF : b.qs[l - 16] >> 4;
+              sum += (nibble + 16 * static_cast<int>((qh >> l) & 1) - (kQ5_1 ? 0 : 16)) * y[i].qs[l];
+            }
+            want[r] += static_cast<float>(sum) * (ox::fp16_to_f32(b.d) * ox::fp16_to_f32(y[i].d));
+            if constexpr (kQ5_1) want[r] += ox::fp16_to_f32(b.m) * ox::fp16_to_f32(y[i].s);
+          }
+        }
+        gemm(static_cast<int64_t>(nb) * 32, reinterpret_cast<const uint8_t*>(w.data()), nb * sizeof(Block), rows,
+             reinterpret_cast<const uint8_t*>(y.data()), nb * sizeof(Act), 1, got.data(), rows);
+        for (int r = 0; r < rows; ++r) {
+          uint32_t a, b;
+          std::memcpy(&a, &want[r], 4);
+          std::memcpy(&b, &got[r], 4);
+          if (std::isnan(want[r])) {
+            EXPECT_TRUE(std::isnan(got[r])) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r
+                                            << ": want NaN, got " << got[r];
+          } else {
+            EXPECT_EQ(a, b) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r << ": want "
+                            << want[r] << ", got " << got[r];
+          }
+        }
+      }
+    }
+  };
+  run(ox::BlockQ5_0{}, ox::BlockQ8_0{}, ox::DType::Q5_0);
+  run(ox::BlockQ5_1{}, ox::BlockQ8_1{}, ox::DType::Q5_1);
+#endif
+}
+
 // The probe behind iq4_nl_u8_quads (relaxed_slots.h): the plain module never claims an exact
 // unsigned dot; where the relaxed module does, every unsigned operand 0..255 against every signed
 // one -128..127 (and an addend) gives 4 u s + c, so the u8 bodies' operands are all covered. Which

@@ -23,13 +23,16 @@
   (func (export "q5_1_quads")
     (param $nb i32) (param $w i32) (param $w_stride i32) (param $groups i32) (param $g_step i32)
     (param $j_step i32) (param $a i32) (param $act i32) (param $d i32) (param $s i32) (param $sum i32)
-    (param $fifth i32) (param $k i32) (param $out i32)
+    (param $fifth i32) (param $k i32) (param $out i32) (result i32)
     (local $g i32) (local $r0 i32) (local $jb i32) (local $x0 i32) (local $x1 i32) (local $x2 i32) (local $x3 i32)
     (local $ab i32) (local $db i32) (local $sb i32) (local $t i32) (local $end i32)
     (local $m4 v128) (local $acc v128) (local $alo v128) (local $ahi v128) (local $q v128)
     (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128) (local $t01 v128) (local $t23 v128)
-    (local $tot v128) (local $h v128) (local $ex v128) (local $tiny v128) (local $dx v128)
+    (local $tot v128) (local $h v128) (local $special v128) (local $exp_mask v128) (local $half_bits v128) (local $half_scale v128) (local $dx v128)
     (local.set $m4 (v128.load (local.get $k)))
+    (local.set $exp_mask (v128.load offset=80 (local.get $k)))
+    (local.set $half_bits (v128.load offset=256 (local.get $k)))
+    (local.set $half_scale (v128.load offset=272 (local.get $k)))
     (if (i32.le_s (local.get $nb) (i32.const 0)) (then (local.set $nb (i32.const 0))))
     (local.set $g (i32.const 0))
     (block $groups_done
@@ -47,6 +50,7 @@
         (local.set $t (local.get $fifth))
         (local.set $end (i32.add (local.get $x0) (i32.mul (local.get $nb) (i32.const 24))))
         (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $special (v128.const i32x4 0 0 0 0))
         (block $blocks_done
           (br_if $blocks_done (i32.eq (local.get $x0) (local.get $end)))
           (loop $blocks
@@ -116,70 +120,36 @@
                     (i32.load16_s offset=1024 (i32.add (local.get $t) (i32.shl (i32.load8_u offset=6 (local.get $x3)) (i32.const 1))))
                     (i32.load16_s offset=1536 (i32.add (local.get $t) (i32.shl (i32.load8_u offset=7 (local.get $x3)) (i32.const 1)))))))
               (i32.const 4))))
-            ;; the four rows' d from fp16: normal halves by Fp16Fast's short path (util.h: shifted into
-            ;; f32 position, times 2^112); a zero, subnormal, Inf or NaN among them by fp16x4_to_f32's
-            ;; (no subnormal float operand). Both exact, so the C++ body's bits either way.
+            ;; the four rows' d from fp16 by Fp16Fast's short path (util.h: shifted into f32 position,
+            ;; times 2^112), exact for every finite half, zero and subnormal ones included; an Inf or
+            ;; NaN (exponent 31) is noted in `special`, and the group is left to the caller.
             (local.set $h
               (v128.load16_lane align=1 6 (local.get $x3)
                 (v128.load16_lane align=1 4 (local.get $x2)
                   (v128.load16_lane align=1 2 (local.get $x1)
                     (v128.load16_lane align=1 0 (local.get $x0) (v128.const i32x4 0 0 0 0))))))
-            (local.set $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
-            (if (v128.any_true (v128.or (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0))
-                                        (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k)))))
-              (then
-                (local.set $tiny (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0)))
-                (local.set $dx
-                  (v128.or
-                    (v128.or
-                      (f32x4.sub
-                        (i32x4.add
-                          (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
-                                     (v128.load offset=48 (local.get $k)))
-                          (v128.and (local.get $tiny) (v128.load offset=64 (local.get $k))))
-                        (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
-                      (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
-                    (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))))
-              (else
-                (local.set $dx
-                  (f32x4.mul
-                    (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3))
-                              (v128.load offset=256 (local.get $k)))
-                    (v128.load offset=272 (local.get $k))))))
+            (local.set $special (i32x4.max_u (local.get $special) (v128.and (local.get $h) (local.get $exp_mask))))
+            (local.set $dx
+              (f32x4.mul
+                (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3)) (local.get $half_bits))
+                (local.get $half_scale)))
             ;; acc += totals * (d * a.d)
             (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul
               (f32x4.convert_i32x4_s (local.get $tot))
               (f32x4.mul (local.get $dx) (f32x4.splat (f32.load (local.get $db)))))))
-            ;; the four rows' m from fp16: normal halves by Fp16Fast's short path (util.h: shifted into
-            ;; f32 position, times 2^112); a zero, subnormal, Inf or NaN among them by fp16x4_to_f32's
-            ;; (no subnormal float operand). Both exact, so the C++ body's bits either way.
+            ;; the four rows' m from fp16 by Fp16Fast's short path (util.h: shifted into f32 position,
+            ;; times 2^112), exact for every finite half, zero and subnormal ones included; an Inf or
+            ;; NaN (exponent 31) is noted in `special`, and the group is left to the caller.
             (local.set $h
               (v128.load16_lane offset=2 align=1 6 (local.get $x3)
                 (v128.load16_lane offset=2 align=1 4 (local.get $x2)
                   (v128.load16_lane offset=2 align=1 2 (local.get $x1)
                     (v128.load16_lane offset=2 align=1 0 (local.get $x0) (v128.const i32x4 0 0 0 0))))))
-            (local.set $ex (v128.and (local.get $h) (v128.load offset=80 (local.get $k))))
-            (if (v128.any_true (v128.or (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0))
-                                        (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k)))))
-              (then
-                (local.set $tiny (i32x4.eq (local.get $ex) (v128.const i32x4 0 0 0 0)))
-                (local.set $dx
-                  (v128.or
-                    (v128.or
-                      (f32x4.sub
-                        (i32x4.add
-                          (i32x4.add (i32x4.shr_u (i32x4.shl (local.get $h) (i32.const 17)) (i32.const 4))
-                                     (v128.load offset=48 (local.get $k)))
-                          (v128.and (local.get $tiny) (v128.load offset=64 (local.get $k))))
-                        (v128.and (local.get $tiny) (v128.load offset=112 (local.get $k))))
-                      (v128.and (i32x4.eq (local.get $ex) (v128.load offset=80 (local.get $k))) (v128.load offset=96 (local.get $k))))
-                    (i32x4.shl (i32x4.shr_u (local.get $h) (i32.const 15)) (i32.const 31)))))
-              (else
-                (local.set $dx
-                  (f32x4.mul
-                    (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3))
-                              (v128.load offset=256 (local.get $k)))
-                    (v128.load offset=272 (local.get $k))))))
+            (local.set $special (i32x4.max_u (local.get $special) (v128.and (local.get $h) (local.get $exp_mask))))
+            (local.set $dx
+              (f32x4.mul
+                (v128.and (i32x4.shr_s (i32x4.shl (local.get $h) (i32.const 16)) (i32.const 3)) (local.get $half_bits))
+                (local.get $half_scale)))
             ;; acc += m * s
             (local.set $acc (f32x4.add (local.get $acc)
               (f32x4.mul (local.get $dx) (f32x4.splat (f32.load (local.get $sb))))))
@@ -192,6 +162,9 @@
             (local.set $sb (i32.add (local.get $sb) (i32.const 4)))
             (local.set $t (i32.add (local.get $t) (i32.const 2048)))
             (br_if $blocks (i32.ne (local.get $x0) (local.get $end)))))
+        ;; a half with exponent 31 among the group's scales: return its index, nothing stored
+        (if (v128.any_true (i32x4.eq (local.get $special) (local.get $exp_mask)))
+          (then (return (local.get $g))))
         ;; out[r0 + j * j_step] = lane j
         (local.set $jb (i32.shl (local.get $j_step) (i32.const 2)))
         (local.set $r0 (i32.add (local.get $out) (i32.shl (local.get $r0) (i32.const 2))))
@@ -199,5 +172,6 @@
         (f32.store align=1 (local.tee $r0 (i32.add (local.get $r0) (local.get $jb))) (f32x4.extract_lane 1 (local.get $acc)))
         (f32.store align=1 (local.tee $r0 (i32.add (local.get $r0) (local.get $jb))) (f32x4.extract_lane 2 (local.get $acc)))
         (f32.store align=1 (i32.add (local.get $r0) (local.get $jb)) (f32x4.extract_lane 3 (local.get $acc)))
-        (br_if $group (i32.lt_s (local.tee $g (i32.add (local.get $g) (i32.const 1))) (local.get $groups))))))
+        (br_if $group (i32.lt_s (local.tee $g (i32.add (local.get $g) (i32.const 1))) (local.get $groups)))))
+    (local.get $groups))
 )
