@@ -267,7 +267,7 @@ void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride,
 template <>
 void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                        const gemm::SplitActs& act, const int16_t*, float* y) {
-  decode_quads<Q4_0>(q4_0_quads, nb, w, w_stride, n_rows, a, act, y);
+  decode_quads<Q4_0>(u8_dot_exact() ? q4_0_u8_quads : q4_0_quads, nb, w, w_stride, n_rows, a, act, y);
 }
 template <>
 void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
@@ -498,19 +498,33 @@ extern "C" __attribute__((noinline)) void ox_simd128_iq4_nl_quads(int32_t nb, co
                                                                   const int32_t*, const v128_t*, float* out) {
   quads_body<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, nullptr, out);
 }
-// iq4_nl_u8_quads's SIMD128 body runs each group on its own: the same steps as iq4_nl_quads's, in
-// code of its own, so that no linker pass merges the two slots (the splice needs both names).
+// The u8 slots' SIMD128 bodies run each group on its own: the same steps as iq4_nl_quads's and
+// q4_0_quads's, in code of their own, so that no linker pass merges two slots (the splice needs
+// every name).
+template <typename F>
+void groups_one_by_one(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step, int32_t j_step,
+                       const v128_t* act_q, const float* d, const int32_t* sum, float* out) {
+  const gemm::SplitActs act{act_q, d, nullptr, sum};
+  for (int32_t g = 0; g < groups; ++g) {
+    const uint64_t r0 = static_cast<uint64_t>(g) * static_cast<uint64_t>(g_step);
+    decode_groups<F>(nb, w + r0 * w_stride, w_stride, 3 * static_cast<int64_t>(j_step) + 1, 1, 0, j_step, act, nullptr,
+                     out + r0);
+  }
+}
+extern "C" __attribute__((noinline)) int32_t ox_simd128_q4_0_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
+                                                                      int32_t groups, int32_t g_step, int32_t j_step,
+                                                                      const BlockQ8_0*, const v128_t* act_q,
+                                                                      const float* d, const int32_t* sum,
+                                                                      const v128_t*, float* out) {
+  groups_one_by_one<Q4_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
+  return groups;
+}
 extern "C" __attribute__((noinline)) int32_t ox_simd128_iq4_nl_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                      int32_t groups, int32_t g_step, int32_t j_step,
                                                                      const BlockQ8_0*, const v128_t* act_q,
                                                                      const float* d, const int32_t*, const v128_t*,
                                                                      float* out) {
-  const gemm::SplitActs act{act_q, d, nullptr, nullptr};
-  for (int32_t g = 0; g < groups; ++g) {
-    const uint64_t r0 = static_cast<uint64_t>(g) * static_cast<uint64_t>(g_step);
-    decode_groups<IQ4_NL>(nb, w + r0 * w_stride, w_stride, 3 * static_cast<int64_t>(j_step) + 1, 1, 0, j_step, act,
-                          nullptr, out + r0);
-  }
+  groups_one_by_one<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, nullptr, out);
   return groups;
 }
 // The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
@@ -543,6 +557,7 @@ QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 Iq4NlQuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
 QuadsFn iq4_nl_u8_quads = ox_simd128_iq4_nl_u8_quads;
+QuadsFn q4_0_u8_quads = ox_simd128_q4_0_u8_quads;
 Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
 Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 

@@ -71,6 +71,10 @@ extern Iq4NlQuadsFn iq4_nl_quads;
 // (1..241) as that operand against the quants, and 128 * sum(a) off; the SIMD128 body
 // decode_groups. Called only where u8_dot_exact() holds; any quant, -128 included.
 extern QuadsFn iq4_nl_u8_quads;
+// Q4_0 likewise where u8_dot_exact() holds (q4_0_u8_quads.wat: the nibbles into i32 lanes by
+// i32x4.relaxed_dot_i8x16_i7x16_add_s, one vpdpbusd there, 8 * sum(a) off); the SIMD128 body
+// decode_groups. q4_0_quads runs everywhere else.
+extern QuadsFn q4_0_u8_quads;
 
 // Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
 // matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or

@@ -359,6 +359,11 @@ TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
     return sum;
   };
   expect_quads_match<ox::BlockQ4_0>(simd::q4_0_quads, 3, fill, fill_act, dot, 1357);
+  // q4_0_u8_quads, where it runs: the plain module's SIMD128 body, or the relaxed body where
+  // u8_dot_exact holds (the table's choice there: Block32DecodeTakesInfAndNanScales goes through it).
+  if (!simd::relaxed_active() || simd::u8_dot_exact()) {
+    expect_quads_match<ox::BlockQ4_0>(simd::q4_0_u8_quads, 3, fill, fill_act, dot, 1358);
+  }
 #endif
 }
 
