@@ -236,38 +236,84 @@ void decode_rows(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows
   decode_groups<F>(nb, w, w_stride, n_rows, g.groups, g.g_step, g.j_step, act, fifth_sums, y);
 }
 
-// Q4_0 and Q8_0 decode through their relaxed-SIMD slots (relaxed_slots.h) for every whole group of
-// four rows; a group the slot leaves undone (an Inf or NaN scale) and the rows left over run
-// decode_groups. The slot's group g is rows g * g_step + j * j_step: after group s, the slot goes on
-// with the matrix and the output moved s + 1 groups' first rows on.
-template <typename F>
-void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
-                  const gemm::SplitActs& act, float* y) {
+// Decode through a relaxed-SIMD slot (relaxed_slots.h) for every whole group of four rows; a group
+// the slot leaves undone (an Inf or NaN scale) and the rows left over run decode_groups. The slot's
+// group g is rows g * g_step + j * j_step: after group s, the slot goes on with the matrix and the
+// output moved s + 1 groups' first rows on. slot(w, groups, out) calls it with the rest fixed.
+// fifth_sums is read after each slot call (a Q5_0 slot's caller builds the tables then).
+template <typename F, typename Slot>
+void decode_slot_groups(Slot slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                        const gemm::SplitActs& act, const int16_t* const& fifth_sums, float* y) {
   const int64_t whole = n_rows / 4 * 4;
   if (whole > 0) {
     const Groups g = row_groups(whole, w_stride);
     for (int64_t g0 = 0; g0 < g.groups;) {
       const uint64_t first = static_cast<uint64_t>(g0 * g.g_step);
-      const int64_t done = slot(static_cast<int32_t>(nb), w + first * w_stride, static_cast<uint32_t>(w_stride),
-                                static_cast<int32_t>(g.groups - g0), static_cast<int32_t>(g.g_step),
-                                static_cast<int32_t>(g.j_step), reinterpret_cast<const BlockQ8_0*>(a), act.q, act.d,
-                                act.sum, relaxed_constants, y + first);
-      g0 += done;
+      g0 += slot(w + first * w_stride, g, static_cast<int32_t>(g.groups - g0), y + first);
       if (g0 >= g.groups) break;
       const uint64_t left = static_cast<uint64_t>(g0 * g.g_step);
-      decode_groups<F>(nb, w + left * w_stride, w_stride, 3 * g.j_step + 1, 1, 0, g.j_step, act, nullptr, y + left);
+      decode_groups<F>(nb, w + left * w_stride, w_stride, 3 * g.j_step + 1, 1, 0, g.j_step, act, fifth_sums, y + left);
       ++g0;
     }
   }
   if (whole < n_rows) {
-    decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act, nullptr,
-                     y + whole);
+    decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
+                     fifth_sums, y + whole);
   }
 }
+
+constexpr const int16_t* kNoTables = nullptr;
+
+// Q4_0 and Q8_0 through their QuadsFn slots.
+template <typename F>
+void decode_quads(QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
+                  const gemm::SplitActs& act, float* y) {
+  decode_slot_groups<F>(
+      [&](const uint8_t* wg, const Groups& g, int32_t groups, float* out) {
+        return slot(static_cast<int32_t>(nb), wg, static_cast<uint32_t>(w_stride), groups,
+                    static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step),
+                    reinterpret_cast<const BlockQ8_0*>(a), act.q, act.d, act.sum, relaxed_constants, out);
+      },
+      nb, w, w_stride, n_rows, act, kNoTables, y);
+}
+
+// Q4_0 and IQ4_NL through their U8QuadsFn slots, where u8_dot_exact() holds.
+template <typename F>
+void decode_u8_quads(U8QuadsFn slot, int offset, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
+                     const uint8_t* a, const gemm::SplitActs& act, float* y) {
+  const v128_t* records = n_rows >= 4 ? u8_records(nb, a, act.d, act.sum, offset) : nullptr;
+  decode_slot_groups<F>(
+      [&](const uint8_t* wg, const Groups& g, int32_t groups, float* out) {
+        return slot(static_cast<int32_t>(nb), wg, static_cast<uint32_t>(w_stride), groups,
+                    static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), records, act.q, act.d, act.sum,
+                    relaxed_constants, out);
+      },
+      nb, w, w_stride, n_rows, act, kNoTables, y);
+}
+
+}  // namespace
+
+const v128_t* u8_records(int64_t nb, const uint8_t* a, const float* d, const int32_t* sum, int offset) {
+  v128_t* out = gemm::scratch(gemm::Slot::kTables, nb * 3);
+  for (int64_t b = 0; b < nb; ++b) {
+    const BlockQ8_0& blk = reinterpret_cast<const BlockQ8_0*>(a)[b];
+    out[3 * b] = load(blk.qs);
+    out[3 * b + 1] = load(blk.qs + 16);
+    const float db = d[b];
+    int32_t bits;
+    std::memcpy(&bits, &db, sizeof(bits));
+    out[3 * b + 2] = wasm_i32x4_make(-offset * sum[b], bits, 0, 0);
+  }
+  return out;
+}
+
+namespace {
+
 template <>
 void decode_rows<Q4_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                        const gemm::SplitActs& act, const int16_t*, float* y) {
-  decode_quads<Q4_0>(u8_dot_exact() ? q4_0_u8_quads : q4_0_quads, nb, w, w_stride, n_rows, a, act, y);
+  if (u8_dot_exact()) return decode_u8_quads<Q4_0>(q4_0_u8_quads, 8, nb, w, w_stride, n_rows, a, act, y);
+  decode_quads<Q4_0>(q4_0_quads, nb, w, w_stride, n_rows, a, act, y);
 }
 template <>
 void decode_rows<Q8_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
@@ -311,7 +357,7 @@ SignedActs split_signs(int64_t nb, const uint8_t* a) {
 template <>
 void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
                          const gemm::SplitActs& act, const int16_t*, float* y) {
-  if (u8_dot_exact()) return decode_quads<IQ4_NL>(iq4_nl_u8_quads, nb, w, w_stride, n_rows, a, act, y);
+  if (u8_dot_exact()) return decode_u8_quads<IQ4_NL>(iq4_nl_u8_quads, 128, nb, w, w_stride, n_rows, a, act, y);
   int64_t done = 0;
   if (relaxed_active() && n_rows >= 4) {
     const SignedActs s = split_signs(nb, a);
@@ -330,30 +376,21 @@ void decode_rows<IQ4_NL>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_
   }
 }
 // Q5_0 and Q5_1 the same through their slots (the SIMD128 bodies and Q5_1's relaxed one read the
-// fifth-bit tables), a group a slot leaves undone by decode_groups as in decode_quads.
+// fifth-bit tables; Q5_0's relaxed body builds each value whole, so without them a group it leaves
+// undone gets them built here).
 template <typename F>
 void decode_q5_quads(Q5QuadsFn slot, int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
                      const uint8_t* a, const gemm::SplitActs& act, const int16_t* fifth_sums, float* y) {
-  const int64_t whole = n_rows / 4 * 4;
-  if (whole > 0) {
-    const Groups g = row_groups(whole, w_stride);
-    for (int64_t g0 = 0; g0 < g.groups;) {
-      const uint64_t first = static_cast<uint64_t>(g0 * g.g_step);
-      g0 += slot(static_cast<int32_t>(nb), w + first * w_stride, static_cast<uint32_t>(w_stride),
-                 static_cast<int32_t>(g.groups - g0), static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), a,
-                 act.q, act.d, act.s, act.sum, fifth_sums, relaxed_constants, y + first);
-      if (g0 >= g.groups) break;
-      const uint64_t left = static_cast<uint64_t>(g0 * g.g_step);
-      // Q5_0's relaxed body reads no fifth-bit tables, so they may not exist here: this group's built.
-      const int16_t* fifth = fifth_sums != nullptr ? fifth_sums : fifth_bit_sums_of<F>(nb, a);
-      decode_groups<F>(nb, w + left * w_stride, w_stride, 3 * g.j_step + 1, 1, 0, g.j_step, act, fifth, y + left);
-      ++g0;
-    }
-  }
-  if (whole < n_rows) {
-    decode_groups<F>(nb, w + static_cast<uint64_t>(whole) * w_stride, w_stride, n_rows - whole, 1, 1, 1, act,
-                     fifth_sums, y + whole);
-  }
+  const int16_t* fifth = fifth_sums;
+  decode_slot_groups<F>(
+      [&](const uint8_t* wg, const Groups& g, int32_t groups, float* out) {
+        const int32_t done = slot(static_cast<int32_t>(nb), wg, static_cast<uint32_t>(w_stride), groups,
+                                  static_cast<int32_t>(g.g_step), static_cast<int32_t>(g.j_step), a, act.q, act.d,
+                                  act.s, act.sum, fifth_sums, relaxed_constants, out);
+        if (done < groups && fifth == nullptr) fifth = fifth_bit_sums_of<F>(nb, a);
+        return done;
+      },
+      nb, w, w_stride, n_rows, act, fifth, y);
 }
 template <>
 void decode_rows<Q5_0>(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows, const uint8_t* a,
@@ -513,18 +550,16 @@ void groups_one_by_one(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t 
 }
 extern "C" __attribute__((noinline)) int32_t ox_simd128_q4_0_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
                                                                       int32_t groups, int32_t g_step, int32_t j_step,
-                                                                      const BlockQ8_0*, const v128_t* act_q,
-                                                                      const float* d, const int32_t* sum,
-                                                                      const v128_t*, float* out) {
+                                                                      const v128_t*, const v128_t* act_q, const float* d,
+                                                                      const int32_t* sum, const v128_t*, float* out) {
   groups_one_by_one<Q4_0>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
   return groups;
 }
 extern "C" __attribute__((noinline)) int32_t ox_simd128_iq4_nl_u8_quads(int32_t nb, const uint8_t* w, uint32_t w_stride,
-                                                                     int32_t groups, int32_t g_step, int32_t j_step,
-                                                                     const BlockQ8_0*, const v128_t* act_q,
-                                                                     const float* d, const int32_t*, const v128_t*,
-                                                                     float* out) {
-  groups_one_by_one<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, nullptr, out);
+                                                                      int32_t groups, int32_t g_step, int32_t j_step,
+                                                                      const v128_t*, const v128_t* act_q, const float* d,
+                                                                      const int32_t* sum, const v128_t*, float* out) {
+  groups_one_by_one<IQ4_NL>(nb, w, w_stride, groups, g_step, j_step, act_q, d, sum, out);
   return groups;
 }
 // The SIMD128 bodies of the q5_0_quads and q5_1_quads slots.
@@ -556,8 +591,8 @@ extern "C" __attribute__((noinline)) int32_t ox_simd128_q5_1_quads(int32_t nb, c
 QuadsFn q4_0_quads = ox_simd128_q4_0_quads;
 QuadsFn q8_0_quads = ox_simd128_q8_0_quads;
 Iq4NlQuadsFn iq4_nl_quads = ox_simd128_iq4_nl_quads;
-QuadsFn iq4_nl_u8_quads = ox_simd128_iq4_nl_u8_quads;
-QuadsFn q4_0_u8_quads = ox_simd128_q4_0_u8_quads;
+U8QuadsFn iq4_nl_u8_quads = ox_simd128_iq4_nl_u8_quads;
+U8QuadsFn q4_0_u8_quads = ox_simd128_q4_0_u8_quads;
 Q5QuadsFn q5_0_quads = ox_simd128_q5_0_quads;
 Q5QuadsFn q5_1_quads = ox_simd128_q5_1_quads;
 

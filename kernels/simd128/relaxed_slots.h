@@ -65,16 +65,21 @@ using Iq4NlQuadsFn = void (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, i
                               int32_t j_step, const v128_t* signs, const v128_t* act_q, const float* d,
                               const int32_t* neg_sum, const v128_t* k, float* out);
 extern Iq4NlQuadsFn iq4_nl_quads;
-// IQ4_NL again as QuadsFn (a's quants as stored, sum each block's quant sum), for engines whose
-// i32x4.relaxed_dot_i8x16_i7x16_add_s multiplies its second operand as an unsigned byte exactly
-// (u8_dot_exact below): the relaxed body (iq4_nl_u8_quads.wat) takes each codebook value + 128
-// (1..241) as that operand against the quants, and 128 * sum(a) off; the SIMD128 body
-// decode_groups. Called only where u8_dot_exact() holds; any quant, -128 included.
-extern QuadsFn iq4_nl_u8_quads;
-// Q4_0 likewise where u8_dot_exact() holds (q4_0_u8_quads.wat: the nibbles into i32 lanes by
-// i32x4.relaxed_dot_i8x16_i7x16_add_s, one vpdpbusd there, 8 * sum(a) off); the SIMD128 body
-// decode_groups. q4_0_quads runs everywhere else.
-extern QuadsFn q4_0_u8_quads;
+// Decode slots for engines whose i32x4.relaxed_dot_i8x16_i7x16_add_s multiplies its second operand
+// as an unsigned byte exactly (u8_dot_exact below; V8 on x86 with AVX-VNNI: one vpdpbusd for the 16
+// products, their sums and the add), in QuadsFn's groups and with its return. The relaxed bodies read
+// the token as u8_records: per block 48 bytes, its 32 quants, -offset * their sum (i32), its d (f32)
+// and 8 zero bytes; the SIMD128 bodies (decode_groups) act_q, d and sum. Called only where
+// u8_dot_exact() holds; any quant, -128 included. IQ4_NL (iq4_nl_u8_quads.wat): each codebook value
+// + 128 (1..241) is the unsigned operand, offset 128; Q4_0 (q4_0_u8_quads.wat): the nibbles, offset 8.
+using U8QuadsFn = int32_t (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
+                              int32_t j_step, const v128_t* records, const v128_t* act_q, const float* d,
+                              const int32_t* sum, const v128_t* k, float* out);
+extern U8QuadsFn iq4_nl_u8_quads;
+extern U8QuadsFn q4_0_u8_quads;
+// A token's nb Q8_0 blocks (a) as u8_records with `offset`, in per-thread scratch; d and sum from
+// gemm::split_acts_block32 of the same blocks. Defined in gemm_block32.cpp.
+const v128_t* u8_records(int64_t nb, const uint8_t* a, const float* d, const int32_t* sum, int offset);
 
 // Decode rows of a Q5_0 (q5_0_quads, against Q8_0 activations) or Q5_1 (q5_1_quads, against Q8_1)
 // matrix, four rows at a time in QuadsFn's groups. a is the token's activation blocks (Q8_0 or

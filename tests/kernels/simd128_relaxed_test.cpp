@@ -341,6 +341,17 @@ void expect_quads_match(Slot slot, int n_data, Fill fill, FillAct fill_act, Dot 
 }
 #endif
 
+#if defined(__wasm_simd128__)
+// A U8QuadsFn slot as expect_quads_match's callable: the token's blocks as u8_records with `offset`.
+auto u8_quads_adapter(simd::U8QuadsFn slot, int offset) {
+  return [slot, offset](int32_t nb, const uint8_t* w, uint32_t stride, int32_t groups, int32_t g_step, int32_t j_step,
+                        const ox::BlockQ8_0* y, const v128_t* act_q, const float* d, const int32_t* sum, float* out) {
+    const v128_t* records = simd::u8_records(nb, reinterpret_cast<const uint8_t*>(y), d, sum, offset);
+    EXPECT_EQ(slot(nb, w, stride, groups, g_step, j_step, records, act_q, d, sum, simd::relaxed_constants, out), groups);
+  };
+}
+#endif
+
 // Q4_0: random data; nibbles 15, activations -128; nibbles 0, activations -128.
 TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
 #if !defined(__wasm_simd128__)
@@ -362,7 +373,7 @@ TEST(Simd128Relaxed, Q4_0QuadsMatchTheirScalarStepsBitForBit) {
   // q4_0_u8_quads, where it runs: the plain module's SIMD128 body, or the relaxed body where
   // u8_dot_exact holds (the table's choice there: Block32DecodeTakesInfAndNanScales goes through it).
   if (!simd::relaxed_active() || simd::u8_dot_exact()) {
-    expect_quads_match<ox::BlockQ4_0>(simd::q4_0_u8_quads, 3, fill, fill_act, dot, 1358);
+    expect_quads_match<ox::BlockQ4_0>(u8_quads_adapter(simd::q4_0_u8_quads, 8), 3, fill, fill_act, dot, 1358);
   }
 #endif
 }
@@ -659,7 +670,7 @@ TEST(Simd128Relaxed, Iq4NlU8QuadsMatchTheirScalarStepsBitForBit) {
     }
     return sum;
   };
-  expect_quads_match<ox::BlockIQ4_NL>(simd::iq4_nl_u8_quads, 5, fill, fill_act, dot, 4343);
+  expect_quads_match<ox::BlockIQ4_NL>(u8_quads_adapter(simd::iq4_nl_u8_quads, 128), 5, fill, fill_act, dot, 4343);
 #endif
 }
 
