@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, startServer } from './lib/browser.mjs';
+import { runProgramPage, startServer } from './lib/browser.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../..', process.env.OXIDIZE_WASM_BIN || 'build/wasm/bin');
@@ -25,32 +25,13 @@ if (!fs.existsSync(path.join(bin, 'oxidize_gemm_stream.js'))) {
 }
 
 const server = await startServer({ mounts: { '/bin/': bin }, files: { '/gemm_stream.html': path.join(here, 'page/gemm_stream.html') } });
-let browser = null;
-let status = 0;
+let status = 1;
 try {
-  // The program prints one line per shape, then "done (exit N)"; errors and page errors end the run.
-  let finish;
-  const finished = new Promise((resolve) => { finish = resolve; });
-  browser = await launchBrowser({
-    log: (line) => {
-      const text = line.replace(/^\[browser (log|error)\] /, '');
-      if (line.startsWith('[browser pageerror]')) {
-        console.error(line);
-        finish(1);
-      } else if (/^done \(exit (\d+)\)$/.test(text)) {
-        finish(Number(text.match(/\d+/)[0]));
-      } else {
-        console.log(text);
-      }
-    },
-  });
+  // The program prints one line per shape, then "done (exit N)" (bench/gemm_stream.cpp).
   let query = args.map((a) => 'arg=' + encodeURIComponent(a)).join('&');
   if (process.env.OXIDIZE_WASM_RELAXED === '0') query += '&relaxed=0';
-  await browser.open(`${server.url}/gemm_stream.html?${query}`);
-  const timeout = new Promise((resolve) => setTimeout(() => { console.error('timed out after 600 s'); resolve(1); }, 600_000));
-  status = await Promise.race([finished, timeout]);
+  status = await runProgramPage(`${server.url}/gemm_stream.html?${query}`);
 } finally {
-  await browser?.close();
   await server.close();
 }
 process.exit(status);

@@ -7,7 +7,7 @@
 // drives it (scripts/setup installs both).
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBrowser, startServer } from '../../bench/peers/lib/browser.mjs';
+import { runProgramPage, startServer } from '../../bench/peers/lib/browser.mjs';
 
 const [binDir, name, ...args] = process.argv.slice(2);
 if (!binDir || !name) {
@@ -32,31 +32,10 @@ const pageFile = path.join(fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp'
 fs.writeFileSync(pageFile, page);
 
 const server = await startServer({ mounts: { '/bin/': path.resolve(binDir) }, files: { '/run.html': pageFile } });
-let browser = null;
 let status = 1;
 try {
-  let finish;
-  const finished = new Promise((resolve) => { finish = resolve; });
-  browser = await launchBrowser({
-    log: (line) => {
-      const text = line.replace(/^\[browser (log|error)\] /, '');
-      const done = text.match(/^done \((exit (\d+)|abort: .*)\)$/);
-      if (done) {
-        if (done[2] === undefined) console.error(text);
-        finish(done[2] === undefined ? 1 : Number(done[2]));
-      } else if (line.startsWith('[browser pageerror]') && !/ExitStatus|unwind/.test(line)) {
-        console.error(line);
-        finish(1);
-      } else if (!line.startsWith('[browser pageerror]')) {
-        console.log(text);
-      }
-    },
-  });
-  await browser.open(`${server.url}/run.html`);
-  const timeout = new Promise((resolve) => setTimeout(() => { console.error('timed out after 600 s'); resolve(1); }, 600_000));
-  status = await Promise.race([finished, timeout]);
+  status = await runProgramPage(`${server.url}/run.html`);
 } finally {
-  await browser?.close();
   await server.close();
   fs.rmSync(path.dirname(pageFile), { recursive: true, force: true });
 }

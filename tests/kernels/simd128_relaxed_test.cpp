@@ -470,6 +470,22 @@ TEST(Simd128Relaxed, Iq4NlQuadsMatchTheirScalarStepsBitForBit) {
 #endif
 }
 
+#if defined(__wasm_simd128__)
+// got[r] has want[r]'s bits, or is a NaN where want[r] is one (a NaN's payload may differ).
+void expect_same_or_both_nan(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
+  for (size_t r = 0; r < want.size(); ++r) {
+    uint32_t a, b;
+    std::memcpy(&a, &want[r], 4);
+    std::memcpy(&b, &got[r], 4);
+    if (std::isnan(want[r])) {
+      EXPECT_TRUE(std::isnan(got[r])) << what << " row " << r << ": want NaN, got " << got[r];
+    } else {
+      EXPECT_EQ(a, b) << what << " row " << r << ": want " << want[r] << ", got " << got[r];
+    }
+  }
+}
+#endif
+
 // Q4_0 and IQ4_NL decode through the kernel table (one token) where weight scales hold Inf and NaN:
 // the relaxed bodies convert d by a short path that is exact for every finite half and hand a group
 // with an exponent-31 scale back to the caller (relaxed_slots.h: QuadsFn), so every row must still
@@ -515,18 +531,8 @@ TEST(Simd128Relaxed, Block32DecodeTakesInfAndNanScales) {
         }
         gemm(static_cast<int64_t>(nb) * 32, reinterpret_cast<const uint8_t*>(w.data()), nb * sizeof(Block), rows,
              reinterpret_cast<const uint8_t*>(y.data()), nb * sizeof(ox::BlockQ8_0), 1, got.data(), rows);
-        for (int r = 0; r < rows; ++r) {
-          uint32_t a, b;
-          std::memcpy(&a, &want[r], 4);
-          std::memcpy(&b, &got[r], 4);
-          if (std::isnan(want[r])) {
-            EXPECT_TRUE(std::isnan(got[r])) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r
-                                            << ": want NaN, got " << got[r];
-          } else {
-            EXPECT_EQ(a, b) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r << ": want "
-                            << want[r] << ", got " << got[r];
-          }
-        }
+        expect_same_or_both_nan(want, got, std::string(ox::dtype_name(type)) + " nb " + std::to_string(nb) +
+                                                " rows " + std::to_string(rows));
       }
     }
   };
@@ -592,18 +598,8 @@ TEST(Simd128Relaxed, Q5DecodeTakesInfAndNanScales) {
         }
         gemm(static_cast<int64_t>(nb) * 32, reinterpret_cast<const uint8_t*>(w.data()), nb * sizeof(Block), rows,
              reinterpret_cast<const uint8_t*>(y.data()), nb * sizeof(Act), 1, got.data(), rows);
-        for (int r = 0; r < rows; ++r) {
-          uint32_t a, b;
-          std::memcpy(&a, &want[r], 4);
-          std::memcpy(&b, &got[r], 4);
-          if (std::isnan(want[r])) {
-            EXPECT_TRUE(std::isnan(got[r])) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r
-                                            << ": want NaN, got " << got[r];
-          } else {
-            EXPECT_EQ(a, b) << ox::dtype_name(type) << " nb " << nb << " rows " << rows << " row " << r << ": want "
-                            << want[r] << ", got " << got[r];
-          }
-        }
+        expect_same_or_both_nan(want, got, std::string(ox::dtype_name(type)) + " nb " + std::to_string(nb) +
+                                                " rows " + std::to_string(rows));
       }
     }
   };

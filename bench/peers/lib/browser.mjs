@@ -95,3 +95,39 @@ export async function launchBrowser({ log }) {
     },
   };
 }
+
+// Runs a wasm program's page (a main() that ends with "done (exit N)" on its console, or
+// emscripten's onAbort reporting "done (abort: WHAT)") in a fresh Chromium: prints its lines,
+// resolves to N, or 1 on an abort, a page error or `timeoutMs`. Page errors that are emscripten's
+// exit unwinding (ExitStatus, "unwind") are not failures.
+export async function runProgramPage(url, timeoutMs = 600_000) {
+  let finish;
+  const finished = new Promise((resolve) => { finish = resolve; });
+  const browser = await launchBrowser({
+    log: (line) => {
+      const text = line.replace(/^\[browser (log|error)\] /, '');
+      const done = text.match(/^done \((exit (\d+)|abort: .*)\)$/);
+      if (done) {
+        if (done[2] === undefined) console.error(text);
+        finish(done[2] === undefined ? 1 : Number(done[2]));
+      } else if (line.startsWith('[browser pageerror]')) {
+        if (!/ExitStatus|unwind/.test(line)) {
+          console.error(line);
+          finish(1);
+        }
+      } else {
+        console.log(text);
+      }
+    },
+  });
+  try {
+    await browser.open(url);
+    const timeout = new Promise((resolve) => setTimeout(() => {
+      console.error(`timed out after ${timeoutMs / 1000} s`);
+      resolve(1);
+    }, timeoutMs));
+    return await Promise.race([finished, timeout]);
+  } finally {
+    await browser.close();
+  }
+}
