@@ -420,7 +420,7 @@ void prefill_i7(int64_t nb, const uint8_t* w, uint64_t w_stride, int64_t n_rows,
   const int64_t n_groups = nb / 4, row = n_groups * gemm::kI7WeightStride, a_row = n_groups * gemm::kI7ActStride;
   const int64_t pass = gemm::pass_tokens(a_row);
   const v128_t* pa = gemm::pack_acts_q8_0_i7(nb * 32, a, a_stride, n_tokens, kCodebook ? 128 : F::kDecodeOffset);
-  const v128_t shifted_values = wasm_v128_xor(load(kIQ4NLValues), wasm_i8x16_splat(-128));  // v + 128 as a byte
+  const v128_t shifted_values = gemm::iq4_nl_values_u8();
   auto values = [&](v128_t v) { return kCodebook ? wasm_i8x16_swizzle(shifted_values, v) : v; };
   v128_t* pw = gemm::scratch(gemm::Slot::kWeights, row * gemm::kPackRows);
   const Fp16Consts fc = fp16_consts();

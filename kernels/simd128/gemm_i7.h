@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "core/quant/blocks.h"
 #include "kernels/simd128/gemm_tile.h"
 
 namespace ox::kernels::simd128::gemm {
@@ -21,6 +22,12 @@ namespace ox::kernels::simd128::gemm {
 constexpr int kI7GroupVecs = 8;
 constexpr int kI7WeightStride = kI7GroupVecs + 1;
 constexpr int kI7ActStride = kI7GroupVecs + 2;
+
+// IQ4_NL's codebook (kIQ4NLValues, also IQ4_XS's) shifted up by 128 into bytes 1..241: the u8 tiles'
+// weight values, where u8_dot_exact() holds (relaxed_slots.h); 128 * sum(a) comes off each unit.
+inline v128_t iq4_nl_values_u8() {
+  return wasm_v128_xor(wasm_v128_load(kIQ4NLValues), wasm_i8x16_splat(-128));
+}
 
 // Unit j's 32 values as bytes: elements 0..15 in lo, 16..31 in hi.
 struct UnitBytes {

@@ -289,7 +289,7 @@ struct IQ4XS {
   // The u8 super-blocks (gemm_superblock.h's superblocks_u8): each value + 128 as a byte (1..241),
   // and the sub-block scale ls - 32 unit() multiplies in.
   static gemm::UnitBytes unit_u8(const Block& b, int j) {
-    const v128_t table = wasm_v128_xor(load(kIQ4NLValues), wasm_i8x16_splat(-128)), q = load(b.qs + 16 * j);
+    const v128_t table = gemm::iq4_nl_values_u8(), q = load(b.qs + 16 * j);
     return {wasm_i8x16_swizzle(table, wasm_v128_and(q, wasm_i8x16_splat(0x0F))),
             wasm_i8x16_swizzle(table, wasm_u8x16_shr(q, 4))};
   }

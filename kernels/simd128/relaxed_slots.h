@@ -45,9 +45,10 @@ extern PairsIlFn q6_k_il_pairs;
 // g * g_step + j * j_step (j < 4) and out[that row] receives its dot. act_q, d and sum are a split by
 // gemm::split_acts_block32 (the SIMD128 bodies read act_q; both read each block's scale d as float,
 // q4_0_quads also the sum of its quants; the relaxed bodies read a's quants); k the table
-// relaxed_constants. Returns groups, or the first group it left undone: the relaxed Q4_0 and IQ4_NL
-// bodies convert the fp16 d by a short path that is exact for every finite half and stop at a group
-// whose scales hold an Inf or NaN (nothing of it stored), which the caller takes another way.
+// relaxed_constants. Returns groups, or the first group it left undone: the relaxed Q4_0 body (and
+// the U8QuadsFn and Q5QuadsFn ones below) convert the fp16 d by a short path that is exact for every
+// finite half and stop at a group whose scales hold an Inf or NaN (nothing of it stored), which the
+// caller takes another way; q8_0_quads.wat tests every block's scales and finishes every group.
 // Defined in gemm_block32.cpp, whose decode path they are.
 using QuadsFn = int32_t (*)(int32_t nb, const uint8_t* w, uint32_t w_stride, int32_t groups, int32_t g_step,
                          int32_t j_step, const BlockQ8_0* a, const v128_t* act_q, const float* d, const int32_t* sum,
